@@ -1,0 +1,238 @@
+//! Binding a compiled grammar to a vocabulary: the token tables that make
+//! masks fast.
+//!
+//! For every lexer state `q` the tables split the vocabulary three ways (the
+//! token spanner idea of Park et al., adapted to a contextual lexer):
+//!
+//! * `within[q]`: tokens whose bytes all extend the pending lexeme. They are
+//!   allowed whatever the parser stack is, so this part of a mask is a copy.
+//! * boundaries: tokens that end the lexeme after at least one byte. They are
+//!   grouped by the terminal that wins at the boundary, so the parser is
+//!   consulted once per winner, and the trie nodes where the rest of the token
+//!   starts are grouped by byte class, so only classes the next lexeme can
+//!   start with are walked.
+//! * tokens whose first byte already ends the lexeme: these behave like the
+//!   same tokens from the next lexeme's start state, filtered by first byte
+//!   (`end_filter`).
+//!
+//! All of this depends on the lexer only, never on the parser stack, so it is
+//! built once per (grammar, vocabulary) and shared by all matchers.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use bitvec::prelude::*;
+
+use crate::compiled::CompiledGrammar;
+use crate::lexer::DEAD;
+use crate::trie::TokenTrie;
+use crate::vocab::Vocabulary;
+
+/// A set of token ids: a list when small, a bitset when large.
+#[derive(Clone, Debug)]
+pub enum TokenSet {
+    Sparse(Vec<u32>),
+    Dense(BitVec<u64, Lsb0>),
+}
+
+impl TokenSet {
+    fn from_list(mut ids: Vec<u32>, width: usize) -> TokenSet {
+        if ids.len() * 32 < width {
+            ids.sort_unstable();
+            TokenSet::Sparse(ids)
+        } else {
+            let mut bits = bitvec![u64, Lsb0; 0; width];
+            for id in ids {
+                bits.set(id as usize, true);
+            }
+            TokenSet::Dense(bits)
+        }
+    }
+
+    /// `out |= self`, or `out |= self & filter`, on the raw words of an
+    /// `Lsb0` bitset (bit `i` is bit `i % 64` of word `i / 64`).
+    pub fn or_into(&self, out: &mut [u64], filter: Option<&BitVec<u64, Lsb0>>) {
+        match (self, filter) {
+            (TokenSet::Sparse(ids), None) => {
+                for &id in ids {
+                    set_bit(out, id);
+                }
+            }
+            (TokenSet::Sparse(ids), Some(f)) => {
+                for &id in ids {
+                    if f[id as usize] {
+                        set_bit(out, id);
+                    }
+                }
+            }
+            (TokenSet::Dense(bits), None) => {
+                for (o, b) in out.iter_mut().zip(bits.as_raw_slice()) {
+                    *o |= *b;
+                }
+            }
+            (TokenSet::Dense(bits), Some(f)) => {
+                for ((o, b), m) in out.iter_mut().zip(bits.as_raw_slice()).zip(f.as_raw_slice()) {
+                    *o |= *b & *m;
+                }
+            }
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            TokenSet::Sparse(ids) => ids.len(),
+            TokenSet::Dense(bits) => bits.count_ones(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn heap_bytes(&self) -> usize {
+        match self {
+            TokenSet::Sparse(ids) => ids.len() * 4,
+            TokenSet::Dense(bits) => bits.as_raw_slice().len() * 8,
+        }
+    }
+}
+
+#[inline]
+pub(crate) fn set_bit(words: &mut [u64], id: u32) {
+    words[id as usize / 64] |= 1u64 << (id % 64);
+}
+
+/// Tokens of one lexer state that end its lexeme after `k >= 1` bytes with
+/// the same winning terminal.
+#[derive(Clone, Debug)]
+pub struct Boundary {
+    pub winner: u32,
+    /// Trie nodes where the next lexeme starts, sorted by the byte class of
+    /// the node's byte: class `c` owns `nodes[class_off[c]..class_off[c + 1]]`.
+    pub nodes: Vec<u32>,
+    pub class_off: Vec<u32>,
+}
+
+#[derive(Clone, Debug)]
+pub struct StateTables {
+    pub within: TokenSet,
+    pub boundaries: Vec<Boundary>,
+    /// Index into `end_filters` when this state has a winner and some first
+    /// byte ends the lexeme; else `u32::MAX`.
+    pub end_filter: u32,
+}
+
+/// A grammar bound to a vocabulary. `Send + Sync`: share it with `Arc`.
+#[derive(Debug)]
+pub struct BoundGrammar {
+    pub grammar: Arc<CompiledGrammar>,
+    pub vocab: Arc<Vocabulary>,
+    pub trie: Arc<TokenTrie>,
+    pub states: Vec<StateTables>,
+    /// Token sets "first byte ends the lexeme", shared by states with equal extension bytes.
+    pub end_filters: Vec<BitVec<u64, Lsb0>>,
+}
+
+impl BoundGrammar {
+    /// Binds with a fresh trie. Use [`with_trie`](Self::with_trie) to share a
+    /// trie between grammars bound to the same vocabulary.
+    pub fn new(grammar: Arc<CompiledGrammar>, vocab: Arc<Vocabulary>) -> BoundGrammar {
+        let trie = Arc::new(TokenTrie::new(&vocab));
+        Self::with_trie(grammar, vocab, trie)
+    }
+
+    pub fn with_trie(grammar: Arc<CompiledGrammar>, vocab: Arc<Vocabulary>, trie: Arc<TokenTrie>) -> BoundGrammar {
+        Self::with_progress(grammar, vocab, trie, &mut |_, _| {})
+    }
+
+    /// Like [`with_trie`](Self::with_trie), calling `progress(done, total)` per lexer state.
+    pub fn with_progress(
+        grammar: Arc<CompiledGrammar>,
+        vocab: Arc<Vocabulary>,
+        trie: Arc<TokenTrie>,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> BoundGrammar {
+        let lx = &grammar.lexer;
+        let n_states = lx.num_states();
+        let width = trie.vocab_len;
+        let mut end_filter_index: HashMap<[bool; 256], u32> = HashMap::new();
+        let mut end_filters = Vec::new();
+        let mut states = Vec::with_capacity(n_states);
+        let mut depth_state = vec![DEAD; 1 + trie.max_depth];
+        for q in 0..n_states as u32 {
+            let mut within = Vec::new();
+            let mut by_winner: HashMap<u32, Vec<u32>> = HashMap::new();
+            depth_state[0] = q;
+            let mut i = 1;
+            while i < trie.num_nodes() {
+                let d = trie.depth[i] as usize;
+                let s = depth_state[d - 1];
+                let ns = lx.next(s, trie.byte[i]);
+                if ns == DEAD {
+                    if d > 1 {
+                        if let Some(w) = lx.winner(s) {
+                            by_winner.entry(w).or_default().push(i as u32);
+                        }
+                    }
+                    i = trie.subtree_end[i] as usize;
+                    continue;
+                }
+                depth_state[d] = ns;
+                within.extend_from_slice(trie.tokens_at(i));
+                i += 1;
+            }
+            let nc = lx.classes.len();
+            let mut boundaries: Vec<Boundary> = by_winner
+                .into_iter()
+                .map(|(winner, mut nodes)| {
+                    nodes.sort_by_key(|&n| (lx.classes.class_of[trie.byte[n as usize] as usize], n));
+                    let mut class_off = vec![0u32; nc + 1];
+                    for &n in &nodes {
+                        class_off[lx.classes.class_of[trie.byte[n as usize] as usize] as usize + 1] += 1;
+                    }
+                    for c in 0..nc {
+                        class_off[c + 1] += class_off[c];
+                    }
+                    Boundary { winner, nodes, class_off }
+                })
+                .collect();
+            boundaries.sort_by_key(|b| b.winner);
+            let mut end_filter = u32::MAX;
+            if lx.winner(q).is_some() {
+                let ext = lx.extending_bytes(q);
+                if ext.iter().any(|&e| !e) {
+                    let next = end_filters.len() as u32;
+                    end_filter = *end_filter_index.entry(ext).or_insert_with(|| {
+                        let mut bits = bitvec![u64, Lsb0; 0; width];
+                        for (id, fb) in trie.first_byte.iter().enumerate() {
+                            if let Some(b) = fb {
+                                if !ext[*b as usize] {
+                                    bits.set(id, true);
+                                }
+                            }
+                        }
+                        end_filters.push(bits);
+                        next
+                    });
+                }
+            }
+            states.push(StateTables { within: TokenSet::from_list(within, width), boundaries, end_filter });
+            progress(q as usize + 1, n_states);
+        }
+        BoundGrammar { grammar, vocab, trie, states, end_filters }
+    }
+
+    /// Bytes held by the per-grammar tables (the trie counted separately).
+    pub fn table_bytes(&self) -> usize {
+        let states: usize = self
+            .states
+            .iter()
+            .map(|s| {
+                s.within.heap_bytes()
+                    + s.boundaries.iter().map(|b| b.nodes.len() * 4 + b.class_off.len() * 4 + 16).sum::<usize>()
+                    + 48
+            })
+            .sum();
+        states + self.end_filters.iter().map(|f| f.as_raw_slice().len() * 8).sum::<usize>()
+    }
+}

@@ -1,0 +1,165 @@
+//! Diagnostics shared by every stage that reads a grammar.
+//!
+//! A grammar can be wrong in many places at once, so stages collect every
+//! problem they find into one [`GrammarError`] instead of stopping at the
+//! first. Each [`Diagnostic`] has a machine-readable [`DiagnosticKind`], a
+//! message that says what is wrong and what was expected, and, when the
+//! grammar came from text, the [`Span`] of the culprit.
+
+use std::fmt;
+
+/// A 1-based line and column in grammar source text (columns count chars).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Pos {
+    pub line: u32,
+    pub col: u32,
+}
+
+/// A region of grammar source text, plus the byte offsets for tools (the
+/// `grammar!` macro maps them back to Rust spans).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Span {
+    pub start: Pos,
+    pub end: Pos,
+    pub byte_start: usize,
+    pub byte_end: usize,
+}
+
+impl fmt::Display for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.start.line, self.start.col)
+    }
+}
+
+/// What kind of problem a diagnostic reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DiagnosticKind {
+    /// The grammar text does not follow the grammar language.
+    Syntax,
+    /// A construct of Lark that gcd does not support.
+    Unsupported,
+    /// A rule or terminal is used but never defined.
+    Undefined,
+    /// A rule or terminal is defined twice.
+    Duplicate,
+    /// A rule cannot be reached from the start rule.
+    Unreachable,
+    /// A rule derives no finite string of terminals.
+    Unproductive,
+    /// A terminal matches the empty string.
+    EmptyMatch,
+    /// A terminal's regular expression does not compile.
+    InvalidRegex,
+    /// Two alternatives of a rule both predict the same lookahead.
+    Conflict,
+    /// Left recursion that the transforms could not remove.
+    LeftRecursion,
+    /// Maximal munch can merge a terminal with the one that follows it, so
+    /// some outputs that look valid cannot be completed.
+    LexicalHazard,
+    /// A grammar exceeds a size limit of the engine.
+    TooLarge,
+}
+
+/// One problem in a grammar.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub kind: DiagnosticKind,
+    pub message: String,
+    pub span: Option<Span>,
+    /// Extra lines: the other alternative of a conflict, a hint how to fix.
+    pub notes: Vec<(Option<Span>, String)>,
+}
+
+impl Diagnostic {
+    pub fn new(kind: DiagnosticKind, span: Option<Span>, message: impl Into<String>) -> Self {
+        Diagnostic { kind, message: message.into(), span, notes: Vec::new() }
+    }
+
+    pub fn with_note(mut self, span: Option<Span>, note: impl Into<String>) -> Self {
+        self.notes.push((span, note.into()));
+        self
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.span {
+            Some(span) => write!(f, "{span}: error: {}", self.message)?,
+            None => write!(f, "error: {}", self.message)?,
+        }
+        for (span, note) in &self.notes {
+            match span {
+                Some(span) => write!(f, "\n  {span}: note: {note}")?,
+                None => write!(f, "\n  note: {note}")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Every problem found in a grammar. Never empty.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GrammarError {
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl GrammarError {
+    /// Panics if `diagnostics` is empty: an error must say what is wrong.
+    pub fn new(diagnostics: Vec<Diagnostic>) -> Self {
+        assert!(!diagnostics.is_empty(), "a GrammarError needs at least one diagnostic");
+        GrammarError { diagnostics }
+    }
+
+    pub fn single(kind: DiagnosticKind, span: Option<Span>, message: impl Into<String>) -> Self {
+        GrammarError::new(vec![Diagnostic::new(kind, span, message)])
+    }
+
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// The kind of the first diagnostic.
+    pub fn kind(&self) -> DiagnosticKind {
+        self.diagnostics[0].kind
+    }
+
+    pub fn has_kind(&self, kind: DiagnosticKind) -> bool {
+        self.diagnostics.iter().any(|d| d.kind == kind)
+    }
+}
+
+impl fmt::Display for GrammarError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, d) in self.diagnostics.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{d}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for GrammarError {}
+
+/// Collects diagnostics; turns into `Err` only when something was pushed.
+#[derive(Default)]
+pub(crate) struct Diagnostics(pub Vec<Diagnostic>);
+
+impl Diagnostics {
+    pub fn push(&mut self, d: Diagnostic) {
+        self.0.push(d);
+    }
+    pub fn error(&mut self, kind: DiagnosticKind, span: Option<Span>, message: impl Into<String>) {
+        self.0.push(Diagnostic::new(kind, span, message));
+    }
+    pub fn into_result(self) -> Result<(), GrammarError> {
+        if self.0.is_empty() {
+            Ok(())
+        } else {
+            Err(GrammarError::new(self.0))
+        }
+    }
+}

@@ -1,0 +1,624 @@
+//! The grammar IR: terminals, nonterminals and plain productions.
+//!
+//! Every front end (grammar files, the `grammar!` macro, JSON Schema, the
+//! derive) ends here, so the later stages see one small language: a
+//! production is a nonterminal and a sequence of symbols, nothing more. The
+//! EBNF sugar that people write (`?`, `*`, `+`, groups, alternatives inside
+//! groups) is described by [`Expr`] and desugared by [`GrammarBuilder`] into
+//! fresh nonterminals, right-recursive so that they stay LL(1).
+
+pub mod lark;
+
+use std::collections::HashMap;
+use std::fmt;
+
+use crate::error::{Diagnostic, DiagnosticKind, Diagnostics, GrammarError, Span};
+
+/// Index of a terminal in [`Grammar::terminals`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TermId(pub u32);
+
+/// Index of a nonterminal in [`Grammar::nonterminals`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NtId(pub u32);
+
+/// Index of a production in [`Grammar::productions`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ProdId(pub u32);
+
+impl TermId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+impl NtId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+impl ProdId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Symbol {
+    T(TermId),
+    N(NtId),
+}
+
+/// What a terminal matches.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TerminalPattern {
+    /// Exact text (ASCII case folded when `case_insensitive`). Literals win
+    /// ties against regexes.
+    Literal { text: String, case_insensitive: bool },
+    /// A regular expression in regex-automata syntax, matched against the
+    /// whole lexeme.
+    Regex(String),
+}
+
+impl TerminalPattern {
+    pub fn is_literal(&self) -> bool {
+        matches!(self, TerminalPattern::Literal { .. })
+    }
+
+    /// The pattern as a regex in regex-automata syntax.
+    pub fn to_regex(&self) -> String {
+        match self {
+            TerminalPattern::Literal { text, case_insensitive } => {
+                let escaped = regex_syntax::escape(text);
+                if *case_insensitive {
+                    format!("(?i:{escaped})")
+                } else {
+                    escaped
+                }
+            }
+            TerminalPattern::Regex(r) => r.clone(),
+        }
+    }
+}
+
+impl fmt::Display for TerminalPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TerminalPattern::Literal { text, case_insensitive } => {
+                write!(f, "{text:?}{}", if *case_insensitive { "i" } else { "" })
+            }
+            TerminalPattern::Regex(r) => write!(f, "/{r}/"),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Terminal {
+    pub name: String,
+    pub pattern: TerminalPattern,
+    /// Higher wins a tie between terminals matching the same lexeme.
+    pub priority: i32,
+    /// Matched between any two lexemes and dropped (whitespace, comments).
+    pub ignored: bool,
+    /// Lark `_NAME`: matched but left out of parse trees.
+    pub hidden: bool,
+    pub span: Option<Span>,
+}
+
+/// How a nonterminal shows in parse trees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RuleKind {
+    /// A node named after the rule.
+    Normal,
+    /// Lark `?rule`: replaced by its child when it has exactly one.
+    InlineSingle,
+    /// Lark `_rule`: always replaced by its children.
+    Hidden,
+    /// Made by desugaring or a transform: always replaced by its children.
+    Generated,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Nonterminal {
+    pub name: String,
+    pub kind: RuleKind,
+    pub span: Option<Span>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Production {
+    pub lhs: NtId,
+    pub rhs: Vec<Symbol>,
+    /// Lark `-> name`: the parse tree node takes this name.
+    pub alias: Option<String>,
+    pub span: Option<Span>,
+}
+
+/// A context-free grammar over terminals with plain productions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Grammar {
+    pub terminals: Vec<Terminal>,
+    pub nonterminals: Vec<Nonterminal>,
+    pub productions: Vec<Production>,
+    pub start: NtId,
+}
+
+impl Grammar {
+    pub fn terminal(&self, t: TermId) -> &Terminal {
+        &self.terminals[t.index()]
+    }
+
+    pub fn nonterminal(&self, n: NtId) -> &Nonterminal {
+        &self.nonterminals[n.index()]
+    }
+
+    pub fn production(&self, p: ProdId) -> &Production {
+        &self.productions[p.index()]
+    }
+
+    /// Productions of `n`, in declaration order.
+    pub fn productions_of(&self, n: NtId) -> impl Iterator<Item = (ProdId, &Production)> {
+        self.productions
+            .iter()
+            .enumerate()
+            .filter(move |(_, p)| p.lhs == n)
+            .map(|(i, p)| (ProdId(i as u32), p))
+    }
+
+    pub fn symbol_name(&self, s: Symbol) -> &str {
+        match s {
+            Symbol::T(t) => &self.terminal(t).name,
+            Symbol::N(n) => &self.nonterminal(n).name,
+        }
+    }
+
+    /// `lhs: a B c` for messages.
+    pub fn display_production(&self, p: ProdId) -> String {
+        let prod = self.production(p);
+        let mut s = format!("{}:", self.nonterminal(prod.lhs).name);
+        if prod.rhs.is_empty() {
+            s.push_str(" <empty>");
+        }
+        for sym in &prod.rhs {
+            s.push(' ');
+            s.push_str(&self.display_symbol(*sym));
+        }
+        s
+    }
+
+    /// A terminal's name, or its pattern when it is an anonymous literal.
+    pub fn display_symbol(&self, s: Symbol) -> String {
+        match s {
+            Symbol::T(t) => {
+                let term = self.terminal(t);
+                match &term.pattern {
+                    TerminalPattern::Literal { .. } if term.name.starts_with("__ANON") => {
+                        term.pattern.to_string()
+                    }
+                    _ => term.name.clone(),
+                }
+            }
+            Symbol::N(n) => self.nonterminal(n).name.clone(),
+        }
+    }
+
+    /// Terminals sorted by how they win ties: priority, then literals before
+    /// regexes, then declaration order. Index 0 wins.
+    pub fn terminal_rank(&self) -> Vec<u32> {
+        let mut order: Vec<usize> = (0..self.terminals.len()).collect();
+        order.sort_by_key(|&i| {
+            let t = &self.terminals[i];
+            (std::cmp::Reverse(t.priority), !t.pattern.is_literal(), i)
+        });
+        let mut rank = vec![0u32; order.len()];
+        for (r, i) in order.into_iter().enumerate() {
+            rank[i] = r as u32;
+        }
+        rank
+    }
+}
+
+/// EBNF right-hand sides, as front ends describe them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expr {
+    /// A named rule or terminal.
+    Name(String, Option<Span>),
+    /// An anonymous terminal written in place; same patterns share one terminal.
+    Pattern(TerminalPattern, Option<Span>),
+    Seq(Vec<Expr>),
+    /// Alternatives inside a group.
+    Alt(Vec<Expr>),
+    Opt(Box<Expr>),
+    Star(Box<Expr>),
+    Plus(Box<Expr>),
+    /// `e ~ min..max`: between `min` and `max` copies.
+    Repeat(Box<Expr>, u32, u32),
+}
+
+impl Expr {
+    pub fn name(name: &str) -> Expr {
+        Expr::Name(name.to_string(), None)
+    }
+    pub fn literal(text: &str) -> Expr {
+        Expr::Pattern(TerminalPattern::Literal { text: text.to_string(), case_insensitive: false }, None)
+    }
+    pub fn regex(re: &str) -> Expr {
+        Expr::Pattern(TerminalPattern::Regex(re.to_string()), None)
+    }
+    pub fn seq(items: Vec<Expr>) -> Expr {
+        Expr::Seq(items)
+    }
+    pub fn alt(items: Vec<Expr>) -> Expr {
+        Expr::Alt(items)
+    }
+    pub fn opt(e: Expr) -> Expr {
+        Expr::Opt(Box::new(e))
+    }
+    pub fn star(e: Expr) -> Expr {
+        Expr::Star(Box::new(e))
+    }
+    pub fn plus(e: Expr) -> Expr {
+        Expr::Plus(Box::new(e))
+    }
+}
+
+/// One alternative of a rule definition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Alternative {
+    pub expr: Expr,
+    pub alias: Option<String>,
+    pub span: Option<Span>,
+}
+
+#[derive(Clone, Debug)]
+struct RuleDef {
+    name: String,
+    kind: RuleKind,
+    alternatives: Vec<Alternative>,
+    span: Option<Span>,
+}
+
+/// Builds a [`Grammar`] from named terminals and EBNF rules, resolving names
+/// and desugaring. Every problem is collected and reported by
+/// [`build`](GrammarBuilder::build).
+#[derive(Clone, Debug, Default)]
+pub struct GrammarBuilder {
+    terminals: Vec<Terminal>,
+    rules: Vec<RuleDef>,
+    ignore: Vec<(String, Option<Span>)>,
+    start: Option<String>,
+    errors: Vec<Diagnostic>,
+}
+
+impl GrammarBuilder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Declares a named terminal with priority 0.
+    pub fn terminal(&mut self, name: &str, pattern: TerminalPattern) -> &mut Self {
+        self.terminal_full(name, pattern, 0, None)
+    }
+
+    pub fn terminal_full(
+        &mut self,
+        name: &str,
+        pattern: TerminalPattern,
+        priority: i32,
+        span: Option<Span>,
+    ) -> &mut Self {
+        if let Some(prev) = self.terminals.iter().find(|t| t.name == name) {
+            let d = Diagnostic::new(DiagnosticKind::Duplicate, span, format!("terminal `{name}` is defined twice"))
+                .with_note(prev.span, "first defined here");
+            self.errors.push(d);
+            return self;
+        }
+        self.terminals.push(Terminal {
+            name: name.to_string(),
+            pattern,
+            priority,
+            ignored: false,
+            hidden: name.starts_with('_'),
+            span,
+        });
+        self
+    }
+
+    /// Adds a rule; several alternatives may be given at once. Calling it
+    /// twice with the same name is a duplicate-definition error.
+    pub fn rule(&mut self, name: &str, alternatives: Vec<Expr>) -> &mut Self {
+        let alts = alternatives.into_iter().map(|expr| Alternative { expr, alias: None, span: None }).collect();
+        let kind = if name.starts_with('_') { RuleKind::Hidden } else { RuleKind::Normal };
+        self.rule_full(name, kind, alts, None)
+    }
+
+    pub fn rule_full(
+        &mut self,
+        name: &str,
+        kind: RuleKind,
+        alternatives: Vec<Alternative>,
+        span: Option<Span>,
+    ) -> &mut Self {
+        if let Some(prev) = self.rules.iter().find(|r| r.name == name) {
+            let d = Diagnostic::new(DiagnosticKind::Duplicate, span, format!("rule `{name}` is defined twice"))
+                .with_note(prev.span, "first defined here");
+            self.errors.push(d);
+            return self;
+        }
+        self.rules.push(RuleDef { name: name.to_string(), kind, alternatives, span });
+        self
+    }
+
+    /// Marks a named terminal as ignored between lexemes.
+    pub fn ignore(&mut self, name: &str, span: Option<Span>) -> &mut Self {
+        self.ignore.push((name.to_string(), span));
+        self
+    }
+
+    /// Declares an anonymous ignored terminal and returns its name.
+    pub fn ignore_pattern(&mut self, pattern: TerminalPattern, span: Option<Span>) -> String {
+        let name = format!("__IGNORE_{}", self.ignore.len());
+        self.terminal_full(&name, pattern, 0, span);
+        self.ignore(&name, span);
+        name
+    }
+
+    /// The start rule; defaults to `start`, else the first rule.
+    pub fn start(&mut self, name: &str) -> &mut Self {
+        self.start = Some(name.to_string());
+        self
+    }
+
+    /// Records a problem found by a front end, reported by `build`.
+    pub fn push_error(&mut self, d: Diagnostic) {
+        self.errors.push(d);
+    }
+
+    pub fn has_rule(&self, name: &str) -> bool {
+        self.rules.iter().any(|r| r.name == name)
+    }
+
+    pub fn has_terminal(&self, name: &str) -> bool {
+        self.terminals.iter().any(|t| t.name == name)
+    }
+
+    pub fn build(&self) -> Result<Grammar, GrammarError> {
+        let mut diags = Diagnostics(self.errors.clone());
+        let mut terminals = self.terminals.clone();
+        let mut term_index: HashMap<String, TermId> =
+            terminals.iter().enumerate().map(|(i, t)| (t.name.clone(), TermId(i as u32))).collect();
+        for (name, span) in &self.ignore {
+            match term_index.get(name) {
+                Some(&t) => terminals[t.index()].ignored = true,
+                None => diags.error(
+                    DiagnosticKind::Undefined,
+                    *span,
+                    format!("`%ignore {name}`: terminal `{name}` is not defined"),
+                ),
+            }
+        }
+        if self.rules.is_empty() {
+            diags.error(DiagnosticKind::Syntax, None, "the grammar has no rules; expected at least a `start` rule");
+            return Err(GrammarError::new(diags.0));
+        }
+        let mut nonterminals: Vec<Nonterminal> = self
+            .rules
+            .iter()
+            .map(|r| Nonterminal { name: r.name.clone(), kind: r.kind, span: r.span })
+            .collect();
+        let nt_index: HashMap<String, NtId> =
+            nonterminals.iter().enumerate().map(|(i, n)| (n.name.clone(), NtId(i as u32))).collect();
+        for r in &self.rules {
+            if let Some(&t) = term_index.get(&r.name) {
+                diags.push(
+                    Diagnostic::new(
+                        DiagnosticKind::Duplicate,
+                        r.span,
+                        format!("`{}` is defined both as a rule and as a terminal", r.name),
+                    )
+                    .with_note(terminals[t.index()].span, "terminal defined here"),
+                );
+            }
+        }
+        let start_name = self.start.clone().unwrap_or_else(|| {
+            if nt_index.contains_key("start") {
+                "start".to_string()
+            } else {
+                self.rules[0].name.clone()
+            }
+        });
+        let Some(&start) = nt_index.get(&start_name) else {
+            diags.error(DiagnosticKind::Undefined, None, format!("start rule `{start_name}` is not defined"));
+            return Err(GrammarError::new(diags.0));
+        };
+
+        let mut desugar = Desugar {
+            terminals: &mut terminals,
+            term_index: &mut term_index,
+            nt_index: &nt_index,
+            nonterminals: &mut nonterminals,
+            productions: Vec::new(),
+            diags: &mut diags,
+            memo: HashMap::new(),
+        };
+        for (i, r) in self.rules.iter().enumerate() {
+            for alt in &r.alternatives {
+                let rhs = desugar.seq(&alt.expr, &r.name);
+                desugar.productions.push(Production {
+                    lhs: NtId(i as u32),
+                    rhs,
+                    alias: alt.alias.clone(),
+                    span: alt.span.or(r.span),
+                });
+            }
+        }
+        let productions = std::mem::take(&mut desugar.productions);
+        for t in &terminals {
+            if t.ignored && productions.iter().any(|p| p.rhs.iter().any(|s| *s == Symbol::T(term_index[&t.name]))) {
+                diags.error(
+                    DiagnosticKind::Unsupported,
+                    t.span,
+                    format!("terminal `{}` is %ignore'd and also used in a rule; an ignored terminal is dropped wherever it matches, so the rule could never see it", t.name),
+                );
+            }
+        }
+        diags.into_result()?;
+        Ok(Grammar { terminals, nonterminals, productions, start })
+    }
+}
+
+struct Desugar<'a> {
+    terminals: &'a mut Vec<Terminal>,
+    term_index: &'a mut HashMap<String, TermId>,
+    nt_index: &'a HashMap<String, NtId>,
+    nonterminals: &'a mut Vec<Nonterminal>,
+    productions: Vec<Production>,
+    diags: &'a mut Diagnostics,
+    /// Identical sugar (`x*` used twice) shares one generated rule.
+    memo: HashMap<String, NtId>,
+}
+
+impl Desugar<'_> {
+    fn seq(&mut self, e: &Expr, owner: &str) -> Vec<Symbol> {
+        let mut out = Vec::new();
+        self.push_seq(e, owner, &mut out);
+        out
+    }
+
+    fn push_seq(&mut self, e: &Expr, owner: &str, out: &mut Vec<Symbol>) {
+        match e {
+            Expr::Seq(items) => {
+                for item in items {
+                    self.push_seq(item, owner, out);
+                }
+            }
+            Expr::Alt(alts) if alts.len() == 1 => self.push_seq(&alts[0], owner, out),
+            Expr::Repeat(inner, min, max) if *min == *max => {
+                for _ in 0..*min {
+                    self.push_seq(inner, owner, out);
+                }
+            }
+            _ => out.push(self.symbol(e, owner)),
+        }
+    }
+
+    fn symbol(&mut self, e: &Expr, owner: &str) -> Symbol {
+        match e {
+            Expr::Name(name, span) => {
+                if let Some(&n) = self.nt_index.get(name) {
+                    Symbol::N(n)
+                } else if let Some(&t) = self.term_index.get(name) {
+                    Symbol::T(t)
+                } else {
+                    let what = if name.chars().next().is_some_and(|c| c.is_ascii_uppercase() || c == '_')
+                        && name.chars().all(|c| !c.is_ascii_lowercase())
+                    {
+                        "terminal"
+                    } else {
+                        "rule"
+                    };
+                    self.diags.error(
+                        DiagnosticKind::Undefined,
+                        *span,
+                        format!("{what} `{name}` is used in `{owner}` but never defined"),
+                    );
+                    // A placeholder keeps desugaring going so later errors are found too.
+                    Symbol::T(TermId(u32::MAX))
+                }
+            }
+            Expr::Pattern(p, span) => Symbol::T(self.anonymous_terminal(p, *span)),
+            Expr::Seq(_) | Expr::Alt(_) | Expr::Opt(_) | Expr::Star(_) | Expr::Plus(_) | Expr::Repeat(..) => {
+                let key = format!("{e:?}");
+                if let Some(&n) = self.memo.get(&key) {
+                    return Symbol::N(n);
+                }
+                let (suffix, alts): (&str, Vec<Vec<Symbol>>) = match e {
+                    Expr::Seq(_) => ("group", vec![self.seq(e, owner)]),
+                    Expr::Alt(items) => ("alt", items.iter().map(|i| self.seq(i, owner)).collect()),
+                    Expr::Opt(inner) => ("opt", vec![self.seq(inner, owner), vec![]]),
+                    Expr::Star(inner) => {
+                        // x* => S: x S | <empty>, built below once S exists.
+                        let n = self.fresh(owner, "star");
+                        self.memo.insert(key, n);
+                        let mut rhs = self.seq(inner, owner);
+                        rhs.push(Symbol::N(n));
+                        self.add(n, rhs);
+                        self.add(n, vec![]);
+                        return Symbol::N(n);
+                    }
+                    Expr::Plus(inner) => {
+                        // x+ => x x*
+                        let star = self.symbol(&Expr::Star(inner.clone()), owner);
+                        let mut rhs = self.seq(inner, owner);
+                        rhs.push(star);
+                        ("plus", vec![rhs])
+                    }
+                    Expr::Repeat(inner, min, max) => {
+                        // x~a..b => x{a} (x (x (...)?)?)? : b-a nested optionals.
+                        let mut rhs = Vec::new();
+                        for _ in 0..*min {
+                            rhs.extend(self.seq(inner, owner));
+                        }
+                        let mut tail: Option<Symbol> = None;
+                        for _ in *min..*max {
+                            let n = self.fresh(owner, "rep");
+                            let mut body = self.seq(inner, owner);
+                            body.extend(tail);
+                            self.add(n, body);
+                            self.add(n, vec![]);
+                            tail = Some(Symbol::N(n));
+                        }
+                        rhs.extend(tail);
+                        ("repeat", vec![rhs])
+                    }
+                    _ => unreachable!(),
+                };
+                let n = self.fresh(owner, suffix);
+                for rhs in alts {
+                    self.add(n, rhs);
+                }
+                self.memo.insert(key, n);
+                Symbol::N(n)
+            }
+        }
+    }
+
+    fn anonymous_terminal(&mut self, p: &TerminalPattern, span: Option<Span>) -> TermId {
+        if let Some(i) = self.terminals.iter().position(|t| t.pattern == *p && !t.ignored) {
+            return TermId(i as u32);
+        }
+        let id = TermId(self.terminals.len() as u32);
+        let name = match p {
+            TerminalPattern::Literal { text, .. }
+                if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+            {
+                format!("__ANON_{}", text.to_ascii_uppercase())
+            }
+            _ => format!("__ANON_{}", id.0),
+        };
+        let name = if self.term_index.contains_key(&name) { format!("__ANON_{}", id.0) } else { name };
+        self.terminals.push(Terminal {
+            name: name.clone(),
+            pattern: p.clone(),
+            priority: 0,
+            ignored: false,
+            hidden: false,
+            span,
+        });
+        self.term_index.insert(name, id);
+        id
+    }
+
+    fn fresh(&mut self, owner: &str, suffix: &str) -> NtId {
+        let n = NtId(self.nonterminals.len() as u32);
+        self.nonterminals.push(Nonterminal {
+            name: format!("{owner}__{suffix}{}", n.0),
+            kind: RuleKind::Generated,
+            span: None,
+        });
+        n
+    }
+
+    fn add(&mut self, lhs: NtId, rhs: Vec<Symbol>) {
+        self.productions.push(Production { lhs, rhs, alias: None, span: None });
+    }
+}

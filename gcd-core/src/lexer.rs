@@ -1,0 +1,352 @@
+//! Terminal DFAs and the contextual lexer automaton.
+//!
+//! Every terminal's regex is compiled by regex-automata and then read out
+//! into a plain table ([`TerminalDfa`]): per state, the next state for each
+//! byte, whether the lexeme so far matches, and whether it can still grow
+//! into a match. Owning the table lets us compute liveness (regex-automata's
+//! dead state only covers part of it) and combine DFAs.
+//!
+//! The lexer of DESIGN.md is contextual maximal munch: at a lexeme start only
+//! the candidate terminals (those the parser accepts next, plus the ignored
+//! ones) are tried, and the lexeme ends when the next byte extends no
+//! candidate. [`LexerAutomaton`] is the product of the candidates' DFAs, one
+//! start state per candidate set, built once per grammar. A state of it knows
+//! which candidates are still alive and which one wins if the lexeme ends now.
+
+use std::collections::HashMap;
+
+use regex_automata::dfa::{dense, Automaton, StartKind};
+use regex_automata::util::start;
+use regex_automata::{Anchored, MatchKind};
+
+use crate::analysis::TermSet;
+
+/// Marks "no state": the lexeme cannot take this byte.
+pub const DEAD: u32 = u32::MAX;
+
+/// One terminal's DFA as a plain table over bytes. State 0 is the start;
+/// only states that can still reach a match are kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TerminalDfa {
+    /// `state * 256 + byte` → next state or [`DEAD`].
+    pub trans: Vec<u32>,
+    /// Whether the bytes read so far form a whole match.
+    pub accepting: Vec<bool>,
+}
+
+/// Why a terminal's regex could not become a DFA.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DfaError {
+    Invalid(String),
+    MatchesEmpty,
+    NeverMatches,
+}
+
+impl TerminalDfa {
+    pub fn new(regex: &str) -> Result<TerminalDfa, DfaError> {
+        let dfa = dense::Builder::new()
+            .configure(
+                dense::DFA::config()
+                    .match_kind(MatchKind::All)
+                    .start_kind(StartKind::Anchored)
+                    .dfa_size_limit(Some(64 << 20))
+                    .determinize_size_limit(Some(64 << 20)),
+            )
+            .build(regex)
+            .map_err(|e| DfaError::Invalid(e.to_string()))?;
+        let start = dfa
+            .start_state(&start::Config::new().anchored(Anchored::Yes))
+            .map_err(|e| DfaError::Invalid(e.to_string()))?;
+        // Read out the reachable states.
+        let mut ids = HashMap::new();
+        let mut order = vec![start];
+        ids.insert(start, 0u32);
+        let mut raw_trans = Vec::new();
+        let mut i = 0;
+        while i < order.len() {
+            let s = order[i];
+            for b in 0..=255u8 {
+                let n = dfa.next_state(s, b);
+                if dfa.is_dead_state(n) || dfa.is_quit_state(n) {
+                    raw_trans.push(DEAD);
+                    continue;
+                }
+                let next = ids.len() as u32;
+                let id = *ids.entry(n).or_insert_with(|| {
+                    order.push(n);
+                    next
+                });
+                raw_trans.push(id);
+            }
+            i += 1;
+        }
+        let accepting: Vec<bool> = order.iter().map(|&s| dfa.is_match_state(dfa.next_eoi_state(s))).collect();
+        if accepting[0] {
+            return Err(DfaError::MatchesEmpty);
+        }
+        // Keep only live states (those that reach a match), renumbered.
+        let n = order.len();
+        let mut live = accepting.clone();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for s in 0..n {
+                if !live[s] && raw_trans[s * 256..(s + 1) * 256].iter().any(|&t| t != DEAD && live[t as usize]) {
+                    live[s] = true;
+                    changed = true;
+                }
+            }
+        }
+        if !live[0] {
+            return Err(DfaError::NeverMatches);
+        }
+        let mut new_id = vec![DEAD; n];
+        let mut count = 0u32;
+        for s in 0..n {
+            if live[s] {
+                new_id[s] = count;
+                count += 1;
+            }
+        }
+        let mut trans = Vec::with_capacity(count as usize * 256);
+        let mut acc = Vec::with_capacity(count as usize);
+        for s in 0..n {
+            if !live[s] {
+                continue;
+            }
+            for &t in &raw_trans[s * 256..(s + 1) * 256] {
+                trans.push(if t == DEAD { DEAD } else { new_id[t as usize] });
+            }
+            acc.push(accepting[s]);
+        }
+        Ok(TerminalDfa { trans, accepting: acc })
+    }
+
+    pub fn next(&self, state: u32, byte: u8) -> u32 {
+        self.trans[state as usize * 256 + byte as usize]
+    }
+
+    pub fn is_accepting(&self, state: u32) -> bool {
+        self.accepting[state as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.accepting.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.accepting.is_empty()
+    }
+
+    /// Whether `bytes` is exactly a match.
+    pub fn matches(&self, bytes: &[u8]) -> bool {
+        self.run(bytes).is_some_and(|s| self.is_accepting(s))
+    }
+
+    /// The state after `bytes` from the start, or `None` once no match can follow.
+    pub fn run(&self, bytes: &[u8]) -> Option<u32> {
+        let mut s = 0;
+        for &b in bytes {
+            s = self.next(s, b);
+            if s == DEAD {
+                return None;
+            }
+        }
+        Some(s)
+    }
+}
+
+/// Bytes that every terminal DFA treats alike share a class; tables are
+/// indexed by class to stay small.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ByteClasses {
+    pub class_of: [u8; 256],
+    /// One byte of each class.
+    pub representatives: Vec<u8>,
+}
+
+impl ByteClasses {
+    pub fn new(dfas: &[TerminalDfa]) -> ByteClasses {
+        let mut sig_to_class: HashMap<Vec<u32>, u8> = HashMap::new();
+        let mut class_of = [0u8; 256];
+        let mut representatives = Vec::new();
+        for b in 0..=255u8 {
+            let sig: Vec<u32> = dfas.iter().flat_map(|d| (0..d.len()).map(move |s| d.next(s as u32, b))).collect();
+            let next = sig_to_class.len() as u8;
+            let c = *sig_to_class.entry(sig).or_insert_with(|| {
+                representatives.push(b);
+                next
+            });
+            class_of[b as usize] = c;
+        }
+        ByteClasses { class_of, representatives }
+    }
+
+    pub fn len(&self) -> usize {
+        self.representatives.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.representatives.is_empty()
+    }
+}
+
+/// Marks "no winner": the lexeme so far matches no candidate.
+pub const NO_TERMINAL: u32 = u32::MAX;
+
+/// The contextual lexer as one automaton over byte classes.
+///
+/// A state is the set of candidate terminals still alive with their DFA
+/// states. `next(state, byte)` is [`DEAD`] when the byte extends no candidate,
+/// which is exactly when the current lexeme ends (or, at a lexeme start,
+/// when the byte cannot start any candidate).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LexerAutomaton {
+    pub classes: ByteClasses,
+    /// `state * classes.len() + class` → next state or [`DEAD`].
+    pub trans: Vec<u32>,
+    /// The terminal a lexeme ending in this state is, or [`NO_TERMINAL`].
+    pub winner: Vec<u32>,
+    /// Start state of each candidate set, by candidate-set index.
+    pub starts: Vec<u32>,
+    /// Which terminals each state still has alive (for analysis and tests).
+    pub alive: Vec<Vec<u32>>,
+}
+
+/// The lexer automaton grew past this many states.
+#[derive(Clone, Debug)]
+pub struct TooManyStates(pub usize);
+
+impl LexerAutomaton {
+    /// Builds the product automaton for the given candidate sets.
+    /// `rank[t]` orders terminals for ties (lower wins).
+    pub fn build(
+        dfas: &[TerminalDfa],
+        rank: &[u32],
+        candidate_sets: &[TermSet],
+        max_states: usize,
+    ) -> Result<LexerAutomaton, TooManyStates> {
+        let classes = ByteClasses::new(dfas);
+        let nc = classes.len();
+        let mut index: HashMap<Vec<(u32, u32)>, u32> = HashMap::new();
+        let mut members: Vec<Vec<(u32, u32)>> = Vec::new();
+        let mut intern = |m: Vec<(u32, u32)>, members: &mut Vec<Vec<(u32, u32)>>| -> u32 {
+            let next = members.len() as u32;
+            *index.entry(m.clone()).or_insert_with(|| {
+                members.push(m);
+                next
+            })
+        };
+        let mut starts = Vec::with_capacity(candidate_sets.len());
+        for set in candidate_sets {
+            let m: Vec<(u32, u32)> = set.iter().filter(|&t| t < dfas.len()).map(|t| (t as u32, 0)).collect();
+            starts.push(intern(m, &mut members));
+        }
+        let mut trans = Vec::new();
+        let mut i = 0;
+        while i < members.len() {
+            if members.len() > max_states {
+                return Err(TooManyStates(members.len()));
+            }
+            for &b in &classes.representatives {
+                let next: Vec<(u32, u32)> = members[i]
+                    .iter()
+                    .filter_map(|&(t, s)| {
+                        let n = dfas[t as usize].next(s, b);
+                        (n != DEAD).then_some((t, n))
+                    })
+                    .collect();
+                let id = if next.is_empty() { DEAD } else { intern(next, &mut members) };
+                trans.push(id);
+            }
+            i += 1;
+        }
+        debug_assert_eq!(trans.len(), members.len() * nc);
+        let winner = members
+            .iter()
+            .map(|m| {
+                m.iter()
+                    .filter(|&&(t, s)| dfas[t as usize].is_accepting(s))
+                    .min_by_key(|&&(t, _)| rank[t as usize])
+                    .map_or(NO_TERMINAL, |&(t, _)| t)
+            })
+            .collect();
+        let alive = members.iter().map(|m| m.iter().map(|&(t, _)| t).collect()).collect();
+        Ok(LexerAutomaton { classes, trans, winner, starts, alive })
+    }
+
+    #[inline]
+    pub fn next(&self, state: u32, byte: u8) -> u32 {
+        self.trans[state as usize * self.classes.len() + self.classes.class_of[byte as usize] as usize]
+    }
+
+    #[inline]
+    pub fn winner(&self, state: u32) -> Option<u32> {
+        let w = self.winner[state as usize];
+        (w != NO_TERMINAL).then_some(w)
+    }
+
+    pub fn num_states(&self) -> usize {
+        self.winner.len()
+    }
+
+    /// Bytes (as a 256-bit set) that keep `state`'s lexeme going.
+    pub fn extending_bytes(&self, state: u32) -> [bool; 256] {
+        let mut out = [false; 256];
+        for b in 0..=255u8 {
+            out[b as usize] = self.next(state, b) != DEAD;
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dfa_matches_like_regex() {
+        let d = TerminalDfa::new(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?").unwrap();
+        for (s, m) in [("0", true), ("-12.5", true), ("01", false), ("1.", false), ("-", false), ("", false)] {
+            assert_eq!(d.matches(s.as_bytes()), m, "{s}");
+        }
+        // "01" is dead after "0" + "1": liveness is exact, not just regex-automata's dead state.
+        assert_eq!(d.run(b"01"), None);
+        assert!(d.run(b"1.").is_some());
+    }
+
+    #[test]
+    fn dfa_rejects_empty_and_bad() {
+        assert_eq!(TerminalDfa::new("a*"), Err(DfaError::MatchesEmpty));
+        assert!(matches!(TerminalDfa::new("a("), Err(DfaError::Invalid(_))));
+    }
+
+    #[test]
+    fn unicode_classes_work_on_bytes() {
+        let d = TerminalDfa::new(r#""[^"]*""#).unwrap();
+        let s = "\"é\"".as_bytes();
+        assert!(d.matches(s));
+        // Half a character is still a live prefix.
+        assert!(d.run(&s[..2]).is_some());
+        assert!(!d.matches(&s[..3]));
+        // Invalid UTF-8 is dead.
+        assert_eq!(d.run(b"\"\xff"), None);
+    }
+
+    #[test]
+    fn automaton_ties_and_ends() {
+        let dfas = vec![TerminalDfa::new("if").unwrap(), TerminalDfa::new("[a-z]+").unwrap()];
+        let rank = vec![0, 1];
+        let mut set = TermSet::new(2);
+        set.insert(0);
+        set.insert(1);
+        let a = LexerAutomaton::build(&dfas, &rank, &[set], 1000).unwrap();
+        let s = a.starts[0];
+        let s1 = a.next(s, b'i');
+        let s2 = a.next(s1, b'f');
+        assert_eq!(a.winner(s2), Some(0));
+        let s3 = a.next(s2, b'x');
+        assert_eq!(a.winner(s3), Some(1));
+        assert_eq!(a.next(s3, b' '), DEAD);
+    }
+}

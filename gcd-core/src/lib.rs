@@ -1,0 +1,24 @@
+//! gcd-core: grammar IR, analysis, lexer, vocabulary binding and the matcher.
+//!
+//! The stages, one module each: [`grammar`] (IR, builder, Lark-subset text
+//! format), [`transform`] (left recursion, left factoring), [`analysis`]
+//! (nullable/FIRST/FOLLOW, LL(1) table), [`lexer`] (terminal DFAs and the
+//! contextual lexer automaton), [`parser`] (the LL(1) stack machine),
+//! [`compiled`] (everything that does not depend on a vocabulary),
+//! [`recognizer`] (the brute-force reference), [`vocab`], [`bind`] and
+//! [`matcher`].
+
+pub mod analysis;
+pub mod bind;
+pub mod compiled;
+pub mod error;
+pub mod grammar;
+pub mod lexer;
+pub mod matcher;
+pub mod parser;
+pub mod recognizer;
+pub mod transform;
+pub mod trie;
+pub mod vocab;
+
+pub use error::{Diagnostic, DiagnosticKind, GrammarError, Pos, Span};

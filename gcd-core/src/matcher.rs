@@ -1,0 +1,480 @@
+//! The matcher: one per request, it follows the output token by token and
+//! computes the exact set of tokens allowed next.
+//!
+//! Its state is the LL(1) stack and the contextual lexer's state for the
+//! pending lexeme. A mask is the precomputed `within` set of that lexer state
+//! plus the tokens that cross a lexeme boundary, for which the parser is
+//! asked once per winning terminal (see [`crate::bind`]). The grammar was
+//! checked free of lexical hazards at compile time, so "the lexer is alive
+//! and the parser took every terminal" is exactly "some completion exists".
+
+use std::fmt;
+use std::sync::Arc;
+
+use bitvec::prelude::*;
+
+use crate::bind::{set_bit, BoundGrammar};
+use crate::lexer::DEAD;
+use crate::parser::StackView;
+
+/// Why the matcher refused an operation. The state is unchanged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatchError {
+    kind: MatchErrorKind,
+    message: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MatchErrorKind {
+    /// The id is not in the vocabulary.
+    TokenOutOfRange,
+    /// The grammar does not allow this token here.
+    TokenNotAllowed,
+    /// Rolled back more tokens than were accepted.
+    RollbackTooFar,
+    /// EOS was accepted already; nothing may follow.
+    Finished,
+}
+
+impl MatchError {
+    pub fn kind(&self) -> MatchErrorKind {
+        self.kind
+    }
+}
+
+impl fmt::Display for MatchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for MatchError {}
+
+#[derive(Clone, Debug)]
+struct Snapshot {
+    stack: Vec<u32>,
+    lexer: u32,
+    fresh: bool,
+    output_len: usize,
+}
+
+/// Follows one output. Cheap to clone (fork), rolls back by tokens.
+#[derive(Clone, Debug)]
+pub struct Matcher {
+    bound: Arc<BoundGrammar>,
+    stack: Vec<u32>,
+    /// Lexer state of the pending lexeme.
+    lexer: u32,
+    /// No byte consumed yet (the empty lexeme has nothing to close).
+    fresh: bool,
+    output: Vec<u8>,
+    tokens: Vec<u32>,
+    history: Vec<Snapshot>,
+    finished: bool,
+}
+
+impl Matcher {
+    pub fn new(bound: Arc<BoundGrammar>) -> Matcher {
+        let stack = bound.grammar.parse.initial_stack();
+        let lexer = bound.grammar.start_state(&stack);
+        Matcher {
+            bound,
+            stack,
+            lexer,
+            fresh: true,
+            output: Vec::new(),
+            tokens: Vec::new(),
+            history: Vec::new(),
+            finished: false,
+        }
+    }
+
+    pub fn bound(&self) -> &Arc<BoundGrammar> {
+        &self.bound
+    }
+
+    /// The bytes accepted so far.
+    pub fn output(&self) -> &[u8] {
+        &self.output
+    }
+
+    /// The tokens accepted so far (EOS included once accepted).
+    pub fn tokens(&self) -> &[u32] {
+        &self.tokens
+    }
+
+    /// Whether EOS was accepted.
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Whether the output is a complete sentence (EOS allowed now).
+    pub fn is_complete(&self) -> bool {
+        if self.finished {
+            return false;
+        }
+        let g = &self.bound.grammar;
+        if self.fresh {
+            return g.parse.accepts_end(&self.stack);
+        }
+        let Some(w) = g.lexer.winner(self.lexer) else { return false };
+        let mut view = StackView::new(&self.stack);
+        if !g.is_ignored(w) && !g.parse.shift(&mut view, w) {
+            return false;
+        }
+        g.parse.accepts_end(&view.to_vec())
+    }
+
+    /// A fresh mask of `width` bits (the model's logits width; ids past the
+    /// vocabulary stay forbidden).
+    pub fn compute_mask(&self, width: usize) -> BitVec<u64, Lsb0> {
+        let mut mask = bitvec![u64, Lsb0; 0; width];
+        self.fill_mask(&mut mask);
+        mask
+    }
+
+    /// Sets exactly the allowed tokens in `mask`, whose length is the
+    /// logits width (EOS included when complete).
+    pub fn fill_mask(&self, mask: &mut BitVec<u64, Lsb0>) {
+        mask.fill(false);
+        if self.finished {
+            return;
+        }
+        let vocab_len = self.bound.trie.vocab_len;
+        if mask.len() >= vocab_len {
+            self.fill_tokens(mask.as_raw_mut_slice());
+        } else {
+            let mut full = bitvec![u64, Lsb0; 0; vocab_len];
+            self.fill_tokens(full.as_raw_mut_slice());
+            let width = mask.len();
+            mask.copy_from_bitslice(&full[..width]);
+        }
+        if self.is_complete() {
+            for &e in self.bound.vocab.eos_ids() {
+                if (e as usize) < mask.len() {
+                    mask.set(e as usize, true);
+                }
+            }
+        }
+    }
+
+    /// Sets forbidden logits to negative infinity.
+    pub fn mask_logits(&self, logits: &mut [f32]) {
+        let mask = self.compute_mask(logits.len());
+        for (l, allowed) in logits.iter_mut().zip(mask.iter()) {
+            if !*allowed {
+                *l = f32::NEG_INFINITY;
+            }
+        }
+    }
+
+    fn fill_tokens(&self, out: &mut [u64]) {
+        let b = &*self.bound;
+        let g = &b.grammar;
+        let q = self.lexer;
+        let mut scratch = Scratch::new(&b.trie);
+        self.add_state(out, &StackView::new(&self.stack), q, None, &mut scratch);
+        // Tokens whose first byte closes the pending lexeme.
+        let tables = &b.states[q as usize];
+        if tables.end_filter != u32::MAX && !self.fresh {
+            let w = g.lexer.winner(q).expect("end filter implies a winner");
+            let mut view = StackView::new(&self.stack);
+            if !g.is_ignored(w) && !g.parse.shift(&mut view, w) {
+                return;
+            }
+            let q2 = g.start_state_top_down(view.top_symbol(), || view.top_down());
+            if q2 != DEAD {
+                let filter = &b.end_filters[tables.end_filter as usize];
+                self.add_state(out, &view, q2, Some(filter), &mut scratch);
+            }
+        }
+    }
+
+    /// Adds the tokens allowed from lexer state `q` with parser `view`.
+    fn add_state(
+        &self,
+        out: &mut [u64],
+        view: &StackView,
+        q: u32,
+        filter: Option<&BitVec<u64, Lsb0>>,
+        scratch: &mut Scratch,
+    ) {
+        let b = &*self.bound;
+        let g = &b.grammar;
+        let tables = &b.states[q as usize];
+        tables.within.or_into(out, filter);
+        let nc = g.lexer.classes.len();
+        for boundary in &tables.boundaries {
+            let mut v = view.clone();
+            if !g.is_ignored(boundary.winner) && !g.parse.shift(&mut v, boundary.winner) {
+                continue;
+            }
+            let q2 = g.start_state_top_down(v.top_symbol(), || v.top_down());
+            if q2 == DEAD {
+                continue;
+            }
+            for c in 0..nc {
+                let range = boundary.class_off[c] as usize..boundary.class_off[c + 1] as usize;
+                if range.is_empty() || g.lexer.trans[q2 as usize * nc + c] == DEAD {
+                    continue;
+                }
+                for &node in &boundary.nodes[range] {
+                    if let Some(f) = filter {
+                        if !f[b.trie.tokens[b.trie.token_off[self.first_token_node(node as usize)] as usize] as usize] {
+                            continue;
+                        }
+                    }
+                    self.walk(out, &v, q2, node as usize, scratch);
+                }
+            }
+        }
+    }
+
+    /// Some node in `node`'s subtree that has a token (every leaf has one).
+    fn first_token_node(&self, node: usize) -> usize {
+        let trie = &self.bound.trie;
+        let mut n = node;
+        while trie.token_off[n] == trie.token_off[n + 1] {
+            n += 1;
+        }
+        n
+    }
+
+    /// Walks the trie below `root` (whose byte starts a new lexeme in lexer
+    /// state `q`), crossing further lexeme boundaries with the parser.
+    fn walk(&self, out: &mut [u64], view: &StackView, q: u32, root: usize, scratch: &mut Scratch) {
+        let b = &*self.bound;
+        let g = &b.grammar;
+        let trie = &b.trie;
+        let lx = &g.lexer;
+        let base_depth = trie.depth[root] as usize;
+        let mut views: Vec<StackView> = vec![view.clone()];
+        scratch.state[base_depth - 1] = q;
+        scratch.view[base_depth - 1] = 0;
+        let end = trie.subtree_end[root] as usize;
+        let mut i = root;
+        while i < end {
+            let d = trie.depth[i] as usize;
+            let s = scratch.state[d - 1];
+            let mut vi = scratch.view[d - 1];
+            let byte = trie.byte[i];
+            let mut ns = lx.next(s, byte);
+            if ns == DEAD {
+                let Some(w) = lx.winner(s) else {
+                    i = trie.subtree_end[i] as usize;
+                    continue;
+                };
+                let mut v = views[vi as usize].clone();
+                if !g.is_ignored(w) && !g.parse.shift(&mut v, w) {
+                    i = trie.subtree_end[i] as usize;
+                    continue;
+                }
+                let q2 = g.start_state_top_down(v.top_symbol(), || v.top_down());
+                ns = if q2 == DEAD { DEAD } else { lx.next(q2, byte) };
+                if ns == DEAD {
+                    i = trie.subtree_end[i] as usize;
+                    continue;
+                }
+                views.push(v);
+                vi = (views.len() - 1) as u32;
+            }
+            for &t in trie.tokens_at(i) {
+                set_bit(out, t);
+            }
+            scratch.state[d] = ns;
+            scratch.view[d] = vi;
+            i += 1;
+        }
+    }
+
+    /// Runs `bytes` from the current state; `None` if some byte is not allowed.
+    fn run_bytes(&self, bytes: &[u8]) -> Option<(Vec<u32>, u32)> {
+        let g = &self.bound.grammar;
+        let mut stack = self.stack.clone();
+        let mut q = self.lexer;
+        let mut fresh = self.fresh;
+        for &byte in bytes {
+            let mut ns = g.lexer.next(q, byte);
+            if ns == DEAD {
+                if fresh {
+                    return None;
+                }
+                let w = g.lexer.winner(q)?;
+                if !g.is_ignored(w) && !g.parse.shift(&mut stack, w) {
+                    return None;
+                }
+                let q2 = g.start_state(&stack);
+                if q2 == DEAD {
+                    return None;
+                }
+                ns = g.lexer.next(q2, byte);
+                if ns == DEAD {
+                    return None;
+                }
+            }
+            q = ns;
+            fresh = false;
+        }
+        Some((stack, q))
+    }
+
+    /// Accepts `token`. EOS is accepted only when the output is complete.
+    pub fn advance(&mut self, token: u32) -> Result<(), MatchError> {
+        if self.finished {
+            return Err(MatchError {
+                kind: MatchErrorKind::Finished,
+                message: format!("token {token} after end of sequence"),
+            });
+        }
+        let bound = Arc::clone(&self.bound);
+        let vocab = &bound.vocab;
+        let bytes = match vocab.token_bytes(token) {
+            Ok(b) => b,
+            Err(_) => {
+                return Err(MatchError {
+                    kind: MatchErrorKind::TokenOutOfRange,
+                    message: format!("token id {token} is out of range (vocabulary has {} ids)", vocab.len()),
+                })
+            }
+        };
+        if vocab.is_eos(token) {
+            if !self.is_complete() {
+                return Err(self.not_allowed(token, "end of sequence before the output is complete"));
+            }
+            self.push_history();
+            self.tokens.push(token);
+            self.finished = true;
+            return Ok(());
+        }
+        let normal = matches!(vocab.kind(token), Ok(crate::vocab::TokenKind::Normal));
+        if !normal || bytes.is_empty() {
+            return Err(self.not_allowed(token, "special tokens never match grammar text"));
+        }
+        let Some((stack, q)) = self.run_bytes(bytes) else {
+            return Err(self.not_allowed(token, "the grammar does not allow it here"));
+        };
+        self.push_history();
+        self.output.extend_from_slice(bytes);
+        self.stack = stack;
+        self.lexer = q;
+        self.fresh = false;
+        self.tokens.push(token);
+        Ok(())
+    }
+
+    fn not_allowed(&self, token: u32, why: &str) -> MatchError {
+        let text = self.bound.vocab.token_bytes(token).map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default();
+        MatchError {
+            kind: MatchErrorKind::TokenNotAllowed,
+            message: format!("token {token} ({text:?}) not allowed after {} bytes: {why}", self.output.len()),
+        }
+    }
+
+    fn push_history(&mut self) {
+        self.history.push(Snapshot {
+            stack: self.stack.clone(),
+            lexer: self.lexer,
+            fresh: self.fresh,
+            output_len: self.output.len(),
+        });
+    }
+
+    /// Undoes the last `n` accepted tokens.
+    pub fn rollback(&mut self, n: usize) -> Result<(), MatchError> {
+        if n > self.history.len() {
+            return Err(MatchError {
+                kind: MatchErrorKind::RollbackTooFar,
+                message: format!("cannot roll back {n} tokens: only {} were accepted", self.history.len()),
+            });
+        }
+        for _ in 0..n {
+            let s = self.history.pop().expect("checked length");
+            self.stack = s.stack;
+            self.lexer = s.lexer;
+            self.fresh = s.fresh;
+            self.output.truncate(s.output_len);
+            self.tokens.pop();
+            self.finished = false;
+        }
+        Ok(())
+    }
+
+    /// Whether appending `bytes` keeps the output a valid prefix.
+    pub fn accepts_bytes(&self, bytes: &[u8]) -> bool {
+        !self.finished && self.run_bytes(bytes).is_some()
+    }
+
+    /// The bytes the grammar forces next: while exactly one byte can follow
+    /// and the output is not complete, that byte.
+    pub fn forced_bytes(&self) -> Vec<u8> {
+        let mut m = self.clone();
+        let mut forced = Vec::new();
+        while !m.finished && !m.is_complete() {
+            let mut only = None;
+            for b in 0..=255u8 {
+                if m.run_bytes(&[b]).is_some() {
+                    if only.is_some() {
+                        return forced;
+                    }
+                    only = Some(b);
+                }
+            }
+            let Some(b) = only else { return forced };
+            let (stack, q) = m.run_bytes(&[b]).expect("checked above");
+            m.stack = stack;
+            m.lexer = q;
+            m.fresh = false;
+            forced.push(b);
+        }
+        forced
+    }
+
+    /// Tokens spelling a prefix of [`forced_bytes`](Self::forced_bytes),
+    /// longest token first at each step.
+    pub fn forced_tokens(&self) -> Vec<u32> {
+        let forced = self.forced_bytes();
+        let trie = &self.bound.trie;
+        let mut out = Vec::new();
+        let mut pos = 0;
+        while pos < forced.len() {
+            // Follow the trie along the forced bytes, remembering the deepest token.
+            let mut best: Option<(usize, u32)> = None;
+            let mut node = 0usize;
+            for (k, &byte) in forced[pos..].iter().enumerate() {
+                let mut child = node + 1;
+                let end = trie.subtree_end[node] as usize;
+                let mut found = None;
+                while child < end {
+                    if trie.byte[child] == byte {
+                        found = Some(child);
+                        break;
+                    }
+                    child = trie.subtree_end[child] as usize;
+                }
+                let Some(c) = found else { break };
+                node = c;
+                if let Some(&t) = trie.tokens_at(node).first() {
+                    best = Some((k + 1, t));
+                }
+            }
+            let Some((len, t)) = best else { break };
+            out.push(t);
+            pos += len;
+        }
+        out
+    }
+}
+
+/// Per-depth state of a trie walk.
+struct Scratch {
+    state: Vec<u32>,
+    view: Vec<u32>,
+}
+
+impl Scratch {
+    fn new(trie: &crate::trie::TokenTrie) -> Scratch {
+        let depth = 1 + trie.max_depth;
+        Scratch { state: vec![DEAD; depth], view: vec![0; depth] }
+    }
+}

@@ -1,0 +1,119 @@
+//! The token trie: every normal token's bytes in one prefix tree.
+//!
+//! Nodes are stored in depth-first preorder with the end of each subtree, so
+//! a walk that finds a dead prefix skips all tokens below it with one jump.
+//! The trie depends only on the vocabulary and is shared by every grammar
+//! bound to it.
+
+use crate::vocab::Vocabulary;
+
+#[derive(Clone, Debug)]
+pub struct TokenTrie {
+    /// Byte on the edge into each node; node 0 is the root (byte unused).
+    pub byte: Vec<u8>,
+    /// One past the last node of each node's subtree.
+    pub subtree_end: Vec<u32>,
+    /// Depth of each node (root = 0).
+    pub depth: Vec<u16>,
+    /// Tokens ending at node `i`: `tokens[token_off[i]..token_off[i + 1]]`.
+    pub token_off: Vec<u32>,
+    pub tokens: Vec<u32>,
+    /// Number of token ids (mask width without padding).
+    pub vocab_len: usize,
+    /// First byte of each normal token (for filters), indexed by token id.
+    pub first_byte: Vec<Option<u8>>,
+    pub max_depth: usize,
+}
+
+impl TokenTrie {
+    pub fn new(vocab: &Vocabulary) -> TokenTrie {
+        let mut entries: Vec<(&[u8], u32)> = vocab.normal_tokens().filter(|(_, b)| !b.is_empty()).map(|(i, b)| (b, i)).collect();
+        entries.sort_unstable();
+        let mut first_byte = vec![None; vocab.len()];
+        for &(b, id) in &entries {
+            first_byte[id as usize] = Some(b[0]);
+        }
+        let mut byte = vec![0u8];
+        let mut depth = vec![0u16];
+        let mut subtree_end = vec![0u32];
+        let mut node_tokens: Vec<Vec<u32>> = vec![Vec::new()];
+        // path[d] = node index at depth d on the current path.
+        let mut path: Vec<usize> = vec![0];
+        let mut prev: &[u8] = &[];
+        for &(bytes, id) in &entries {
+            // Common prefix with the previous token shares nodes.
+            let common = prev.iter().zip(bytes).take_while(|(a, b)| a == b).count();
+            for &node in &path[common + 1..] {
+                subtree_end[node] = byte.len() as u32;
+            }
+            path.truncate(common + 1);
+            for &b in &bytes[common..] {
+                let node = byte.len();
+                byte.push(b);
+                depth.push(path.len() as u16);
+                subtree_end.push(0);
+                node_tokens.push(Vec::new());
+                path.push(node);
+            }
+            node_tokens[*path.last().unwrap()].push(id);
+            prev = bytes;
+        }
+        for &node in &path {
+            subtree_end[node] = byte.len() as u32;
+        }
+        let mut token_off = Vec::with_capacity(byte.len() + 1);
+        let mut tokens = Vec::new();
+        for t in &node_tokens {
+            token_off.push(tokens.len() as u32);
+            tokens.extend_from_slice(t);
+        }
+        token_off.push(tokens.len() as u32);
+        let max_depth = depth.iter().copied().max().unwrap_or(0) as usize;
+        TokenTrie { byte, subtree_end, depth, token_off, tokens, vocab_len: vocab.len(), first_byte, max_depth }
+    }
+
+    pub fn num_nodes(&self) -> usize {
+        self.byte.len()
+    }
+
+    #[inline]
+    pub fn tokens_at(&self, node: usize) -> &[u32] {
+        &self.tokens[self.token_off[node] as usize..self.token_off[node + 1] as usize]
+    }
+
+    /// Children of the root, as node indices.
+    pub fn root_children(&self) -> impl Iterator<Item = usize> + '_ {
+        let mut i = 1;
+        std::iter::from_fn(move || {
+            if i >= self.byte.len() {
+                return None;
+            }
+            let n = i;
+            i = self.subtree_end[n] as usize;
+            Some(n)
+        })
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.byte.len() * (1 + 4 + 2 + 4) + self.tokens.len() * 4 + self.first_byte.len() * 2
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preorder_with_subtrees() {
+        let v = Vocabulary::from_tokens(vec![b"ab".to_vec(), b"a".to_vec(), b"b".to_vec(), b"abc".to_vec()], vec![]);
+        let t = TokenTrie::new(&v);
+        // root, a, ab, abc, b
+        assert_eq!(t.byte[1..], *b"abcb");
+        assert_eq!(t.subtree_end, vec![5, 4, 4, 4, 5]);
+        assert_eq!(t.tokens_at(1), &[1]);
+        assert_eq!(t.tokens_at(2), &[0]);
+        assert_eq!(t.tokens_at(3), &[3]);
+        assert_eq!(t.tokens_at(4), &[2]);
+        assert_eq!(t.root_children().collect::<Vec<_>>(), vec![1, 4]);
+    }
+}

@@ -1,0 +1,106 @@
+//! Random small grammars and vocabularies for the property tests.
+#![allow(dead_code)]
+
+use gcd_core::grammar::{Expr, Grammar, GrammarBuilder, TerminalPattern};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// Regex terminals over a tiny alphabet, chosen so that prefixes, overlaps,
+/// multi-byte characters and self-delimiting strings all occur.
+const REGEXES: &[&str] = &[
+    "[ab]+", "a[bc]*", "b", "(ab|c)", "b?a", "\"[^\"]*\"", "é+", "c[aé]", "[0-9]+", "x|xy", "(ab)+",
+];
+const LITERALS: &[&str] = &["a", "b", "c", "ab", "ba", "(", ")", ",", "é", "x", "xyz", "1"];
+
+/// A random grammar with 2–5 terminals and 1–4 rules, sometimes with an
+/// ignored space terminal.
+pub fn random_grammar(seed: u64) -> Grammar_ {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut b = GrammarBuilder::new();
+    let n_terms = rng.random_range(2..=5);
+    let mut names = Vec::new();
+    for i in 0..n_terms {
+        let name = format!("T{i}");
+        let pattern = if rng.random_bool(0.5) {
+            TerminalPattern::Literal { text: LITERALS[rng.random_range(0..LITERALS.len())].into(), case_insensitive: false }
+        } else {
+            TerminalPattern::Regex(REGEXES[rng.random_range(0..REGEXES.len())].into())
+        };
+        b.terminal_full(&name, pattern, 0, None);
+        names.push(name);
+    }
+    let ignored = rng.random_bool(0.4);
+    if ignored {
+        b.terminal("WS", TerminalPattern::Regex(if rng.random_bool(0.5) { " +".into() } else { " ".into() }));
+        b.ignore("WS", None);
+    }
+    let n_rules = rng.random_range(1..=4);
+    let rule_names: Vec<String> = (0..n_rules).map(|i| if i == 0 { "start".to_string() } else { format!("r{i}") }).collect();
+    for (i, r) in rule_names.iter().enumerate() {
+        let n_alts = rng.random_range(1..=3);
+        let mut alts = Vec::new();
+        for _ in 0..n_alts {
+            let len = rng.random_range(0..=3);
+            let mut items = Vec::new();
+            for _ in 0..len {
+                // Later rules only, to keep most grammars productive; sometimes recursion.
+                let pick = rng.random_range(0..10);
+                let item = if pick < 6 || i + 1 >= n_rules && pick < 9 {
+                    Expr::name(&names[rng.random_range(0..names.len())])
+                } else if pick < 9 {
+                    Expr::name(&rule_names[rng.random_range(i + 1..n_rules)])
+                } else {
+                    Expr::name(&rule_names[rng.random_range(0..n_rules)])
+                };
+                let item = match rng.random_range(0..8) {
+                    0 => Expr::opt(item),
+                    1 => Expr::star(item),
+                    2 => Expr::plus(item),
+                    _ => item,
+                };
+                items.push(item);
+            }
+            alts.push(Expr::seq(items));
+        }
+        // Keep every rule reachable: the first alternative mentions the next rule.
+        if i + 1 < n_rules {
+            let next = Expr::name(&rule_names[i + 1]);
+            let Expr::Seq(items) = &mut alts[0] else { unreachable!() };
+            items.push(if rng.random_bool(0.5) { next } else { Expr::opt(next) });
+        }
+        b.rule(r, alts);
+    }
+    Grammar_ { builder: b, seed }
+}
+
+pub struct Grammar_ {
+    pub builder: GrammarBuilder,
+    pub seed: u64,
+}
+
+impl Grammar_ {
+    pub fn build(&self) -> Option<Grammar> {
+        self.builder.build().ok()
+    }
+}
+
+/// A random vocabulary over the bytes the grammars use: single bytes, all
+/// pieces of 'é', and multi-byte tokens that span terminals.
+pub fn random_vocab(seed: u64, size: usize) -> Vec<Vec<u8>> {
+    let mut rng = StdRng::seed_from_u64(seed ^ 0x9e37_79b9_7f4a_7c15);
+    let alphabet: &[u8] = b"abcxyz01(),\" \xc3\xa9";
+    let mut tokens: Vec<Vec<u8>> = Vec::new();
+    // Every single byte of the alphabet, so every string can be spelled.
+    for &b in alphabet {
+        tokens.push(vec![b]);
+    }
+    tokens.push("é".as_bytes().to_vec());
+    while tokens.len() < size {
+        let len = rng.random_range(2..=4);
+        let t: Vec<u8> = (0..len).map(|_| alphabet[rng.random_range(0..alphabet.len())]).collect();
+        if !tokens.contains(&t) {
+            tokens.push(t);
+        }
+    }
+    tokens
+}

@@ -1,0 +1,104 @@
+//! The matcher's masks agree bit for bit with the brute-force reference on
+//! random grammars and vocabularies.
+
+mod common;
+
+use std::sync::Arc;
+
+use gcd_core::bind::BoundGrammar;
+use gcd_core::compiled::CompiledGrammar;
+use gcd_core::matcher::Matcher;
+use gcd_core::recognizer::{Recognizer, Status};
+use gcd_core::vocab::Vocabulary;
+use proptest::prelude::*;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// Compares masks along one random walk; returns how many masks were checked.
+fn check_walk(compiled: Arc<CompiledGrammar>, tokens: Vec<Vec<u8>>, seed: u64, steps: usize) -> usize {
+    let n = tokens.len() as u32;
+    let vocab = Arc::new(Vocabulary::from_tokens_with_eos(tokens.clone(), "</s>"));
+    let bound = Arc::new(BoundGrammar::new(compiled.clone(), vocab));
+    let reference = Recognizer::new(&compiled);
+    let mut m = Matcher::new(bound);
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut checked = 0;
+    for _ in 0..steps {
+        let mask = m.compute_mask(tokens.len() + 1);
+        let prefix = m.output().to_vec();
+        let mut allowed = Vec::new();
+        for (id, t) in tokens.iter().enumerate() {
+            let mut s = prefix.clone();
+            s.extend_from_slice(t);
+            let st = reference.status(&s);
+            assert_ne!(st, Status::Unknown, "reference gave up on {:?}", String::from_utf8_lossy(&s));
+            assert_eq!(
+                mask[id],
+                st.is_viable(),
+                "token {:?} after {:?}: matcher {} reference {:?}",
+                String::from_utf8_lossy(t),
+                String::from_utf8_lossy(&prefix),
+                mask[id],
+                st
+            );
+            if mask[id] {
+                allowed.push(id as u32);
+            }
+            // advance() must agree with the mask.
+            let mut probe = m.clone();
+            assert_eq!(probe.advance(id as u32).is_ok(), mask[id]);
+        }
+        let complete = reference.status(&prefix) == Status::Complete;
+        assert_eq!(m.is_complete(), complete, "completeness after {:?}", String::from_utf8_lossy(&prefix));
+        assert_eq!(mask[n as usize], complete, "EOS bit");
+        checked += 1;
+        if allowed.is_empty() {
+            // Only a complete output may have nowhere to go.
+            assert!(complete, "dead end after {:?}", String::from_utf8_lossy(&prefix));
+            break;
+        }
+        let t = allowed[rng.random_range(0..allowed.len())];
+        m.advance(t).unwrap();
+    }
+    checked
+}
+
+fn compile_random(seed: u64) -> Option<Arc<CompiledGrammar>> {
+    let g = common::random_grammar(seed).build()?;
+    CompiledGrammar::new(&g).ok().map(Arc::new)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1500, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn masks_equal_reference(seed in any::<u64>(), vseed in any::<u64>(), vsize in 16usize..48) {
+        // Most random grammars are not LL(1); take the next seed that is.
+        if let Some(c) = (0..40).find_map(|k| compile_random(seed.wrapping_add(k))) {
+            let tokens = common::random_vocab(vseed, vsize);
+            check_walk(c, tokens, vseed, 8);
+        }
+    }
+}
+
+/// Enough random grammars survive compilation for the property to mean something.
+#[test]
+fn random_grammars_mostly_usable() {
+    let mut why = std::collections::BTreeMap::new();
+    for s in 0..400u64 {
+        let key = match common::random_grammar(s).build() {
+            None => "build".to_string(),
+            Some(g) => match CompiledGrammar::new(&g) {
+                Ok(_) => "ok".to_string(),
+                Err(e) => {
+                    format!("{:?}", e.kind())
+                }
+            },
+        };
+        *why.entry(key).or_insert(0) += 1;
+    }
+    eprintln!("{why:?}");
+    let usable = why.get("ok").copied().unwrap_or(0);
+    eprintln!("{usable} of 400 random grammars compile");
+    assert!(usable >= 60, "only {usable} of 400 random grammars compile");
+}

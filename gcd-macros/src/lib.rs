@@ -1,0 +1,1 @@
+//! Procedural macros for gcd. The `grammar!` macro and `#[derive(Constrained)]` land here.

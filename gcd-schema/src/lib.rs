@@ -1,0 +1,1 @@
+//! JSON Schema front end for gcd. Compiling schemas to grammars lands here.
