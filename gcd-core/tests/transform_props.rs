@@ -409,3 +409,25 @@ proptest! {
         }
     }
 }
+#[test]
+fn dbg_samples() {
+    use proptest::strategy::ValueTree;
+    let mut runner = TestRunner::new(Config { cases: 400, failure_persistence: None, ..Config::default() });
+    let mut conf = 0;
+    let show = |g: &Grammar| (0..g.productions.len()).map(|i| g.display_production(gcd_core::grammar::ProdId(i as u32))).collect::<Vec<_>>().join("; ");
+    for _ in 0..3000 {
+        let s = random_spec().new_tree(&mut runner).unwrap().current();
+        let g = build(&s);
+        if let Err(e) = make_ll1(&g) { if e.kind() == DiagnosticKind::TooLarge { eprintln!("BIG: {}\n   {}", show(&g), e); break; } }
+    }
+    for _ in 0..400 {
+        let s = structured_spec().new_tree(&mut runner).unwrap().current();
+        let g = build(&s);
+        match make_ll1(&g) {
+            Ok((h, _)) if well_formed(&g) && conf < 8 && find_left_recursion(&g).is_some() => {
+                if let Err(e) = analysis::analyze(&h) { conf += 1; eprintln!("CONF: {}\n  -> {}\n   {}", show(&g), show(&h), e.diagnostics()[0].message); }
+            }
+            _ => {}
+        }
+    }
+}

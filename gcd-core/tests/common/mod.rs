@@ -1,5 +1,6 @@
 //! Random small grammars and vocabularies for the property tests.
 #![allow(dead_code)]
+pub mod data;
 
 use gcd_core::grammar::{Expr, Grammar, GrammarBuilder, TerminalPattern};
 use rand::rngs::StdRng;
