@@ -14,6 +14,7 @@ pub mod builtin;
 pub mod compiled;
 pub mod error;
 pub mod grammar;
+pub mod jsonfmt;
 pub mod lexer;
 pub mod matcher;
 pub mod parser;

@@ -848,7 +848,11 @@ impl<'g> Work<'g> {
                         if done[n.index()] && reach[n.index()] {
                             return Some((k, n, false));
                         }
+                        // A member not processed yet may itself be
+                        // left-recursive: expanding it would not converge.
+                        // Its turn (or the next round) deals with it.
                         if self.nullable[n.index()]
+                            && (!scope[n.index()] || done[n.index()])
                             && self.leads_to(&alt.rhs[1..], |m| m == a || reach[m.index()])
                         {
                             return Some((k, n, true));

@@ -53,12 +53,16 @@
 //! The differences that matter are bridged: `\<` `\>` are plain characters
 //! (word boundaries in regex-syntax), `\Z` is `\z`, `[` `&&` `--` `~~` inside
 //! a character class are literal, a `{` that does not start a repetition is
-//! literal. Lazy quantifiers (`*?` `+?` `??`) are accepted but mean the same
-//! as the greedy ones: gcd matches every terminal against a whole lexeme
-//! (longest match), so laziness has no meaning. Each regex is checked when
-//! the grammar is read: syntax errors are [`DiagnosticKind::InvalidRegex`]
-//! with the position inside the regex; lookaround and backreferences, and
-//! anchors or word boundaries (`^ $ \b \B \A \z`), are
+//! literal. Lazy quantifiers (`*?` `+?` `??` `{n,m}?`) are accepted and read
+//! as greedy (the `?` is dropped): gcd matches every terminal against a whole
+//! lexeme (a terminal is the set of strings its regex matches, and the lexer
+//! takes the longest match), so laziness has no meaning, and dropping it
+//! keeps the regex's meaning independent of the DFA's match kind.
+//!
+//! Each regex is checked when the grammar is read: syntax errors are
+//! [`DiagnosticKind::InvalidRegex`] with the position inside the regex;
+//! lookaround and backreferences, and anchors or word boundaries
+//! (`^ $ \b \B \A \z`), are
 //! [`DiagnosticKind::Unsupported`]. A terminal that a rule or `%ignore` uses
 //! and that matches the empty string is a [`DiagnosticKind::EmptyMatch`].
 //!
@@ -1116,9 +1120,14 @@ impl Parser<'_, '_> {
                     return Err(());
                 }
                 _ => {
-                    return self.expected(
-                        "a name, a \"literal\", a /regex/, `(`, `[`, `|` or the end of the line",
-                    );
+                    let end = if self.depth > 0 {
+                        "a closing bracket"
+                    } else {
+                        "the end of the line"
+                    };
+                    return self.expected(&format!(
+                        "a name, a \"literal\", a /regex/, `(`, `[`, `|` or {end}"
+                    ));
                 }
             }
         }
