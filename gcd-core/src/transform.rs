@@ -14,16 +14,18 @@
 //! The left-corner graph has an edge `A → B` when some alternative of `A` is
 //! `X1 … Xk B …` with `X1 … Xk` nullable. Its strongly connected components
 //! with a cycle are the left-recursive ones; only their rules are rewritten,
-//! callee components first. Within one component, ordered by declaration,
-//! each rule `Ai` in turn:
+//! callee components first. Within one component the rules used from outside
+//! it (and the start rule) come last, so that they absorb the others, which
+//! then usually fall out of use; otherwise declaration order. Each rule `Ai`
+//! in turn:
 //!
 //! * gets the alternatives of already-processed members (and of the tails
 //!   made for them) substituted in where such a member starts an alternative
 //!   and can still lead back to `Ai` (Paull's algorithm, restricted to what
 //!   is actually recursive: indirect left recursion);
-//! * gets a nullable leading symbol expanded where the rest of the
-//!   alternative leads back to `Ai` (hidden left recursion, `a: b a "x"` with
-//!   `b` nullable);
+//! * gets a nullable leading symbol (outside the component, or already
+//!   processed) expanded where the rest of the alternative leads back to
+//!   `Ai` (hidden left recursion, `a: b a "x"` with `b` nullable);
 //! * then has its direct left recursion removed:
 //!   `A: A α1 | … | β1 | …` becomes `A: β1 A' | …` and
 //!   `A': α1 A' | … | <empty>`, where `A'` is a [`RuleKind::Generated`] rule
@@ -576,7 +578,14 @@ impl<'g> Work<'g> {
         message: impl FnOnce(&str) -> String,
     ) -> Diagnostic {
         let (a0, k0) = cycle[0];
-        let span = self.alts[a0.index()][k0].span.or(self.nts[a0.index()].span);
+        let span = self.alts[a0.index()][k0]
+            .span
+            .or(self.nts[a0.index()].span)
+            .or_else(|| {
+                cycle
+                    .iter()
+                    .find_map(|&(n, _)| self.user_site(n).and_then(|(_, s)| s))
+            });
         let mut d = Diagnostic::new(kind, span, message(&self.cycle_names(cycle)));
         for (i, &(n, k)) in cycle.iter().enumerate() {
             let next = cycle.get(i + 1).map_or(a0, |s| s.0);
@@ -592,6 +601,33 @@ impl<'g> Work<'g> {
             );
         }
         d
+    }
+
+    /// For a Generated rule (made from EBNF sugar or by a transform): the
+    /// nearest rule written by the user that uses it, and the span of that
+    /// use. None for the user's own rules and for unused generated ones.
+    fn user_site(&self, n: NtId) -> Option<(NtId, Option<Span>)> {
+        if self.nts[n.index()].kind != RuleKind::Generated {
+            return None;
+        }
+        let mut seen = vec![false; self.len()];
+        seen[n.index()] = true;
+        let mut queue = VecDeque::from([n]);
+        while let Some(x) = queue.pop_front() {
+            for (y, alts) in self.alts.iter().enumerate() {
+                for alt in alts {
+                    if !alt.rhs.contains(&Symbol::N(x)) || seen[y] {
+                        continue;
+                    }
+                    if self.nts[y].kind != RuleKind::Generated {
+                        return Some((NtId(y as u32), alt.span.or(self.nts[y].span)));
+                    }
+                    seen[y] = true;
+                    queue.push_back(NtId(y as u32));
+                }
+            }
+        }
+        None
     }
 
     /// The rules in `scope` from which `a` can be reached along left-corner
@@ -751,13 +787,25 @@ impl<'g> Work<'g> {
             let scope = self.scope_of(&scc);
             if let Some(c) = self.find_cycle(scc[0], |n| self.unit_edges(n), |n| scope[n.index()]) {
                 let name = self.name(scc[0]);
-                diags.push(self.cycle_diag(DiagnosticKind::LeftRecursion, &c, |cyc| {
+                let mut d = self.cycle_diag(DiagnosticKind::LeftRecursion, &c, |cyc| {
                     format!(
                         "left recursion `{cyc}` cannot be removed: rule `{name}` derives itself with nothing \
                          around it, so the grammar is cyclic (infinitely ambiguous); remove the alternative \
                          that closes the cycle"
                     )
-                }));
+                });
+                if let Some((user, span)) = c.iter().find_map(|&(n, _)| self.user_site(n)) {
+                    d = d.with_note(
+                        span,
+                        format!(
+                            "the generated rules in this cycle come from EBNF sugar in rule `{}`: a repetition \
+                             (`*`, `+`) of something that can be empty loops without consuming input; make the \
+                             repeated part non-empty (`[a]*` or `(a?)*` is just `a*`)",
+                            self.name(user)
+                        ),
+                    );
+                }
+                diags.push(d);
             }
         }
         if diags.is_empty() {
@@ -1775,6 +1823,34 @@ mod tests {
         let e = make_ll1(&g).unwrap_err();
         assert_eq!(e.kind(), DiagnosticKind::LeftRecursion);
         assert!(e.diagnostics()[0].message.contains("`a -> a`"), "{e}");
+    }
+
+    #[test]
+    fn repetition_of_nullable_sugar_is_a_cycle_explained_at_the_user_rule() {
+        // s: ("a"?)* "b" -- the star's body can be empty.
+        let mut b = GrammarBuilder::new();
+        let body = Expr::seq(vec![
+            Expr::star(Expr::opt(Expr::literal("a"))),
+            Expr::literal("b"),
+        ]);
+        b.rule_full(
+            "s",
+            RuleKind::Normal,
+            vec![Alternative {
+                expr: body,
+                alias: None,
+                span: span(7),
+            }],
+            None,
+        );
+        let g = b.build().unwrap();
+        let e = make_ll1(&g).unwrap_err();
+        assert_eq!(e.kind(), DiagnosticKind::LeftRecursion);
+        let d = &e.diagnostics()[0];
+        assert_eq!(d.span, span(7));
+        let hint = &d.notes.last().unwrap();
+        assert_eq!(hint.0, span(7));
+        assert!(hint.1.contains("EBNF sugar in rule `s`"), "{}", hint.1);
     }
 
     #[test]
