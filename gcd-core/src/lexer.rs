@@ -42,8 +42,63 @@ pub enum DfaError {
     NeverMatches,
 }
 
+/// Whether the regex has a lazy quantifier anywhere.
+fn has_lazy_quantifier(regex: &str) -> bool {
+    fn walk(h: &regex_syntax::hir::Hir) -> bool {
+        use regex_syntax::hir::HirKind;
+        match h.kind() {
+            HirKind::Repetition(r) => !r.greedy || walk(&r.sub),
+            HirKind::Capture(c) => walk(&c.sub),
+            HirKind::Concat(hs) | HirKind::Alternation(hs) => hs.iter().any(walk),
+            _ => false,
+        }
+    }
+    regex_syntax::Parser::new().parse(regex).is_ok_and(|h| walk(&h))
+}
+
 impl TerminalDfa {
+    /// Compiles a terminal's regex. A regex with a lazy quantifier (`*?`)
+    /// matches shortest-first: its lexeme ends at the first match, so
+    /// `/\*(.|\n)*?\*/` is a C comment that stops at the first `*/`. Without
+    /// one, a terminal is the set of strings its regex matches.
     pub fn new(regex: &str) -> Result<TerminalDfa, DfaError> {
+        let mut dfa = Self::build(regex)?;
+        if has_lazy_quantifier(regex) {
+            dfa.stop_at_first_match();
+        }
+        Ok(dfa)
+    }
+
+    /// Drops every transition out of an accepting state (and the states that
+    /// no longer lead to a match).
+    fn stop_at_first_match(&mut self) {
+        for s in 0..self.len() {
+            if self.accepting[s] {
+                self.trans[s * 256..(s + 1) * 256].fill(DEAD);
+            }
+        }
+        // States may now be unreachable or dead; liveness is what the lexer
+        // relies on, so recompute it.
+        let n = self.len();
+        let mut live = self.accepting.clone();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for s in 0..n {
+                if !live[s] && self.trans[s * 256..(s + 1) * 256].iter().any(|&t| t != DEAD && live[t as usize]) {
+                    live[s] = true;
+                    changed = true;
+                }
+            }
+        }
+        for t in self.trans.iter_mut() {
+            if *t != DEAD && !live[*t as usize] {
+                *t = DEAD;
+            }
+        }
+    }
+
+    fn build(regex: &str) -> Result<TerminalDfa, DfaError> {
         let dfa = dense::Builder::new()
             .configure(
                 dense::DFA::config()
@@ -313,6 +368,16 @@ mod tests {
         // "01" is dead after "0" + "1": liveness is exact, not just regex-automata's dead state.
         assert_eq!(d.run(b"01"), None);
         assert!(d.run(b"1.").is_some());
+    }
+
+    #[test]
+    fn lazy_regex_ends_at_first_match() {
+        let d = TerminalDfa::new(r"/\*(.|\n)*?\*/").unwrap();
+        assert!(d.matches(b"/* a */"));
+        assert!(!d.matches(b"/* a */ b */"));
+        assert_eq!(d.run(b"/* a */ "), None);
+        let greedy = TerminalDfa::new(r"/\*(.|\n)*\*/").unwrap();
+        assert!(greedy.matches(b"/* a */ b */"));
     }
 
     #[test]

@@ -53,11 +53,9 @@
 //! The differences that matter are bridged: `\<` `\>` are plain characters
 //! (word boundaries in regex-syntax), `\Z` is `\z`, `[` `&&` `--` `~~` inside
 //! a character class are literal, a `{` that does not start a repetition is
-//! literal. Lazy quantifiers (`*?` `+?` `??` `{n,m}?`) are accepted and read
-//! as greedy (the `?` is dropped): gcd matches every terminal against a whole
-//! lexeme (a terminal is the set of strings its regex matches, and the lexer
-//! takes the longest match), so laziness has no meaning, and dropping it
-//! keeps the regex's meaning independent of the DFA's match kind.
+//! literal. Lazy quantifiers (`*?` `+?` `??` `{n,m}?`) are kept: a terminal
+//! whose regex has one ends its lexeme at its first match, as Lark's
+//! `re.match` does for `/\/\*(.|\n)*?\*\//` (see [`crate::lexer`]).
 //!
 //! Each regex is checked when the grammar is read: syntax errors are
 //! [`DiagnosticKind::InvalidRegex`] with the position inside the regex;
@@ -1689,11 +1687,11 @@ fn translate_python_regex(body: &str, verbose: bool) -> (String, Vec<usize>) {
             k += 1;
             continue;
         }
-        // Is this `?` a lazy-quantifier suffix? Dropped: see the module docs.
+        // Is this `?` a lazy-quantifier suffix? Kept: see the module docs.
         let lazy = c == '?' && after_quantifier;
         after_quantifier = false;
         match c {
-            '?' if lazy => {}
+            '?' if lazy => push(&mut out, "?", off),
             '*' | '+' => {
                 push(&mut out, c.encode_utf8(&mut buf), off);
                 after_quantifier = true;
@@ -2485,8 +2483,8 @@ F: /[+--]/
         assert!(full_match(&regex(&g, "A"), "<[>"));
         assert!(full_match(&regex(&g, "B"), "{x}"));
         assert!(full_match(&regex(&g, "C"), "&"));
-        assert_eq!(regex(&g, "D"), "\".*\"");
-        assert_eq!(regex(&g, "E"), "a{2,3}b?");
+        assert_eq!(regex(&g, "D"), "\".*?\"");
+        assert_eq!(regex(&g, "E"), "a{2,3}?b??");
         assert!(full_match(&regex(&g, "F"), ","));
     }
 
