@@ -439,9 +439,11 @@ impl GrammarBuilder {
             productions: Vec::new(),
             diags: &mut diags,
             memo: HashMap::new(),
+            span: None,
         };
         for (i, r) in self.rules.iter().enumerate() {
             for alt in &r.alternatives {
+                desugar.span = alt.span.or(r.span);
                 let rhs = desugar.seq(&alt.expr, &r.name);
                 desugar.productions.push(Production {
                     lhs: NtId(i as u32),
@@ -475,6 +477,8 @@ struct Desugar<'a> {
     diags: &'a mut Diagnostics,
     /// Identical sugar (`x*` used twice) shares one generated rule.
     memo: HashMap<String, NtId>,
+    /// The alternative being desugared: generated rules point at it.
+    span: Option<Span>,
 }
 
 impl Desugar<'_> {
@@ -613,12 +617,12 @@ impl Desugar<'_> {
         self.nonterminals.push(Nonterminal {
             name: format!("{owner}__{suffix}{}", n.0),
             kind: RuleKind::Generated,
-            span: None,
+            span: self.span,
         });
         n
     }
 
     fn add(&mut self, lhs: NtId, rhs: Vec<Symbol>) {
-        self.productions.push(Production { lhs, rhs, alias: None, span: None });
+        self.productions.push(Production { lhs, rhs, alias: None, span: self.span });
     }
 }
