@@ -27,7 +27,9 @@ pub fn random_grammar(seed: u64) -> Grammar_ {
         } else {
             TerminalPattern::Regex(REGEXES[rng.random_range(0..REGEXES.len())].into())
         };
-        b.terminal_full(&name, pattern, 0, None);
+        // Mostly default priority; sometimes one that overrides the literal-first tie rule.
+        let priority = [0, 0, 0, 1, -1][rng.random_range(0..5)];
+        b.terminal_full(&name, pattern, priority, None);
         names.push(name);
     }
     let ignored = rng.random_bool(0.4);
