@@ -42,6 +42,22 @@ pub enum DfaError {
     NeverMatches,
 }
 
+/// States of a byte-indexed table that can reach an accepting state.
+fn live_states(trans: &[u32], accepting: &[bool]) -> Vec<bool> {
+    let mut live = accepting.to_vec();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for s in 0..live.len() {
+            if !live[s] && trans[s * 256..(s + 1) * 256].iter().any(|&t| t != DEAD && live[t as usize]) {
+                live[s] = true;
+                changed = true;
+            }
+        }
+    }
+    live
+}
+
 /// Whether the regex has a lazy quantifier anywhere.
 fn has_lazy_quantifier(regex: &str) -> bool {
     fn walk(h: &regex_syntax::hir::Hir) -> bool {
@@ -77,20 +93,8 @@ impl TerminalDfa {
                 self.trans[s * 256..(s + 1) * 256].fill(DEAD);
             }
         }
-        // States may now be unreachable or dead; liveness is what the lexer
-        // relies on, so recompute it.
-        let n = self.len();
-        let mut live = self.accepting.clone();
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for s in 0..n {
-                if !live[s] && self.trans[s * 256..(s + 1) * 256].iter().any(|&t| t != DEAD && live[t as usize]) {
-                    live[s] = true;
-                    changed = true;
-                }
-            }
-        }
+        // States may now be dead; liveness is what the lexer relies on.
+        let live = live_states(&self.trans, &self.accepting);
         for t in self.trans.iter_mut() {
             if *t != DEAD && !live[*t as usize] {
                 *t = DEAD;
@@ -141,17 +145,7 @@ impl TerminalDfa {
         }
         // Keep only live states (those that reach a match), renumbered.
         let n = order.len();
-        let mut live = accepting.clone();
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for s in 0..n {
-                if !live[s] && raw_trans[s * 256..(s + 1) * 256].iter().any(|&t| t != DEAD && live[t as usize]) {
-                    live[s] = true;
-                    changed = true;
-                }
-            }
-        }
+        let live = live_states(&raw_trans, &accepting);
         if !live[0] {
             return Err(DfaError::NeverMatches);
         }

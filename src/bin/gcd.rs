@@ -193,12 +193,8 @@ fn replay_tokens(bound: &Arc<BoundGrammar>, tokens: &[u32]) -> std::result::Resu
 }
 
 fn sample(grammar: &str, tokenizer: &str, count: usize, seed: u64, max_tokens: usize, timings: bool) -> Result<ExitCode> {
-    let t0 = Instant::now();
-    let g = load_grammar(grammar)?;
-    let t_compile = t0.elapsed();
-    let t0 = Instant::now();
-    let vocab = load_vocab(tokenizer)?;
-    let t_vocab = t0.elapsed();
+    let (g, t_compile) = timed(|| load_grammar(grammar))?;
+    let (vocab, t_vocab) = timed(|| load_vocab(tokenizer))?;
     let t0 = Instant::now();
     let bound = bind(g, vocab.clone());
     let t_bind = t0.elapsed();
@@ -237,6 +233,13 @@ fn sample(grammar: &str, tokenizer: &str, count: usize, seed: u64, max_tokens: u
     Ok(ExitCode::SUCCESS)
 }
 
+/// Runs `f`, returning its result with how long it took.
+fn timed<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, Duration)> {
+    let t0 = Instant::now();
+    let value = f()?;
+    Ok((value, t0.elapsed()))
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
@@ -259,12 +262,8 @@ fn summarize(times: &mut [Duration]) -> String {
 }
 
 fn bench(grammar: &str, tokenizer: &str, data: &Path, stride: usize) -> Result<ExitCode> {
-    let t0 = Instant::now();
-    let g = load_grammar(grammar)?;
-    let t_compile = t0.elapsed();
-    let t0 = Instant::now();
-    let vocab = load_vocab(tokenizer)?;
-    let t_vocab = t0.elapsed();
+    let (g, t_compile) = timed(|| load_grammar(grammar))?;
+    let (vocab, t_vocab) = timed(|| load_vocab(tokenizer))?;
     let t0 = Instant::now();
     let trie = Arc::new(TokenTrie::new(&vocab));
     let t_trie = t0.elapsed();
