@@ -69,7 +69,7 @@ fn compile_random(seed: u64) -> Option<Arc<CompiledGrammar>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1500, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 3000, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn masks_equal_reference(seed in any::<u64>(), vseed in any::<u64>(), vsize in 16usize..48) {

@@ -35,15 +35,16 @@ fn replay(bound: &Arc<BoundGrammar>, text: &str) -> Result<(), String> {
     let vocab = &bound.vocab;
     let tokens = vocab.encode(text).unwrap();
     let mut m = Matcher::new(bound.clone());
+    let mut mask = m.compute_mask(vocab.len());
     for (i, &t) in tokens.iter().enumerate() {
-        let mask = m.compute_mask(vocab.len());
+        m.fill_mask(&mut mask);
         if !mask[t as usize] {
             assert!(m.clone().advance(t).is_err(), "advance accepts a masked token");
             return Err(format!("token {i}"));
         }
         m.advance(t).map_err(|e| format!("advance refused an allowed token: {e}"))?;
     }
-    let mask = m.compute_mask(vocab.len());
+    m.fill_mask(&mut mask);
     let eos = vocab.eos_ids()[0];
     if mask[eos as usize] != m.is_complete() {
         return Err("EOS bit disagrees with is_complete".into());
@@ -52,6 +53,24 @@ fn replay(bound: &Arc<BoundGrammar>, text: &str) -> Result<(), String> {
         return Err("EOS".into());
     }
     Ok(())
+}
+
+/// Every document of the corpora (every 8th MaskBench file; `gcd bench
+/// --stride 1` replays them all), on Llama-3, the tokenizer MaskBench uses.
+#[test]
+fn whole_corpus_on_llama3() {
+    let Some(root) = shared_data() else { return };
+    let docs = json_documents(8);
+    let vocab = Arc::new(Vocabulary::from_tokenizer_json(root.join("tokenizers/llama3/tokenizer.json")).unwrap());
+    let bound = bind_json(&vocab);
+    for d in &docs {
+        let text = gcd_core::jsonfmt::to_python_json(&d.value);
+        if let Err(at) = replay(&bound, &text) {
+            panic!("llama3: {} rejected {text:?} at {at}", d.origin);
+        }
+    }
+    eprintln!("llama3: all {} corpus documents accepted", docs.len());
+    assert!(docs.len() > 8_000);
 }
 
 #[test]

@@ -28,11 +28,11 @@ use llguidance::toktrie::{TokEnv, TokenId};
 use llguidance::ParserFactory;
 use toktrie_hf_tokenizers::ByteTokenizer;
 
-/// gcd's built-in JSON grammar (gcd-core/src/grammars/json.lark) written in
-/// llguidance's Lark dialect: the same rules, the same terminal regexes and
-/// the same ignored whitespace, so the two engines accept the same language.
-const GCD_JSON_IN_LLG_LARK: &str = r#"
-start: value
+/// The rules and terminals of gcd-core/src/grammars/json.lark in llguidance
+/// Lark (`?rule` inlining and `-> alias` dropped: they only shape parse trees).
+macro_rules! gcd_json_rules {
+    () => {
+        r#"
 value: object | array | STRING | NUMBER | "true" | "false" | "null"
 object: "{" [member ("," member)*] "}"
 member: STRING ":" value
@@ -41,7 +41,30 @@ STRING: /"(?:[^"\\\x00-\x1f]|\\["\\\/bfnrt]|\\u(?:[0-9a-cA-CefEF][0-9a-fA-F]{3}|
 NUMBER: /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/
 WS: /[ \t\n\r]+/
 %ignore WS
-"#;
+"#
+    };
+}
+
+/// gcd's built-in JSON grammar (gcd-core/src/grammars/json.lark) written in
+/// llguidance's Lark dialect: the same rules, the same terminal regexes and
+/// the same ignored whitespace, so the two engines accept the same language.
+///
+/// Two lines adapt llguidance's `%ignore`, which only skips whitespace
+/// *before a lexeme that follows another lexeme*: `allow_initial_skip`
+/// admits leading whitespace, and the explicit optional `TRAIL` admits
+/// trailing whitespace after the value. gcd (like Lark and RFC 8259's
+/// `ws value ws`) allows both.
+const GCD_JSON_IN_LLG_LARK: &str = concat!(
+    r#"%llguidance {"allow_initial_skip": true}
+start: value TRAIL?
+TRAIL: /[ \t\n\r]+/
+"#,
+    gcd_json_rules!()
+);
+
+/// The literal translation, without those two lines: llguidance then forbids
+/// whitespace before and after the top-level value.
+const GCD_JSON_IN_LLG_LARK_PLAIN: &str = concat!("start: value\n", gcd_json_rules!());
 
 /// llguidance's own "any JSON": its JSON-Schema compiler on the empty schema.
 const LLG_BUILTIN_JSON: &str = "start: %json {}\n";
@@ -74,9 +97,10 @@ fn parse_args() -> Result<Args> {
             "-h" | "--help" => {
                 println!(
                     "peer-bench [--tokenizer tokenizer.json] [--data MASKBENCH_DIR] [--stride N]\n\
-                     \x20          [--llg-grammar json|gcd] [--examples K]\n\
-                     --llg-grammar json: llguidance's built-in any-JSON (`start: %json {{}}`, default)\n\
-                     --llg-grammar gcd:  gcd's JSON grammar translated to llguidance's Lark"
+                     \x20          [--llg-grammar json|gcd|gcd-plain] [--examples K]\n\
+                     --llg-grammar json:      llguidance's built-in any-JSON (`start: %json {{}}`, default)\n\
+                     --llg-grammar gcd:       gcd's JSON grammar in llguidance's Lark, whitespace edges matched\n\
+                     --llg-grammar gcd-plain: the same, translated literally (no leading/trailing whitespace)"
                 );
                 std::process::exit(0);
             }
@@ -86,7 +110,24 @@ fn parse_args() -> Result<Args> {
     if a.stride == 0 {
         bail!("--stride must be at least 1");
     }
+    a.tokenizer = from_repo_root(a.tokenizer);
+    a.data = from_repo_root(a.data);
     Ok(a)
+}
+
+/// Relative paths are taken from the current directory, or, when nothing is
+/// there, from the gcd repository root (the parent of this crate), so the
+/// defaults work from either directory.
+fn from_repo_root(p: PathBuf) -> PathBuf {
+    if p.is_absolute() || p.exists() {
+        return p;
+    }
+    let alt = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(&p);
+    if alt.exists() {
+        alt
+    } else {
+        p
+    }
 }
 
 fn us(d: Duration) -> f64 {
@@ -160,8 +201,12 @@ fn run() -> Result<ExitCode> {
     let args = parse_args()?;
     let (llg_lark, llg_desc) = match args.llg_grammar.as_str() {
         "json" => (LLG_BUILTIN_JSON, "llguidance built-in any-JSON: `start: %json {}`"),
-        "gcd" => (GCD_JSON_IN_LLG_LARK, "gcd-core/src/grammars/json.lark translated to llguidance Lark"),
-        other => bail!("--llg-grammar must be `json` or `gcd`, not {other:?}"),
+        "gcd" => (
+            GCD_JSON_IN_LLG_LARK,
+            "gcd-core/src/grammars/json.lark translated to llguidance Lark, + allow_initial_skip and trailing WS",
+        ),
+        "gcd-plain" => (GCD_JSON_IN_LLG_LARK_PLAIN, "gcd-core/src/grammars/json.lark translated literally to llguidance Lark"),
+        other => bail!("--llg-grammar must be `json`, `gcd` or `gcd-plain`, not {other:?}"),
     };
 
     // ---- tokenizers -------------------------------------------------------
