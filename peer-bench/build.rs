@@ -6,7 +6,10 @@ fn main() {
     let mut version = "unknown".to_string();
     while let Some(l) = lines.next() {
         if l.trim() == "name = \"llguidance\"" {
-            if let Some(v) = lines.next().and_then(|v| v.trim().strip_prefix("version = ")) {
+            if let Some(v) = lines
+                .next()
+                .and_then(|v| v.trim().strip_prefix("version = "))
+            {
                 version = v.trim_matches('"').to_string();
             }
             break;

@@ -70,7 +70,7 @@ fn whole_corpus_on_llama3() {
         }
     }
     eprintln!("llama3: all {} corpus documents accepted", docs.len());
-    assert!(docs.len() > 8_000);
+    assert!(docs.len() > 7_000);
 }
 
 #[test]

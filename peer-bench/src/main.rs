@@ -122,7 +122,9 @@ fn from_repo_root(p: PathBuf) -> PathBuf {
     if p.is_absolute() || p.exists() {
         return p;
     }
-    let alt = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(&p);
+    let alt = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(&p);
     if alt.exists() {
         alt
     } else {
@@ -151,7 +153,14 @@ fn stats(times: &mut [Duration]) -> Stats {
     times.sort();
     let n = times.len();
     if n == 0 {
-        return Stats { n, avg: 0.0, p50: 0.0, p90: 0.0, p99: 0.0, max: 0.0 };
+        return Stats {
+            n,
+            avg: 0.0,
+            p50: 0.0,
+            p90: 0.0,
+            p99: 0.0,
+            max: 0.0,
+        };
     }
     let pct = |p: f64| us(times[((n - 1) as f64 * p).round() as usize]);
     Stats {
@@ -231,7 +240,10 @@ fn run() -> Result<ExitCode> {
     // Do the two engines see the same bytes for every ordinary token?
     let (mut same, mut differ) = (0usize, Vec::new());
     for (id, b) in vocab.normal_tokens() {
-        if llg_bytes.get(id as usize).is_some_and(|l| l.as_slice() == b) {
+        if llg_bytes
+            .get(id as usize)
+            .is_some_and(|l| l.as_slice() == b)
+        {
             same += 1;
         } else {
             differ.push(id);
@@ -240,7 +252,8 @@ fn run() -> Result<ExitCode> {
 
     // ---- setup: gcd = compile + bind; llg = factory + first parser ---------
     let t0 = Instant::now();
-    let compiled = Arc::new(CompiledGrammar::new(&gcd_core::builtin::json()).map_err(|e| anyhow!("{e}"))?);
+    let compiled =
+        Arc::new(CompiledGrammar::new(&gcd_core::builtin::json()).map_err(|e| anyhow!("{e}"))?);
     let t_gcd_compile = t0.elapsed();
     let t0 = Instant::now();
     let bound = Arc::new(BoundGrammar::new(compiled, vocab.clone()));
@@ -283,7 +296,10 @@ fn run() -> Result<ExitCode> {
     let wall = Instant::now();
 
     for f in &files {
-        let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = f
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let Ok(v) = serde_json::from_slice::<serde_json::Value>(&std::fs::read(f)?) else {
             eprintln!("{name}: not JSON, skipped");
             continue;
@@ -366,7 +382,11 @@ fn run() -> Result<ExitCode> {
                     disagreeing_masks += 1;
                     bits_gcd_only += gcd_only.len();
                     bits_llg_only += llg_only.len();
-                    if gcd_only.iter().chain(&llg_only).any(|id| eos_ids.contains(id)) {
+                    if gcd_only
+                        .iter()
+                        .chain(&llg_only)
+                        .any(|id| eos_ids.contains(id))
+                    {
                         eos_disagree += 1;
                     }
                     for &id in &gcd_only {
@@ -378,7 +398,9 @@ fn run() -> Result<ExitCode> {
                     // Keep examples of distinct kinds: a new example only
                     // when its first differing token is a new one.
                     let first = gcd_only.first().or(llg_only.first()).copied();
-                    let seen = examples.iter().any(|e| e.gcd_only.first().or(e.llg_only.first()).copied() == first);
+                    let seen = examples
+                        .iter()
+                        .any(|e| e.gcd_only.first().or(e.llg_only.first()).copied() == first);
                     if examples.len() < args.examples && !seen {
                         examples.push(Disagreement {
                             file: name.clone(),
@@ -394,11 +416,19 @@ fn run() -> Result<ExitCode> {
                 let l_ok = lmask.is_allowed(tok);
                 if !g_ok {
                     gcd_rejects += 1;
-                    eprintln!("{name}: gcd forbids token {tok} {} at byte {}", show(vocab.token_bytes(tok).unwrap_or(b"?")), gm.output().len());
+                    eprintln!(
+                        "{name}: gcd forbids token {tok} {} at byte {}",
+                        show(vocab.token_bytes(tok).unwrap_or(b"?")),
+                        gm.output().len()
+                    );
                 }
                 if !l_ok {
                     llg_rejects += 1;
-                    eprintln!("{name}: llguidance forbids token {tok} {} at byte {}", show(vocab.token_bytes(tok).unwrap_or(b"?")), gm.output().len());
+                    eprintln!(
+                        "{name}: llguidance forbids token {tok} {} at byte {}",
+                        show(vocab.token_bytes(tok).unwrap_or(b"?")),
+                        gm.output().len()
+                    );
                 }
                 if !g_ok || !l_ok {
                     break;
@@ -431,30 +461,78 @@ fn run() -> Result<ExitCode> {
             _ => tok_env.tok_trie().token_dbg(id),
         }
     };
-    println!("peer-bench: gcd vs llguidance {} (JSON token masks)", llguidance_version());
-    println!("tokenizer     {} ({} ids, width {width})", args.tokenizer.display(), vocab.len());
-    println!("  gcd load    {:8.1} ms  (Vocabulary::from_tokenizer_json; token trie is built in bind)", ms(t_gcd_vocab));
-    println!("  llg load    {:8.1} ms  (ByteTokenizer::from_file + TokEnv incl. its token trie)", ms(t_llg_vocab));
-    println!("  token bytes: {same} ordinary ids identical in both, {} differ{}", differ.len(),
-        if differ.is_empty() { String::new() } else { format!(" (e.g. {:?})", &differ[..differ.len().min(5)]) });
-    println!("  EOS ids     gcd {:?}; llguidance default {:?}, set to gcd's for the run", vocab.eos_ids(), llg_default_eos);
+    println!(
+        "peer-bench: gcd vs llguidance {} (JSON token masks)",
+        llguidance_version()
+    );
+    println!(
+        "tokenizer     {} ({} ids, width {width})",
+        args.tokenizer.display(),
+        vocab.len()
+    );
+    println!(
+        "  gcd load    {:8.1} ms  (Vocabulary::from_tokenizer_json; token trie is built in bind)",
+        ms(t_gcd_vocab)
+    );
+    println!(
+        "  llg load    {:8.1} ms  (ByteTokenizer::from_file + TokEnv incl. its token trie)",
+        ms(t_llg_vocab)
+    );
+    println!(
+        "  token bytes: {same} ordinary ids identical in both, {} differ{}",
+        differ.len(),
+        if differ.is_empty() {
+            String::new()
+        } else {
+            format!(" (e.g. {:?})", &differ[..differ.len().min(5)])
+        }
+    );
+    println!(
+        "  EOS ids     gcd {:?}; llguidance default {:?}, set to gcd's for the run",
+        vocab.eos_ids(),
+        llg_default_eos
+    );
     println!("grammars      gcd: built-in json (gcd-core/src/grammars/json.lark)");
     println!("              llg: {llg_desc}");
-    println!("setup         gcd: {:8.1} ms  (compile {:.1} ms + bind {:.1} ms)", ms(t_gcd_compile + t_gcd_bind), ms(t_gcd_compile), ms(t_gcd_bind));
-    println!("              llg: {:8.1} ms  (ParserFactory {:.1} ms + first parser {:.1} ms)", ms(t_llg_factory + t_llg_parser), ms(t_llg_factory), ms(t_llg_parser));
+    println!(
+        "setup         gcd: {:8.1} ms  (compile {:.1} ms + bind {:.1} ms)",
+        ms(t_gcd_compile + t_gcd_bind),
+        ms(t_gcd_compile),
+        ms(t_gcd_bind)
+    );
+    println!(
+        "              llg: {:8.1} ms  (ParserFactory {:.1} ms + first parser {:.1} ms)",
+        ms(t_llg_factory + t_llg_parser),
+        ms(t_llg_factory),
+        ms(t_llg_parser)
+    );
     println!("data          {} files (every {}th of {}), {docs} documents, {tokens_total} masks each, replay wall {:.1} s",
         files.len(), args.stride, args.data.display(), wall.as_secs_f64());
     let sg = stats(&mut t_gcd);
     let sl = stats(&mut t_llg);
     println!("per mask (us)      n      avg      p50      p90      p99      max");
     for (name, s) in [("gcd", &sg), ("llguidance", &sl)] {
-        println!("{name:<12} {:>8} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.1}", s.n, s.avg, s.p50, s.p90, s.p99, s.max);
+        println!(
+            "{name:<12} {:>8} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.1}",
+            s.n, s.avg, s.p50, s.p90, s.p99, s.max
+        );
     }
     let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { f64::NAN };
-    println!("ratio llguidance/gcd: avg {:.2}x, p50 {:.2}x, p99 {:.2}x", ratio(sl.avg, sg.avg), ratio(sl.p50, sg.p50), ratio(sl.p99, sg.p99));
+    println!(
+        "ratio llguidance/gcd: avg {:.2}x, p50 {:.2}x, p99 {:.2}x",
+        ratio(sl.avg, sg.avg),
+        ratio(sl.p50, sg.p50),
+        ratio(sl.p99, sg.p99)
+    );
     let n = tokens_total.max(1) as f64;
-    println!("advance (us avg): gcd {:.2}, llguidance {:.2}", us(adv_gcd) / n, us(adv_llg) / n);
-    println!("rejections: gcd {gcd_rejects}, llguidance {llg_rejects}, llguidance errors {llg_errors}");
+    println!(
+        "advance (us avg): gcd {:.2}, llguidance {:.2}",
+        us(adv_gcd) / n,
+        us(adv_llg) / n
+    );
+    println!(
+        "rejections: gcd {gcd_rejects}, llguidance {llg_rejects}, llguidance errors {llg_errors}"
+    );
     println!(
         "mask disagreements: {disagreeing_masks} of {tokens_total} masks differ ({bits_gcd_only} token bits allowed only by gcd, {bits_llg_only} only by llguidance; {eos_disagree} masks differ on EOS)"
     );
@@ -463,12 +541,19 @@ fn run() -> Result<ExitCode> {
         top.sort_by_key(|(_, (a, b))| std::cmp::Reverse(a + b));
         println!("  most frequent differing tokens (id bytes: masks where only gcd / only llguidance allows it):");
         for (id, (a, b)) in top.iter().take(12) {
-            println!("    {id:>6} {:<24} gcd-only {a:>6}  llg-only {b:>6}", tok_name(*id));
+            println!(
+                "    {id:>6} {:<24} gcd-only {a:>6}  llg-only {b:>6}",
+                tok_name(*id)
+            );
         }
         println!("  examples (first of each kind):");
         for e in &examples {
             let list = |ids: &[u32]| -> String {
-                let mut s: Vec<String> = ids.iter().take(6).map(|&i| format!("{i} {}", tok_name(i))).collect();
+                let mut s: Vec<String> = ids
+                    .iter()
+                    .take(6)
+                    .map(|&i| format!("{i} {}", tok_name(i)))
+                    .collect();
                 if ids.len() > 6 {
                     s.push(format!("… {} in all", ids.len()));
                 }
@@ -483,7 +568,11 @@ fn run() -> Result<ExitCode> {
             }
         }
     }
-    Ok(if gcd_rejects + llg_rejects + llg_errors == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if gcd_rejects + llg_rejects + llg_errors == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 fn llguidance_version() -> &'static str {
