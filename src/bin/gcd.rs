@@ -281,6 +281,7 @@ fn bench(grammar: &str, tokenizer: &str, data: &Path, stride: usize) -> Result<E
     let mut mask = bitvec::bitvec![u64, bitvec::order::Lsb0; 0; width];
     let mut times = Vec::new();
     let (mut docs, mut rejected) = (0, 0);
+    let mut slowest = (Duration::ZERO, String::new());
     for f in files.iter().step_by(stride.max(1)) {
         let Ok(v) = serde_json::from_slice::<serde_json::Value>(&std::fs::read(f).map_err(|e| e.to_string())?) else {
             continue;
@@ -293,7 +294,13 @@ fn bench(grammar: &str, tokenizer: &str, data: &Path, stride: usize) -> Result<E
             for &tok in &tokens {
                 let t0 = Instant::now();
                 m.fill_mask(&mut mask);
-                times.push(t0.elapsed());
+                let dt = t0.elapsed();
+                if dt > slowest.0 {
+                    let out = m.output();
+                    let tail = String::from_utf8_lossy(&out[out.len().saturating_sub(40)..]).into_owned();
+                    slowest = (dt, format!("{} after ...{tail:?}", f.display()));
+                }
+                times.push(dt);
                 if !mask[tok as usize] || m.advance(tok).is_err() {
                     rejected += 1;
                     eprintln!("{}: rejected at byte {}", f.display(), m.output().len());
@@ -306,5 +313,6 @@ fn bench(grammar: &str, tokenizer: &str, data: &Path, stride: usize) -> Result<E
     println!("tokenizer {} ({} ids): load {:.0} ms, trie {:.1} ms ({} nodes, {:.1} MB)", vocab.name(), vocab.len(), ms(t_vocab), ms(t_trie), trie.num_nodes(), trie.heap_bytes() as f64 / 1e6);
     println!("bind {:.1} ms: {} lexer states, tables {:.2} MB", ms(t_bind), g.lexer.num_states(), bound.table_bytes() as f64 / 1e6);
     println!("replayed {docs} documents ({rejected} rejected), masks {}", summarize(&mut times));
+    println!("slowest mask {:.1}us: {}", slowest.0.as_secs_f64() * 1e6, slowest.1);
     Ok(if rejected == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
