@@ -20,6 +20,8 @@ fn check_walk(compiled: Arc<CompiledGrammar>, tokens: Vec<Vec<u8>>, seed: u64, s
     let vocab = Arc::new(Vocabulary::from_tokens_with_eos(tokens.clone(), "</s>"));
     let bound = Arc::new(BoundGrammar::new(compiled.clone(), vocab));
     let reference = Recognizer::new(&compiled);
+    let mut patient = Recognizer::new(&compiled);
+    patient.search_limit = 5_000_000;
     let mut m = Matcher::new(bound);
     let mut rng = StdRng::seed_from_u64(seed);
     let mut checked = 0;
@@ -31,6 +33,8 @@ fn check_walk(compiled: Arc<CompiledGrammar>, tokens: Vec<Vec<u8>>, seed: u64, s
             let mut s = prefix.clone();
             s.extend_from_slice(t);
             let st = reference.status(&s);
+            // Rare grammars need long completions; search harder before giving up.
+            let st = if st == Status::Unknown { patient.status(&s) } else { st };
             assert_ne!(st, Status::Unknown, "reference gave up on {:?}", String::from_utf8_lossy(&s));
             assert_eq!(
                 mask[id],
@@ -48,7 +52,7 @@ fn check_walk(compiled: Arc<CompiledGrammar>, tokens: Vec<Vec<u8>>, seed: u64, s
             let mut probe = m.clone();
             assert_eq!(probe.advance(id as u32).is_ok(), mask[id]);
         }
-        let complete = reference.status(&prefix) == Status::Complete;
+        let complete = reference.is_complete(&prefix);
         assert_eq!(m.is_complete(), complete, "completeness after {:?}", String::from_utf8_lossy(&prefix));
         assert_eq!(mask[n as usize], complete, "EOS bit");
         checked += 1;
@@ -68,17 +72,45 @@ fn compile_random(seed: u64) -> Option<Arc<CompiledGrammar>> {
     CompiledGrammar::new(&g).ok().map(Arc::new)
 }
 
+fn masks_equal_reference_case(seed: u64, vseed: u64, vsize: usize) {
+    // Most random grammars are not LL(1); take the next seed that is.
+    if let Some(c) = (0..40).find_map(|k| compile_random(seed.wrapping_add(k))) {
+        let tokens = common::random_vocab(vseed, vsize);
+        check_walk(c, tokens, vseed, 8);
+    }
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 3000, failure_persistence: None, ..ProptestConfig::default() })]
+    // A fixed seed keeps CI deterministic; `masks_equal_reference_fuzz`
+    // explores new cases.
+    #![proptest_config(ProptestConfig {
+        cases: 3000,
+        failure_persistence: None,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x6763_6421),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn masks_equal_reference(seed in any::<u64>(), vseed in any::<u64>(), vsize in 16usize..48) {
-        // Most random grammars are not LL(1); take the next seed that is.
-        if let Some(c) = (0..40).find_map(|k| compile_random(seed.wrapping_add(k))) {
-            let tokens = common::random_vocab(vseed, vsize);
-            check_walk(c, tokens, vseed, 8);
-        }
+        masks_equal_reference_case(seed, vseed, vsize);
     }
+}
+
+proptest! {
+    // Long, randomly seeded: `cargo test --release -p gcd-core --test matcher_vs_reference -- --ignored`.
+    #![proptest_config(ProptestConfig { cases: 50_000, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    #[ignore]
+    fn masks_equal_reference_fuzz(seed in any::<u64>(), vseed in any::<u64>(), vsize in 16usize..64) {
+        masks_equal_reference_case(seed, vseed, vsize);
+    }
+}
+
+/// The case that once made the reference give up: a completion of 31 bytes.
+#[test]
+fn long_completion_case() {
+    masks_equal_reference_case(7275745787416529021, 5771346499019779808, 16);
 }
 
 /// Enough random grammars survive compilation for the property to mean something.
