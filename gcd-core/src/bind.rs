@@ -129,8 +129,16 @@ pub struct BoundGrammar {
     pub vocab: Arc<Vocabulary>,
     pub trie: Arc<TokenTrie>,
     pub states: Vec<StateTables>,
-    /// Token sets "first byte ends the lexeme", shared by states with equal extension bytes.
-    pub end_filters: Vec<BitVec<u64, Lsb0>>,
+    /// "First byte ends the lexeme" filters, shared by states with equal extension bytes.
+    pub end_filters: Vec<EndFilter>,
+}
+
+/// The tokens whose first byte ends a lexeme: as a token set (for the
+/// precomputed parts of a mask) and as bytes (for trie walks).
+#[derive(Clone, Debug)]
+pub struct EndFilter {
+    pub tokens: BitVec<u64, Lsb0>,
+    pub first_bytes: [bool; 256],
 }
 
 impl BoundGrammar {
@@ -203,15 +211,14 @@ impl BoundGrammar {
                 if ext.iter().any(|&e| !e) {
                     let next = end_filters.len() as u32;
                     end_filter = *end_filter_index.entry(ext).or_insert_with(|| {
-                        let mut bits = bitvec![u64, Lsb0; 0; width];
+                        let first_bytes = ext.map(|e| !e);
+                        let mut tokens = bitvec![u64, Lsb0; 0; width];
                         for (id, fb) in trie.first_byte.iter().enumerate() {
-                            if let Some(b) = fb {
-                                if !ext[*b as usize] {
-                                    bits.set(id, true);
-                                }
+                            if fb.is_some_and(|b| first_bytes[b as usize]) {
+                                tokens.set(id, true);
                             }
                         }
-                        end_filters.push(bits);
+                        end_filters.push(EndFilter { tokens, first_bytes });
                         next
                     });
                 }
@@ -233,6 +240,6 @@ impl BoundGrammar {
                     + 48
             })
             .sum();
-        states + self.end_filters.iter().map(|f| f.as_raw_slice().len() * 8).sum::<usize>()
+        states + self.end_filters.iter().map(|f| f.tokens.as_raw_slice().len() * 8 + 256).sum::<usize>()
     }
 }

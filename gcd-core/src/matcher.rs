@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use bitvec::prelude::*;
 
-use crate::bind::{set_bit, BoundGrammar};
+use crate::bind::{set_bit, BoundGrammar, EndFilter};
 use crate::lexer::DEAD;
 use crate::parser::StackView;
 
@@ -197,13 +197,13 @@ impl Matcher {
         out: &mut [u64],
         view: &StackView,
         q: u32,
-        filter: Option<&BitVec<u64, Lsb0>>,
+        filter: Option<&EndFilter>,
         scratch: &mut Scratch,
     ) {
         let b = &*self.bound;
         let g = &b.grammar;
         let tables = &b.states[q as usize];
-        tables.within.or_into(out, filter);
+        tables.within.or_into(out, filter.map(|f| &f.tokens));
         let nc = g.lexer.classes.len();
         for boundary in &tables.boundaries {
             let mut v = view.clone();
@@ -220,25 +220,13 @@ impl Matcher {
                     continue;
                 }
                 for &node in &boundary.nodes[range] {
-                    if let Some(f) = filter {
-                        if !f[b.trie.tokens[b.trie.token_off[self.first_token_node(node as usize)] as usize] as usize] {
-                            continue;
-                        }
+                    if filter.is_some_and(|f| !f.first_bytes[b.trie.first_byte_of_node(node as usize) as usize]) {
+                        continue;
                     }
                     self.walk(out, &v, q2, node as usize, scratch);
                 }
             }
         }
-    }
-
-    /// Some node in `node`'s subtree that has a token (every leaf has one).
-    fn first_token_node(&self, node: usize) -> usize {
-        let trie = &self.bound.trie;
-        let mut n = node;
-        while trie.token_off[n] == trie.token_off[n + 1] {
-            n += 1;
-        }
-        n
     }
 
     /// Walks the trie below `root` (whose byte starts a new lexeme in lexer

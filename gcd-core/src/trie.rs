@@ -81,6 +81,16 @@ impl TokenTrie {
         &self.tokens[self.token_off[node] as usize..self.token_off[node + 1] as usize]
     }
 
+    /// The first byte of the path to `node` (not the root).
+    pub fn first_byte_of_node(&self, node: usize) -> u8 {
+        // Every leaf holds a token, and the subtree's tokens share the first byte.
+        let mut n = node;
+        while self.token_off[n] == self.token_off[n + 1] {
+            n += 1;
+        }
+        self.first_byte[self.tokens[self.token_off[n] as usize] as usize].expect("trie tokens are normal")
+    }
+
     /// Children of the root, as node indices.
     pub fn root_children(&self) -> impl Iterator<Item = usize> + '_ {
         let mut i = 1;
