@@ -51,12 +51,29 @@ impl fmt::Display for MatchError {
 
 impl std::error::Error for MatchError {}
 
-#[derive(Clone, Debug)]
+/// The state before one accepted token, linked to the one before it. The
+/// list is persistent (shared between forks), so cloning a matcher does not
+/// copy its history.
+#[derive(Debug)]
 struct Snapshot {
     stack: Vec<u32>,
     lexer: u32,
     fresh: bool,
     output_len: usize,
+    prev: Option<Arc<Snapshot>>,
+}
+
+impl Drop for Snapshot {
+    // Unlinks iteratively: a long history must not recurse once per token.
+    fn drop(&mut self) {
+        let mut next = self.prev.take();
+        while let Some(node) = next {
+            match Arc::try_unwrap(node) {
+                Ok(mut s) => next = s.prev.take(),
+                Err(_) => break,
+            }
+        }
+    }
 }
 
 /// Follows one output. Cheap to clone (fork), rolls back by tokens.
@@ -70,7 +87,8 @@ pub struct Matcher {
     fresh: bool,
     output: Vec<u8>,
     tokens: Vec<u32>,
-    history: Vec<Snapshot>,
+    history: Option<Arc<Snapshot>>,
+    history_len: usize,
     finished: bool,
 }
 
@@ -85,7 +103,8 @@ impl Matcher {
             fresh: true,
             output: Vec::new(),
             tokens: Vec::new(),
-            history: Vec::new(),
+            history: None,
+            history_len: 0,
             finished: false,
         }
     }
@@ -360,31 +379,39 @@ impl Matcher {
     }
 
     fn push_history(&mut self) {
-        self.history.push(Snapshot {
+        self.history = Some(Arc::new(Snapshot {
             stack: self.stack.clone(),
             lexer: self.lexer,
             fresh: self.fresh,
             output_len: self.output.len(),
-        });
+            prev: self.history.take(),
+        }));
+        self.history_len += 1;
     }
 
     /// Undoes the last `n` accepted tokens.
     pub fn rollback(&mut self, n: usize) -> Result<(), MatchError> {
-        if n > self.history.len() {
+        if n > self.history_len {
             return Err(MatchError {
                 kind: MatchErrorKind::RollbackTooFar,
-                message: format!("cannot roll back {n} tokens: only {} were accepted", self.history.len()),
+                message: format!("cannot roll back {n} tokens: only {} were accepted", self.history_len),
             });
         }
-        for _ in 0..n {
-            let s = self.history.pop().expect("checked length");
-            self.stack = s.stack;
-            self.lexer = s.lexer;
-            self.fresh = s.fresh;
-            self.output.truncate(s.output_len);
-            self.tokens.pop();
-            self.finished = false;
+        if n == 0 {
+            return Ok(());
         }
+        let mut node = self.history.clone().expect("n <= history_len");
+        for _ in 1..n {
+            node = node.prev.clone().expect("n <= history_len");
+        }
+        self.stack = node.stack.clone();
+        self.lexer = node.lexer;
+        self.fresh = node.fresh;
+        self.output.truncate(node.output_len);
+        self.tokens.truncate(self.tokens.len() - n);
+        self.history = node.prev.clone();
+        self.history_len -= n;
+        self.finished = false;
         Ok(())
     }
 

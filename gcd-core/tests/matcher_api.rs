@@ -118,3 +118,19 @@ fn bound_grammar_is_shareable() {
     assert!(handles.into_iter().all(|h| h.join().unwrap()));
     let _ = toks;
 }
+
+/// A long history neither costs clones nor overflows the stack when dropped.
+#[test]
+fn long_history() {
+    let (b, toks) = setup("start: A\nA: /a+/\n", &["a", "aa"]);
+    let mut m = Matcher::new(b);
+    for _ in 0..200_000 {
+        m.advance(id(&toks, "a")).unwrap();
+    }
+    let fork = m.clone();
+    m.rollback(100_000).unwrap();
+    assert_eq!(m.output().len(), 100_000);
+    assert_eq!(fork.output().len(), 200_000);
+    drop(fork);
+    drop(m);
+}
