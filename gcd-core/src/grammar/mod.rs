@@ -468,6 +468,27 @@ impl GrammarBuilder {
     }
 }
 
+/// The repeated part of `e*` without its empty string: `[x]*`, `(x?)*`,
+/// `(x*)*` and `(a | b?)*` are `x*` and `(a | b)*`, and repeating a part
+/// that can be empty would make the grammar cyclic. The flag says whether
+/// anything was stripped.
+fn non_empty_part(e: &Expr) -> (Expr, bool) {
+    match e {
+        Expr::Opt(x) | Expr::Star(x) => (non_empty_part(x).0, true),
+        Expr::Plus(x) => {
+            let (inner, stripped) = non_empty_part(x);
+            (if stripped { inner } else { Expr::Plus(Box::new(inner)) }, stripped)
+        }
+        Expr::Alt(items) => {
+            let parts: Vec<(Expr, bool)> = items.iter().map(non_empty_part).collect();
+            let stripped = parts.iter().any(|p| p.1);
+            (Expr::Alt(parts.into_iter().map(|p| p.0).collect()), stripped)
+        }
+        Expr::Seq(items) if items.len() == 1 => non_empty_part(&items[0]),
+        _ => (e.clone(), false),
+    }
+}
+
 struct Desugar<'a> {
     terminals: &'a mut Vec<Terminal>,
     term_index: &'a mut HashMap<String, TermId>,
@@ -539,6 +560,12 @@ impl Desugar<'_> {
                     Expr::Seq(_) => ("group", vec![self.seq(e, owner)]),
                     Expr::Alt(items) => ("alt", items.iter().map(|i| self.seq(i, owner)).collect()),
                     Expr::Opt(inner) => ("opt", vec![self.seq(inner, owner), vec![]]),
+                    Expr::Star(inner) if non_empty_part(inner).1 => {
+                        return self.symbol(&Expr::Star(Box::new(non_empty_part(inner).0)), owner);
+                    }
+                    Expr::Plus(inner) if non_empty_part(inner).1 => {
+                        return self.symbol(&Expr::Star(Box::new(non_empty_part(inner).0)), owner);
+                    }
                     Expr::Star(inner) => {
                         // x* => S: x S | <empty>, built below once S exists.
                         let n = self.fresh(owner, "star");
@@ -624,5 +651,41 @@ impl Desugar<'_> {
 
     fn add(&mut self, lhs: NtId, rhs: Vec<Symbol>) {
         self.productions.push(Production { lhs, rhs, alias: None, span: self.span });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compiled::CompiledGrammar;
+    use crate::recognizer::Recognizer;
+
+    #[test]
+    fn repeating_an_optional_part_is_not_cyclic() {
+        for text in ["start: [\"a\" \",\"]* \"b\"", "start: (\"a\"? | \"c\")+ \"b\"", "start: (\"a\"*)* \"b\""] {
+            let g = lark::parse_grammar(text).unwrap();
+            let c = CompiledGrammar::new(&g).unwrap_or_else(|e| panic!("{text}: {e}"));
+            let r = Recognizer::new(&c);
+            assert!(r.is_complete(b"b"), "{text}");
+            assert!(!r.is_complete(b""), "{text}");
+        }
+        let c = CompiledGrammar::new(&lark::parse_grammar("start: [\"a\" \",\"]* \"b\"").unwrap()).unwrap();
+        let r = Recognizer::new(&c);
+        assert!(r.is_complete(b"a,a,b"));
+        assert!(!r.is_complete(b"a,ab"));
+    }
+
+    #[test]
+    fn builder_collects_every_error() {
+        let mut b = GrammarBuilder::new();
+        b.terminal("A", TerminalPattern::Regex("a".into()));
+        b.terminal("A", TerminalPattern::Regex("b".into()));
+        b.rule("start", vec![Expr::seq(vec![Expr::name("A"), Expr::name("missing"), Expr::name("MISSING")])]);
+        b.ignore("NOPE", None);
+        let e = b.build().unwrap_err();
+        let kinds: Vec<_> = e.diagnostics().iter().map(|d| d.kind).collect();
+        assert_eq!(kinds.iter().filter(|k| **k == DiagnosticKind::Duplicate).count(), 1, "{e}");
+        assert_eq!(kinds.iter().filter(|k| **k == DiagnosticKind::Undefined).count(), 3, "{e}");
+        assert!(e.to_string().contains("rule `missing`") && e.to_string().contains("terminal `MISSING`"), "{e}");
     }
 }
