@@ -23,6 +23,7 @@ use std::sync::Arc;
 
 use bitvec::prelude::*;
 
+use crate::budget::BudgetTables;
 use crate::compiled::CompiledGrammar;
 use crate::lexer::DEAD;
 use crate::trie::TokenTrie;
@@ -116,6 +117,10 @@ pub struct Boundary {
 #[derive(Clone, Debug)]
 pub struct StateTables {
     pub within: TokenSet,
+    /// `within`, split by the lexer state each token leaves (for budgets).
+    pub within_by_end: Vec<(u32, TokenSet)>,
+    /// (first byte, end state) of every `within` token, deduplicated.
+    pub first_ends: Vec<(u8, u32)>,
     pub boundaries: Vec<Boundary>,
     /// Index into `end_filters` when this state has a winner and some first
     /// byte ends the lexeme; else `u32::MAX`.
@@ -131,6 +136,8 @@ pub struct BoundGrammar {
     pub states: Vec<StateTables>,
     /// "First byte ends the lexeme" filters, shared by states with equal extension bytes.
     pub end_filters: Vec<EndFilter>,
+    /// Token-cost tables for budgeted masks.
+    pub budget: BudgetTables,
 }
 
 /// The tokens whose first byte ends a lexeme: as a token set (for the
@@ -169,11 +176,17 @@ impl BoundGrammar {
         let mut depth_state = vec![DEAD; 1 + trie.max_depth];
         for q in 0..n_states as u32 {
             let mut within = Vec::new();
+            let mut by_end: HashMap<u32, Vec<u32>> = HashMap::new();
+            let mut first_ends: Vec<(u8, u32)> = Vec::new();
             let mut by_winner: HashMap<u32, Vec<u32>> = HashMap::new();
             depth_state[0] = q;
+            let mut first = 0u8;
             let mut i = 1;
             while i < trie.num_nodes() {
                 let d = trie.depth[i] as usize;
+                if d == 1 {
+                    first = trie.byte[i];
+                }
                 let s = depth_state[d - 1];
                 let ns = lx.next(s, trie.byte[i]);
                 if ns == DEAD {
@@ -186,9 +199,19 @@ impl BoundGrammar {
                     continue;
                 }
                 depth_state[d] = ns;
-                within.extend_from_slice(trie.tokens_at(i));
+                let toks = trie.tokens_at(i);
+                if !toks.is_empty() {
+                    within.extend_from_slice(toks);
+                    by_end.entry(ns).or_default().extend_from_slice(toks);
+                    first_ends.push((first, ns));
+                }
                 i += 1;
             }
+            first_ends.sort_unstable();
+            first_ends.dedup();
+            let mut within_by_end: Vec<(u32, TokenSet)> =
+                by_end.into_iter().map(|(e, ids)| (e, TokenSet::from_list(ids, width))).collect();
+            within_by_end.sort_by_key(|(e, _)| *e);
             let nc = lx.classes.len();
             let mut boundaries: Vec<Boundary> = by_winner
                 .into_iter()
@@ -223,10 +246,17 @@ impl BoundGrammar {
                     });
                 }
             }
-            states.push(StateTables { within: TokenSet::from_list(within, width), boundaries, end_filter });
+            states.push(StateTables {
+                within: TokenSet::from_list(within, width),
+                within_by_end,
+                first_ends,
+                boundaries,
+                end_filter,
+            });
             progress(q as usize + 1, n_states);
         }
-        BoundGrammar { grammar, vocab, trie, states, end_filters }
+        let budget = BudgetTables::new(&grammar, &states);
+        BoundGrammar { grammar, vocab, trie, states, end_filters, budget }
     }
 
     /// Bytes held by the per-grammar tables (the trie counted separately).
@@ -236,10 +266,14 @@ impl BoundGrammar {
             .iter()
             .map(|s| {
                 s.within.heap_bytes()
+                    + s.within_by_end.iter().map(|(_, t)| t.heap_bytes() + 4).sum::<usize>()
+                    + s.first_ends.len() * 8
                     + s.boundaries.iter().map(|b| b.nodes.len() * 4 + b.class_off.len() * 4 + 16).sum::<usize>()
                     + 48
             })
             .sum();
-        states + self.end_filters.iter().map(|f| f.tokens.as_raw_slice().len() * 8 + 256).sum::<usize>()
+        states
+            + self.end_filters.iter().map(|f| f.tokens.as_raw_slice().len() * 8 + 256).sum::<usize>()
+            + self.budget.heap_bytes()
     }
 }

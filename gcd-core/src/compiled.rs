@@ -172,6 +172,22 @@ impl CompiledGrammar {
         }
     }
 
+    /// Per terminal X: the bytes that extend some lexeme that X wins. A
+    /// lexeme of X is sure to end before a byte outside this set.
+    pub fn extending_bytes_of_winners(&self) -> Vec<[bool; 256]> {
+        let lx = &self.lexer;
+        let mut ext = vec![[false; 256]; self.grammar.terminals.len()];
+        for s in 0..lx.num_states() as u32 {
+            if let Some(w) = lx.winner(s) {
+                let e = lx.extending_bytes(s);
+                for b in 0..256 {
+                    ext[w as usize][b] |= e[b];
+                }
+            }
+        }
+        ext
+    }
+
     pub fn is_ignored(&self, t: u32) -> bool {
         self.ignored.contains(t as usize)
     }
@@ -275,16 +291,7 @@ pub fn lexical_hazards(c: &CompiledGrammar) -> Vec<Diagnostic> {
     let n = g.terminals.len();
     let lx = &c.lexer;
     let states = lx.num_states();
-    // ext_acc[X]: bytes that extend some lexeme that X wins.
-    let mut ext_acc = vec![[false; 256]; n];
-    for s in 0..states as u32 {
-        if let Some(w) = lx.winner(s) {
-            let e = lx.extending_bytes(s);
-            for b in 0..256 {
-                ext_acc[w as usize][b] |= e[b];
-            }
-        }
-    }
+    let ext_acc = c.extending_bytes_of_winners();
     // reach[s]: terminals that win in some state reachable from s.
     let mut reach = vec![TermSet::new(n); states];
     for s in 0..states {

@@ -10,6 +10,7 @@
 
 pub mod analysis;
 pub mod bind;
+pub mod budget;
 pub mod builtin;
 pub mod compiled;
 pub mod error;

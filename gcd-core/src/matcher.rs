@@ -35,6 +35,8 @@ pub enum MatchErrorKind {
     RollbackTooFar,
     /// EOS was accepted already; nothing may follow.
     Finished,
+    /// The token budget is below what the output still needs.
+    BudgetTooSmall,
 }
 
 impl MatchError {
@@ -90,6 +92,15 @@ pub struct Matcher {
     history: Option<Arc<Snapshot>>,
     history_len: usize,
     finished: bool,
+    /// Most tokens (EOS not counted) the output may take.
+    budget: Option<usize>,
+}
+
+/// What a budgeted mask needs: the most tokens any allowed token may leave
+/// the completion, and the cost vectors of the matcher's stack.
+struct BudgetCtx {
+    limit: u32,
+    base: Vec<Vec<u32>>,
 }
 
 impl Matcher {
@@ -105,6 +116,7 @@ impl Matcher {
             tokens: Vec::new(),
             history: None,
             history_len: 0,
+            budget: None,
             finished: false,
         }
     }
@@ -192,8 +204,19 @@ impl Matcher {
         let b = &*self.bound;
         let g = &b.grammar;
         let q = self.lexer;
+        let budget = match self.budget {
+            None => None,
+            Some(n) => {
+                let used = self.tokens.len();
+                if used >= n {
+                    return;
+                }
+                Some(BudgetCtx { limit: (n - used - 1) as u32, base: b.budget.stack_costs(&self.stack) })
+            }
+        };
+        let budget = budget.as_ref();
         let mut scratch = Scratch::new(&b.trie);
-        self.add_state(out, &StackView::new(&self.stack), q, None, &mut scratch);
+        self.add_state(out, &StackView::new(&self.stack), q, None, &mut scratch, budget);
         // Tokens whose first byte closes the pending lexeme.
         let tables = &b.states[q as usize];
         if tables.end_filter != u32::MAX && !self.fresh {
@@ -205,7 +228,7 @@ impl Matcher {
             let q2 = g.start_state_top_down(view.top_symbol(), || view.top_down());
             if q2 != DEAD {
                 let filter = &b.end_filters[tables.end_filter as usize];
-                self.add_state(out, &view, q2, Some(filter), &mut scratch);
+                self.add_state(out, &view, q2, Some(filter), &mut scratch, budget);
             }
         }
     }
@@ -218,11 +241,21 @@ impl Matcher {
         q: u32,
         filter: Option<&EndFilter>,
         scratch: &mut Scratch,
+        budget: Option<&BudgetCtx>,
     ) {
         let b = &*self.bound;
         let g = &b.grammar;
         let tables = &b.states[q as usize];
-        tables.within.or_into(out, filter.map(|f| &f.tokens));
+        match budget {
+            None => tables.within.or_into(out, filter.map(|f| &f.tokens)),
+            Some(bc) => {
+                for (end, set) in &tables.within_by_end {
+                    if b.budget.estimate(g, view, *end, &bc.base) <= bc.limit {
+                        set.or_into(out, filter.map(|f| &f.tokens));
+                    }
+                }
+            }
+        }
         let nc = g.lexer.classes.len();
         for boundary in &tables.boundaries {
             let mut v = view.clone();
@@ -242,7 +275,7 @@ impl Matcher {
                     if filter.is_some_and(|f| !f.first_bytes[b.trie.first_byte_of_node(node as usize) as usize]) {
                         continue;
                     }
-                    self.walk(out, &v, q2, node as usize, scratch);
+                    self.walk(out, &v, q2, node as usize, scratch, budget);
                 }
             }
         }
@@ -250,7 +283,15 @@ impl Matcher {
 
     /// Walks the trie below `root` (whose byte starts a new lexeme in lexer
     /// state `q`), crossing further lexeme boundaries with the parser.
-    fn walk(&self, out: &mut [u64], view: &StackView, q: u32, root: usize, scratch: &mut Scratch) {
+    fn walk(
+        &self,
+        out: &mut [u64],
+        view: &StackView,
+        q: u32,
+        root: usize,
+        scratch: &mut Scratch,
+        budget: Option<&BudgetCtx>,
+    ) {
         let b = &*self.bound;
         let g = &b.grammar;
         let trie = &b.trie;
@@ -286,8 +327,13 @@ impl Matcher {
                 views.push(v);
                 vi = (views.len() - 1) as u32;
             }
-            for &t in trie.tokens_at(i) {
-                set_bit(out, t);
+            let tokens = trie.tokens_at(i);
+            if !tokens.is_empty()
+                && budget.is_none_or(|bc| b.budget.estimate(g, &views[vi as usize], ns, &bc.base) <= bc.limit)
+            {
+                for &t in tokens {
+                    set_bit(out, t);
+                }
             }
             scratch.state[d] = ns;
             scratch.view[d] = vi;
@@ -361,6 +407,12 @@ impl Matcher {
         let Some((stack, q)) = self.run_bytes(bytes) else {
             return Err(self.not_allowed(token, "the grammar does not allow it here"));
         };
+        if let Some(n) = self.budget {
+            let need = self.bound.budget.estimate_for_stack(&self.bound.grammar, &stack, q);
+            if self.tokens.len() + 1 + need as usize > n {
+                return Err(self.not_allowed(token, &format!("the output could not be completed within the budget of {n} tokens")));
+            }
+        }
         self.push_history();
         self.output.extend_from_slice(bytes);
         self.stack = stack;
@@ -413,6 +465,49 @@ impl Matcher {
         self.history_len -= n;
         self.finished = false;
         Ok(())
+    }
+
+    /// What determines the future of this matcher (parser stack, lexer
+    /// state, whether any byte was read), for searches over outputs.
+    #[doc(hidden)]
+    pub fn state_key(&self) -> (Vec<u32>, u32, bool, bool) {
+        (self.stack.clone(), self.lexer, self.fresh, self.finished)
+    }
+
+    /// The fewest tokens that complete the output, by the budget's plans
+    /// (an upper bound on the true fewest; 0 when complete).
+    pub fn min_tokens_to_complete(&self) -> usize {
+        if self.finished || self.is_complete() {
+            return 0;
+        }
+        let b = &self.bound;
+        b.budget.estimate_for_stack(&b.grammar, &self.stack, self.lexer) as usize
+    }
+
+    /// The token budget: at most `n` tokens (EOS not counted) in all,
+    /// complete at the end. Fails if the output can no longer fit.
+    pub fn set_budget(&mut self, n: Option<usize>) -> Result<(), MatchError> {
+        if let Some(n) = n {
+            let need = self.tokens.len() + self.min_tokens_to_complete();
+            if n < need {
+                return Err(MatchError {
+                    kind: MatchErrorKind::BudgetTooSmall,
+                    message: format!("a budget of {n} tokens is too small: the output needs at least {need}"),
+                });
+            }
+        }
+        self.budget = n;
+        Ok(())
+    }
+
+    /// [`set_budget`](Self::set_budget) for a builder-style call.
+    pub fn with_budget(mut self, n: usize) -> Result<Matcher, MatchError> {
+        self.set_budget(Some(n))?;
+        Ok(self)
+    }
+
+    pub fn budget(&self) -> Option<usize> {
+        self.budget
     }
 
     /// Whether appending `bytes` keeps the output a valid prefix.

@@ -148,6 +148,11 @@ impl<'a> StackView<'a> {
         self.top.iter().rev().chain(self.base[..self.keep].iter().rev()).copied()
     }
 
+    /// How many base elements are kept, and the symbols above them (top last).
+    pub fn parts(&self) -> (usize, &[u32]) {
+        (self.keep, &self.top)
+    }
+
     pub fn top_symbol(&self) -> Option<u32> {
         self.top.last().or_else(|| self.keep.checked_sub(1).map(|i| &self.base[i])).copied()
     }

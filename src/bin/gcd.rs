@@ -54,9 +54,19 @@ enum Command {
         seed: u64,
         #[arg(long, default_value_t = 64)]
         max_tokens: usize,
+        /// Hard token budget: every output is complete within N tokens.
+        #[arg(long)]
+        budget: Option<usize>,
         /// Print timings to stderr.
         #[arg(long)]
         timings: bool,
+    },
+    /// Print the fewest tokens any complete output needs (the minimum budget).
+    Budget {
+        #[arg(long, default_value = "json")]
+        grammar: String,
+        #[arg(long, default_value = "o200k")]
+        tokenizer: String,
     },
     /// Measure load, bind and mask times by replaying a JSON corpus.
     Bench {
@@ -78,9 +88,10 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check { grammar } => check(&grammar),
         Command::Replay { grammar, tokenizer, expect_reject, files } => replay(&grammar, &tokenizer, expect_reject, &files),
-        Command::Sample { grammar, tokenizer, count, seed, max_tokens, timings } => {
-            sample(&grammar, &tokenizer, count, seed, max_tokens, timings)
+        Command::Sample { grammar, tokenizer, count, seed, max_tokens, budget, timings } => {
+            sample(&grammar, &tokenizer, count, seed, max_tokens, budget, timings)
         }
+        Command::Budget { grammar, tokenizer } => min_budget(&grammar, &tokenizer),
         Command::Bench { grammar, tokenizer, data, stride } => bench(&grammar, &tokenizer, &data, stride),
     };
     match result {
@@ -192,7 +203,22 @@ fn replay_tokens(bound: &Arc<BoundGrammar>, tokens: &[u32]) -> std::result::Resu
     Ok(())
 }
 
-fn sample(grammar: &str, tokenizer: &str, count: usize, seed: u64, max_tokens: usize, timings: bool) -> Result<ExitCode> {
+fn min_budget(grammar: &str, tokenizer: &str) -> Result<ExitCode> {
+    let bound = bind(load_grammar(grammar)?, load_vocab(tokenizer)?);
+    let min = Matcher::new(bound).min_tokens_to_complete();
+    println!("minimum budget: {min} tokens");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn sample(
+    grammar: &str,
+    tokenizer: &str,
+    count: usize,
+    seed: u64,
+    max_tokens: usize,
+    budget: Option<usize>,
+    timings: bool,
+) -> Result<ExitCode> {
     let (g, t_compile) = timed(|| load_grammar(grammar))?;
     let (vocab, t_vocab) = timed(|| load_vocab(tokenizer))?;
     let t0 = Instant::now();
@@ -203,8 +229,12 @@ fn sample(grammar: &str, tokenizer: &str, count: usize, seed: u64, max_tokens: u
     for k in 0..count {
         let mut rng = StdRng::seed_from_u64(seed.wrapping_add(k as u64));
         let mut m = Matcher::new(bound.clone());
+        if budget.is_some() {
+            m.set_budget(budget).map_err(|e| e.to_string())?;
+        }
+        let limit = budget.map_or(max_tokens, |b| b + 1);
         let mut mask = bitvec::bitvec![u64, bitvec::order::Lsb0; 0; width];
-        while m.tokens().len() < max_tokens && !m.is_finished() {
+        while m.tokens().len() < limit && !m.is_finished() {
             let t = Instant::now();
             m.fill_mask(&mut mask);
             mask_times.push(t.elapsed());
@@ -216,7 +246,8 @@ fn sample(grammar: &str, tokenizer: &str, count: usize, seed: u64, max_tokens: u
             m.advance(pick).map_err(|e| e.to_string())?;
         }
         let text = String::from_utf8_lossy(m.output()).into_owned();
-        let line = serde_json::json!({"text": text, "tokens": m.tokens().len(), "complete": m.is_finished() || m.is_complete()});
+        let used = m.tokens().len() - usize::from(m.is_finished());
+        let line = serde_json::json!({"text": text, "tokens": used, "complete": m.is_finished() || m.is_complete()});
         println!("{line}");
     }
     if timings {

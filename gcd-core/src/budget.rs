@@ -1,0 +1,240 @@
+//! Token-cost tables for the hard token budget (TruncProof's idea, for a
+//! contextual lexer).
+//!
+//! A budgeted mask allows a token only if, after it, the output can still be
+//! completed within the tokens left. "Can be completed within k tokens" is
+//! decided by an estimate that is an upper bound *realized by a plan*: spell
+//! the rest of the pending lexeme with whole tokens that stay inside it, then
+//! each terminal the parser still needs with whole tokens of its own. The
+//! estimate is the cheapest such plan, so the plan's first token always
+//! keeps the estimate within budget: the mask is never empty before the
+//! output is complete, and generation ends complete within the budget.
+//!
+//! The tables, all computed at bind time:
+//!
+//! * `lexeme[q][T]`: fewest tokens, each staying inside the lexeme, from
+//!   lexer state `q` to a state where terminal `T` wins (a shortest path over
+//!   lexer states whose edges are whole vocabulary tokens).
+//! * `pair[p][y]`: fewest tokens for a lexeme of `y` right after a lexeme
+//!   that `p` won, whose first byte cannot extend `p`'s lexeme, in the worst
+//!   parser context `y` occurs in; or through an ignored separator.
+//! * `nt[A][p][last]`: fewest tokens for a terminal string derived from `A`
+//!   after a lexeme of `p`, ending with a lexeme of `last`.
+//!
+//! Terminals are indexed `0..T`; index `T` stands for "no lexeme yet".
+
+use crate::bind::StateTables;
+use crate::compiled::CompiledGrammar;
+use crate::grammar::Symbol;
+use crate::parser::{StackView, NT_BIT};
+
+/// An unreachable cost; sums of a few stay far from overflow.
+pub const INF: u32 = u32::MAX / 8;
+
+#[derive(Clone, Debug)]
+pub struct BudgetTables {
+    n_terms: usize,
+    /// `n_terms + 1`: previous-lexeme index range.
+    cols: usize,
+    lexeme: Vec<u32>,
+    pair: Vec<u32>,
+    nt: Vec<u32>,
+}
+
+fn add(a: u32, b: u32) -> u32 {
+    a.saturating_add(b).min(INF)
+}
+
+impl BudgetTables {
+    pub fn new(g: &CompiledGrammar, states: &[StateTables]) -> BudgetTables {
+        let t = g.grammar.terminals.len();
+        let cols = t + 1;
+        let lx = &g.lexer;
+        let n_states = lx.num_states();
+
+        // Shortest paths to a winning state, edges = tokens inside the lexeme.
+        let mut lexeme = vec![INF; n_states * t];
+        for q in 0..n_states {
+            if let Some(w) = lx.winner(q as u32) {
+                lexeme[q * t + w as usize] = 0;
+            }
+        }
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for q in 0..n_states {
+                for (end, _) in &states[q].within_by_end {
+                    for y in 0..t {
+                        let c = add(1, lexeme[*end as usize * t + y]);
+                        if c < lexeme[q * t + y] {
+                            lexeme[q * t + y] = c;
+                            changed = true;
+                        }
+                    }
+                }
+            }
+        }
+
+        // Lexemes after a previous lexeme: worst context, best first token.
+        let ext = g.extending_bytes_of_winners();
+        let mut pair = vec![INF; cols * t];
+        let mut seen = vec![false; t];
+        for (ci, set) in g.candidate_sets.iter().enumerate() {
+            let start = lx.starts[ci] as usize;
+            // best[b][y]: fewest tokens from this start to a `y` win, first byte b.
+            let mut best = vec![INF; 256 * t];
+            for &(b, end) in &states[start].first_ends {
+                for y in 0..t {
+                    let c = add(1, lexeme[end as usize * t + y]);
+                    let slot = &mut best[b as usize * t + y];
+                    *slot = (*slot).min(c);
+                }
+            }
+            for y in set.iter().filter(|&y| y < t) {
+                for p in 0..cols {
+                    let cost = (0..256)
+                        .filter(|&b| p == t || !ext[p][b])
+                        .map(|b| best[b * t + y])
+                        .min()
+                        .unwrap_or(INF);
+                    let slot = &mut pair[p * t + y];
+                    *slot = if seen[y] { (*slot).max(cost) } else { cost };
+                }
+                seen[y] = true;
+            }
+        }
+        // Or with one ignored terminal between.
+        let direct = pair.clone();
+        for w in g.ignored.iter().filter(|&w| w < t) {
+            for p in 0..cols {
+                for y in 0..t {
+                    let via = add(direct[p * t + w], direct[w * t + y]);
+                    if via < pair[p * t + y] {
+                        pair[p * t + y] = via;
+                    }
+                }
+            }
+        }
+
+        let mut tables = BudgetTables { n_terms: t, cols, lexeme, pair, nt: vec![INF; g.grammar.nonterminals.len() * cols * cols] };
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for prod in &g.grammar.productions {
+                let a = prod.lhs.index();
+                for p in 0..cols {
+                    let mut v = vec![INF; cols];
+                    v[p] = 0;
+                    for sym in &prod.rhs {
+                        v = tables.apply_forward(*sym, &v);
+                    }
+                    for last in 0..cols {
+                        let slot = &mut tables.nt[(a * cols + p) * cols + last];
+                        if v[last] < *slot {
+                            *slot = v[last];
+                            changed = true;
+                        }
+                    }
+                }
+            }
+        }
+        tables
+    }
+
+    /// `v[p]` = cost so far ending after a lexeme `p`; then symbol `s`.
+    fn apply_forward(&self, s: Symbol, v: &[u32]) -> Vec<u32> {
+        let (t, cols) = (self.n_terms, self.cols);
+        let mut out = vec![INF; cols];
+        match s {
+            Symbol::T(y) => {
+                let y = y.index();
+                out[y] = (0..cols).map(|l| add(v[l], self.pair[l * t + y])).min().unwrap_or(INF);
+            }
+            Symbol::N(b) => {
+                let b = b.index();
+                for (l, &vl) in v.iter().enumerate() {
+                    if vl >= INF {
+                        continue;
+                    }
+                    for last in 0..cols {
+                        let c = add(vl, self.nt[(b * cols + l) * cols + last]);
+                        if c < out[last] {
+                            out[last] = c;
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// `u[p]` = cost to finish the symbols below given a lexeme `p` before
+    /// them; returns the same for `sym` on top of them.
+    fn apply_backward(&self, sym: u32, u: &[u32]) -> Vec<u32> {
+        let (t, cols) = (self.n_terms, self.cols);
+        if sym & NT_BIT == 0 {
+            let y = sym as usize;
+            (0..cols).map(|p| add(self.pair[p * t + y], u[y])).collect()
+        } else {
+            let b = (sym & !NT_BIT) as usize;
+            (0..cols)
+                .map(|p| (0..cols).map(|last| add(self.nt[(b * cols + p) * cols + last], u[last])).min().unwrap_or(INF))
+                .collect()
+        }
+    }
+
+    /// Per stack position (bottom first): the cost to finish the stack up to
+    /// and including it, by previous lexeme.
+    pub fn stack_costs(&self, stack: &[u32]) -> Vec<Vec<u32>> {
+        let mut out: Vec<Vec<u32>> = Vec::with_capacity(stack.len());
+        let empty = vec![0; self.cols];
+        for &sym in stack {
+            let below = out.last().unwrap_or(&empty);
+            let next = self.apply_backward(sym, below);
+            out.push(next);
+        }
+        out
+    }
+
+    /// Fewest tokens to derive the whole `view` after a lexeme `prev`.
+    fn rest(&self, view: &StackView, base_costs: &[Vec<u32>], prev: usize) -> u32 {
+        let (keep, top) = view.parts();
+        let mut u = match keep {
+            0 => vec![0; self.cols],
+            k => base_costs[k - 1].clone(),
+        };
+        for &sym in top {
+            u = self.apply_backward(sym, &u);
+        }
+        u[prev]
+    }
+
+    /// Fewest tokens (by the plans above) to complete from a pending lexeme
+    /// in lexer state `q` with parser `view`. `base_costs` are
+    /// [`stack_costs`](Self::stack_costs) of the view's base stack.
+    pub fn estimate(&self, g: &CompiledGrammar, view: &StackView, q: u32, base_costs: &[Vec<u32>]) -> u32 {
+        let t = self.n_terms;
+        let mut best = INF;
+        for w in 0..t {
+            let d = self.lexeme[q as usize * t + w];
+            if d >= best {
+                continue;
+            }
+            let mut v = view.clone();
+            if !g.is_ignored(w as u32) && !g.parse.shift(&mut v, w as u32) {
+                continue;
+            }
+            best = best.min(add(d, self.rest(&v, base_costs, w)));
+        }
+        best
+    }
+
+    /// Like [`estimate`](Self::estimate) for a whole stack of its own.
+    pub fn estimate_for_stack(&self, g: &CompiledGrammar, stack: &[u32], q: u32) -> u32 {
+        self.estimate(g, &StackView::new(stack), q, &self.stack_costs(stack))
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        (self.lexeme.len() + self.pair.len() + self.nt.len()) * 4
+    }
+}

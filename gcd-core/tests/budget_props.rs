@@ -1,0 +1,144 @@
+//! The token budget: generation always ends complete within N tokens, the
+//! budgeted mask is a subset of the plain one, and the estimate is an upper
+//! bound on the true fewest tokens (how loose, it prints).
+
+mod common;
+
+use std::collections::{HashSet, VecDeque};
+use std::sync::Arc;
+
+use gcd_core::bind::BoundGrammar;
+use gcd_core::compiled::CompiledGrammar;
+use gcd_core::matcher::Matcher;
+use gcd_core::recognizer::Recognizer;
+use gcd_core::vocab::Vocabulary;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+fn compile_random(seed: u64) -> Option<Arc<CompiledGrammar>> {
+    let g = common::random_grammar(seed).build()?;
+    CompiledGrammar::new(&g).ok().map(Arc::new)
+}
+
+/// The true fewest tokens to complete, by breadth-first search over tokens.
+fn exact_min_tokens(m: &Matcher, n_tokens: u32, limit: usize) -> Option<usize> {
+    let mut seen = HashSet::new();
+    let mut queue = VecDeque::from([(m.clone(), 0usize)]);
+    seen.insert(m.state_key());
+    while let Some((m, d)) = queue.pop_front() {
+        if m.is_complete() {
+            return Some(d);
+        }
+        if d >= limit {
+            continue;
+        }
+        for t in 0..n_tokens {
+            let mut next = m.clone();
+            if next.advance(t).is_ok() && seen.insert(next.state_key()) {
+                queue.push_back((next, d + 1));
+            }
+        }
+    }
+    None
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Strategy {
+    Uniform,
+    Longest,
+    Shortest,
+}
+
+/// Runs one budgeted generation; returns the number of tokens used.
+fn generate(bound: &Arc<BoundGrammar>, budget: usize, strategy: Strategy, seed: u64, reference: &Recognizer) -> usize {
+    let vocab = &bound.vocab;
+    let width = vocab.len();
+    let eos = vocab.eos_ids()[0];
+    let mut m = Matcher::new(bound.clone()).with_budget(budget).unwrap();
+    let mut plain = Matcher::new(bound.clone());
+    let mut rng = StdRng::seed_from_u64(seed);
+    loop {
+        let mask = m.compute_mask(width);
+        let unbudgeted = plain.compute_mask(width);
+        for i in mask.iter_ones() {
+            assert!(unbudgeted[i], "budgeted mask allows {i}, the plain one does not");
+        }
+        let mut allowed: Vec<u32> = mask.iter_ones().map(|i| i as u32).filter(|&i| i != eos).collect();
+        if allowed.is_empty() {
+            assert!(mask[eos as usize], "empty mask before completion after {:?}", String::from_utf8_lossy(m.output()));
+            break;
+        }
+        // Adversarial choices never stop early on their own.
+        let len = |t: &u32| vocab.token_bytes(*t).unwrap().len();
+        let t = match strategy {
+            Strategy::Uniform => allowed[rng.random_range(0..allowed.len())],
+            Strategy::Longest => {
+                allowed.sort_by_key(|t| std::cmp::Reverse(len(t)));
+                allowed[rng.random_range(0..allowed.len().min(2))]
+            }
+            Strategy::Shortest => {
+                allowed.sort_by_key(len);
+                allowed[rng.random_range(0..allowed.len().min(2))]
+            }
+        };
+        m.advance(t).unwrap();
+        plain.advance(t).unwrap();
+        assert!(m.tokens().len() <= budget);
+    }
+    assert!(reference.is_complete(m.output()), "ended incomplete: {:?}", String::from_utf8_lossy(m.output()));
+    m.advance(eos).unwrap();
+    m.tokens().len() - 1
+}
+
+#[test]
+fn budgeted_generation_always_completes_within_budget() {
+    let mut grammars = 0;
+    let (mut est_sum, mut exact_sum, mut exact_cases) = (0usize, 0usize, 0usize);
+    let mut seed = 0u64;
+    while grammars < 150 {
+        seed += 1;
+        let Some(c) = compile_random(seed) else { continue };
+        let tokens = common::random_vocab(seed, 24);
+        let n = tokens.len() as u32;
+        let bound = Arc::new(BoundGrammar::new(c.clone(), Arc::new(Vocabulary::from_tokens_with_eos(tokens, "</s>"))));
+        let m = Matcher::new(bound.clone());
+        let min = m.min_tokens_to_complete();
+        if min >= gcd_core::budget::INF as usize {
+            continue;
+        }
+        grammars += 1;
+        let reference = Recognizer::new(&c);
+        if let Some(exact) = exact_min_tokens(&m, n, min) {
+            assert!(exact <= min, "estimate {min} below the true {exact}");
+            est_sum += min;
+            exact_sum += exact;
+            exact_cases += 1;
+        }
+        assert!(Matcher::new(bound.clone()).with_budget(min.saturating_sub(1)).is_err() || min == 0);
+        // Along a random walk, the estimate stays an upper bound on the truth.
+        let mut walk = Matcher::new(bound.clone());
+        let mut rng = StdRng::seed_from_u64(seed);
+        for _ in 0..6 {
+            let est = walk.min_tokens_to_complete();
+            if let Some(exact) = exact_min_tokens(&walk, n, est) {
+                assert!(exact <= est, "estimate {est} below the true {exact} after {:?}", String::from_utf8_lossy(walk.output()));
+                est_sum += est;
+                exact_sum += exact;
+                exact_cases += 1;
+            }
+            let allowed: Vec<usize> = walk.compute_mask(n as usize).iter_ones().collect();
+            if allowed.is_empty() {
+                break;
+            }
+            walk.advance(allowed[rng.random_range(0..allowed.len())] as u32).unwrap();
+        }
+        for budget in min..min + 4 {
+            for (k, strategy) in [Strategy::Uniform, Strategy::Longest, Strategy::Shortest].into_iter().enumerate() {
+                let used = generate(&bound, budget, strategy, seed * 31 + k as u64 + budget as u64, &reference);
+                assert!(used <= budget);
+            }
+        }
+    }
+    eprintln!("estimate vs exact fewest tokens at {exact_cases} points: {est_sum} vs {exact_sum} tokens in all");
+    assert!(exact_cases > 500);
+}

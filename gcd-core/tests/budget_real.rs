@@ -1,0 +1,106 @@
+//! The budget on real data: JSON with the Llama-3 vocabulary. Adversarial
+//! samplers always end with JSON within the budget; without the budget the
+//! same samplers run past it.
+
+mod common;
+
+use std::sync::Arc;
+
+use gcd_core::bind::BoundGrammar;
+use gcd_core::matcher::Matcher;
+use gcd_core::vocab::Vocabulary;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+fn llama3() -> Option<Arc<BoundGrammar>> {
+    let root = common::data::shared_data()?;
+    let vocab = Vocabulary::from_tokenizer_json(root.join("tokenizers/llama3/tokenizer.json")).unwrap();
+    Some(Arc::new(BoundGrammar::new(gcd_core::builtin::json_compiled(), Arc::new(vocab))))
+}
+
+/// Picks adversarially: mostly the longest allowed tokens, or tokens that
+/// open nesting, never EOS while anything else is allowed.
+fn adversarial_pick(bound: &BoundGrammar, allowed: &[u32], opener: bool, rng: &mut StdRng) -> u32 {
+    let vocab = &bound.vocab;
+    let bytes = |t: u32| vocab.token_bytes(t).unwrap();
+    if opener {
+        let opens: Vec<u32> = allowed.iter().copied().filter(|&t| bytes(t).iter().any(|b| *b == b'[' || *b == b'{')).collect();
+        if !opens.is_empty() && rng.random_bool(0.8) {
+            return opens[rng.random_range(0..opens.len())];
+        }
+    }
+    let longest = allowed.iter().map(|&t| bytes(t).len()).max().unwrap();
+    let long: Vec<u32> = allowed.iter().copied().filter(|&t| bytes(t).len() + 2 >= longest).collect();
+    long[rng.random_range(0..long.len())]
+}
+
+/// Generates under `budget` (or without one, up to `cap` tokens); returns
+/// (text, tokens used, finished).
+fn run(bound: &Arc<BoundGrammar>, budget: Option<usize>, cap: usize, opener: bool, seed: u64) -> (Vec<u8>, usize, bool) {
+    let width = bound.vocab.len();
+    let eos = bound.vocab.eos_ids()[0];
+    let mut m = Matcher::new(bound.clone());
+    m.set_budget(budget).unwrap();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut mask = m.compute_mask(width);
+    while m.tokens().len() < cap {
+        m.fill_mask(&mut mask);
+        let allowed: Vec<u32> = mask.iter_ones().map(|i| i as u32).filter(|&t| !bound.vocab.is_eos(t)).collect();
+        if allowed.is_empty() {
+            assert!(mask[eos as usize], "dead end after {:?}", String::from_utf8_lossy(m.output()));
+            m.advance(eos).unwrap();
+            return (m.output().to_vec(), m.tokens().len() - 1, true);
+        }
+        m.advance(adversarial_pick(bound, &allowed, opener, &mut rng)).unwrap();
+    }
+    let done = m.is_complete();
+    (m.output().to_vec(), m.tokens().len(), done)
+}
+
+fn check_budgets(seeds: u64) {
+    let Some(bound) = llama3() else { return };
+    let min = Matcher::new(bound.clone()).min_tokens_to_complete();
+    assert!(min >= 1);
+    assert!(Matcher::new(bound.clone()).with_budget(min - 1).is_err());
+    let mut runs = 0;
+    for budget in min..=64 {
+        for seed in 0..seeds {
+            let opener = seed % 2 == 0;
+            let (text, used, finished) = run(&bound, Some(budget), budget + 1, opener, seed * 1000 + budget as u64);
+            assert!(finished && used <= budget, "budget {budget} seed {seed}: {used} tokens, finished {finished}");
+            if let Err(e) = serde_json::from_slice::<serde_json::Value>(&text) {
+                // RFC 8259 numbers beyond f64 are the one thing serde_json refuses (see json.lark).
+                assert!(e.to_string().starts_with("number out of range"), "{:?}: {e}", String::from_utf8_lossy(&text));
+            }
+            runs += 1;
+        }
+    }
+    eprintln!("{runs} budgeted generations (budgets {min}..=64) all ended with complete JSON within budget");
+}
+
+#[test]
+fn adversarial_sampling_fits_every_budget() {
+    check_budgets(12);
+}
+
+/// The full run of the issue: 1,000 seeds per budget (several minutes).
+#[test]
+#[ignore]
+fn adversarial_sampling_fits_every_budget_1000_seeds() {
+    check_budgets(1000);
+}
+
+/// Without a budget the same samplers are still going at N tokens, so the
+/// test above could fail.
+#[test]
+fn without_budget_samplers_overrun() {
+    let Some(bound) = llama3() else { return };
+    let mut overran = 0;
+    for seed in 0..20 {
+        let (_, used, finished) = run(&bound, None, 33, seed % 2 == 0, seed);
+        if !finished && used > 32 {
+            overran += 1;
+        }
+    }
+    assert!(overran >= 15, "only {overran} of 20 unbudgeted runs went past 32 tokens");
+}
