@@ -104,3 +104,47 @@ fn without_budget_samplers_overrun() {
     }
     assert!(overran >= 15, "only {overran} of 20 unbudgeted runs went past 32 tokens");
 }
+
+/// A deterministic stand-in model that loves long tokens and opening
+/// brackets: left alone it would never close anything.
+struct Greedy {
+    scores: Vec<f32>,
+}
+
+impl gcd_core::decode::LogitsSource for Greedy {
+    fn next_logits(&mut self, tokens: &[u32], logits: &mut [f32]) {
+        for (i, l) in logits.iter_mut().enumerate() {
+            // Vary with the position so beams differ.
+            *l = self.scores[i] + ((i as u32).wrapping_mul(2654435761).wrapping_add(tokens.len() as u32) % 7) as f32 * 0.1;
+        }
+    }
+}
+
+#[test]
+fn beam_search_never_leaves_the_budget() {
+    let Some(bound) = llama3() else { return };
+    let vocab = &bound.vocab;
+    let scores: Vec<f32> = (0..vocab.len() as u32)
+        .map(|t| match vocab.token_bytes(t) {
+            Ok(_) if vocab.is_eos(t) => -20.0,
+            Ok(b) => b.len() as f32 * 0.5 + 3.0 * b.iter().filter(|c| **c == b'[' || **c == b'{').count() as f32,
+            Err(_) => 0.0,
+        })
+        .collect();
+    let mut model = Greedy { scores };
+    for budget in [3usize, 8, 20] {
+        let start = Matcher::new(bound.clone()).with_budget(budget).unwrap();
+        let outs = gcd_core::decode::beam_search(&start, &mut model, 4, budget + 2);
+        assert_eq!(outs.len(), 4, "budget {budget}");
+        for h in &outs {
+            let used = h.matcher.tokens().len() - 1;
+            assert!(h.matcher.is_finished() && used <= budget, "budget {budget}: {used}");
+            serde_json::from_slice::<serde_json::Value>(h.matcher.output())
+                .unwrap_or_else(|e| panic!("{:?}: {e}", String::from_utf8_lossy(h.matcher.output())));
+        }
+        assert!(outs.windows(2).all(|w| w[0].log_prob >= w[1].log_prob));
+    }
+    // Without the budget the same search is cut off unfinished.
+    let outs = gcd_core::decode::beam_search(&Matcher::new(bound.clone()), &mut model, 4, 22);
+    assert!(outs.is_empty(), "the stand-in model should never choose to stop");
+}
