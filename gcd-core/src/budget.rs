@@ -186,14 +186,22 @@ impl BudgetTables {
     /// Per stack position (bottom first): the cost to finish the stack up to
     /// and including it, by previous lexeme.
     pub fn stack_costs(&self, stack: &[u32]) -> Vec<Vec<u32>> {
-        let mut out: Vec<Vec<u32>> = Vec::with_capacity(stack.len());
-        let empty = vec![0; self.cols];
-        for &sym in stack {
-            let below = out.last().unwrap_or(&empty);
-            let next = self.apply_backward(sym, below);
-            out.push(next);
-        }
+        let mut out = Vec::with_capacity(stack.len());
+        self.update_stack_costs(&mut out, &[], stack);
         out
+    }
+
+    /// Brings `costs` (for stack `old`) up to date for stack `new`,
+    /// recomputing only above their common bottom part: a token changes the
+    /// top of the stack, so this is proportional to what it pushed.
+    pub fn update_stack_costs(&self, costs: &mut Vec<Vec<u32>>, old: &[u32], new: &[u32]) {
+        let common = old.iter().zip(new).take_while(|(a, b)| a == b).count().min(costs.len());
+        costs.truncate(common);
+        let empty = vec![0; self.cols];
+        for &sym in &new[common..] {
+            let next = self.apply_backward(sym, costs.last().unwrap_or(&empty));
+            costs.push(next);
+        }
     }
 
     /// Fewest tokens to derive the whole `view` after a lexeme `prev`.

@@ -94,13 +94,15 @@ pub struct Matcher {
     finished: bool,
     /// Most tokens (EOS not counted) the output may take.
     budget: Option<usize>,
+    /// With a budget: the budget cost vectors of `stack`, kept up to date.
+    stack_costs: Vec<Vec<u32>>,
 }
 
 /// What a budgeted mask needs: the most tokens any allowed token may leave
 /// the completion, and the cost vectors of the matcher's stack.
-struct BudgetCtx {
+struct BudgetCtx<'a> {
     limit: u32,
-    base: Vec<Vec<u32>>,
+    base: &'a [Vec<u32>],
 }
 
 impl Matcher {
@@ -117,6 +119,7 @@ impl Matcher {
             history: None,
             history_len: 0,
             budget: None,
+            stack_costs: Vec::new(),
             finished: false,
         }
     }
@@ -211,7 +214,7 @@ impl Matcher {
                 if used >= n {
                     return;
                 }
-                Some(BudgetCtx { limit: (n - used - 1) as u32, base: b.budget.stack_costs(&self.stack) })
+                Some(BudgetCtx { limit: (n - used - 1) as u32, base: &self.stack_costs })
             }
         };
         let budget = budget.as_ref();
@@ -241,7 +244,7 @@ impl Matcher {
         q: u32,
         filter: Option<&EndFilter>,
         scratch: &mut Scratch,
-        budget: Option<&BudgetCtx>,
+        budget: Option<&BudgetCtx<'_>>,
     ) {
         let b = &*self.bound;
         let g = &b.grammar;
@@ -290,7 +293,7 @@ impl Matcher {
         q: u32,
         root: usize,
         scratch: &mut Scratch,
-        budget: Option<&BudgetCtx>,
+        budget: Option<&BudgetCtx<'_>>,
     ) {
         let b = &*self.bound;
         let g = &b.grammar;
@@ -407,13 +410,18 @@ impl Matcher {
         let Some((stack, q)) = self.run_bytes(bytes) else {
             return Err(self.not_allowed(token, "the grammar does not allow it here"));
         };
+        let mut costs = Vec::new();
         if let Some(n) = self.budget {
-            let need = self.bound.budget.estimate_for_stack(&self.bound.grammar, &stack, q);
+            costs = self.stack_costs.clone();
+            let b = &self.bound;
+            b.budget.update_stack_costs(&mut costs, &self.stack, &stack);
+            let need = b.budget.estimate(&b.grammar, &StackView::new(&stack), q, &costs);
             if self.tokens.len() + 1 + need as usize > n {
                 return Err(self.not_allowed(token, &format!("the output could not be completed within the budget of {n} tokens")));
             }
         }
         self.push_history();
+        self.stack_costs = costs;
         self.output.extend_from_slice(bytes);
         self.stack = stack;
         self.lexer = q;
@@ -464,6 +472,9 @@ impl Matcher {
         self.history = node.prev.clone();
         self.history_len -= n;
         self.finished = false;
+        if self.budget.is_some() {
+            self.stack_costs = self.bound.budget.stack_costs(&self.stack);
+        }
         Ok(())
     }
 
@@ -497,6 +508,10 @@ impl Matcher {
             }
         }
         self.budget = n;
+        self.stack_costs = match n {
+            Some(_) => self.bound.budget.stack_costs(&self.stack),
+            None => Vec::new(),
+        };
         Ok(())
     }
 

@@ -84,6 +84,10 @@ fn generate(bound: &Arc<BoundGrammar>, budget: usize, strategy: Strategy, seed: 
         m.advance(t).unwrap();
         plain.advance(t).unwrap();
         assert!(m.tokens().len() <= budget);
+        // Rolling back restores the budgeted mask exactly.
+        let mut back = m.clone();
+        back.rollback(1).unwrap();
+        assert_eq!(back.compute_mask(width), mask);
     }
     assert!(reference.is_complete(m.output()), "ended incomplete: {:?}", String::from_utf8_lossy(m.output()));
     m.advance(eos).unwrap();
