@@ -10,13 +10,14 @@ use crate::grammar::{Grammar, NtId, ProdId, Symbol, TermId};
 /// A set of terminals plus the end-of-input marker, as a plain bitset.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TermSet {
-    words: Vec<u64>,
+    // Inline up to 255 terminals: sets are built on the mask's hot path.
+    words: smallvec::SmallVec<[u64; 4]>,
 }
 
 impl TermSet {
     /// A set over `n` terminals; index `n` is end of input.
     pub fn new(n: usize) -> Self {
-        TermSet { words: vec![0; (n + 1).div_ceil(64)] }
+        TermSet { words: smallvec::smallvec![0; (n + 1).div_ceil(64)] }
     }
     pub fn insert(&mut self, i: usize) -> bool {
         let (w, b) = (i / 64, 1u64 << (i % 64));

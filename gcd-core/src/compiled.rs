@@ -13,7 +13,9 @@
 //! next. [`lexical_hazards`] proves that per adjacent terminal pair, or
 //! reports the pair.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+
+use rustc_hash::FxHashMap;
 
 use crate::analysis::{self, Ll1Table, Sets, TermSet};
 use crate::error::{Diagnostic, DiagnosticKind, Diagnostics, GrammarError};
@@ -53,7 +55,7 @@ pub struct CompiledGrammar {
     /// The candidate sets (acceptable terminals plus ignored ones, no end
     /// marker), indexed like `lexer.starts`.
     pub candidate_sets: Vec<TermSet>,
-    pub candidate_index: HashMap<TermSet, u32>,
+    pub candidate_index: FxHashMap<TermSet, u32>,
     pub lexer: LexerAutomaton,
     /// Lexer start state when the stack top alone decides the candidates
     /// (a terminal or a non-nullable rule), by encoded symbol; else `DEAD`.
@@ -93,7 +95,7 @@ impl CompiledGrammar {
         }
         let acceptable = acceptable_sets(&grammar, &sets, config.max_candidate_sets)?;
         let mut candidate_sets = Vec::new();
-        let mut candidate_index = HashMap::new();
+        let mut candidate_index = FxHashMap::default();
         for mut a in acceptable {
             a.remove(n);
             a.union_with(&ignored);

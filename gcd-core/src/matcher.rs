@@ -157,7 +157,7 @@ impl Matcher {
         if !g.is_ignored(w) && !g.parse.shift(&mut view, w) {
             return false;
         }
-        g.parse.accepts_end(&view.to_vec())
+        g.parse.accepts_end_top_down(view.top_down())
     }
 
     /// A fresh mask of `width` bits (the model's logits width; ids past the

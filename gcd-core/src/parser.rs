@@ -84,8 +84,13 @@ impl ParseTables {
 
     /// Whether the input may end here.
     pub fn accepts_end(&self, stack: &[u32]) -> bool {
+        self.accepts_end_top_down(stack.iter().copied())
+    }
+
+    /// Like [`accepts_end`](Self::accepts_end), for a stack in any order.
+    pub fn accepts_end_top_down(&self, mut symbols: impl Iterator<Item = u32>) -> bool {
         // Every symbol left must derive the empty string.
-        stack.iter().all(|&s| s & NT_BIT != 0 && self.nullable[(s & !NT_BIT) as usize])
+        symbols.all(|s| s & NT_BIT != 0 && self.nullable[(s & !NT_BIT) as usize])
     }
 
     /// The terminals that can be shifted next (index `n_terms` = end of input).
@@ -134,13 +139,14 @@ pub struct StackView<'a> {
     base: &'a [u32],
     /// How many of `base`'s bottom elements are still on the stack.
     keep: usize,
-    /// Symbols pushed above them, top last.
-    top: Vec<u32>,
+    /// Symbols pushed above them, top last (inline: views are cloned per
+    /// boundary on the mask's hot path).
+    top: smallvec::SmallVec<[u32; 12]>,
 }
 
 impl<'a> StackView<'a> {
     pub fn new(base: &'a [u32]) -> Self {
-        StackView { base, keep: base.len(), top: Vec::new() }
+        StackView { base, keep: base.len(), top: smallvec::SmallVec::new() }
     }
 
     /// The stack from the top down.
