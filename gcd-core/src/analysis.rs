@@ -228,9 +228,6 @@ impl Ll1Table {
     pub fn cells(&self) -> &[u32] {
         &self.cells
     }
-    pub fn from_cells(cells: Vec<u32>, columns: usize) -> Self {
-        Ll1Table { cells, columns }
-    }
 }
 
 /// Checks that every symbol is reachable and productive; collects problems.
@@ -321,9 +318,4 @@ pub fn analyze(g: &Grammar) -> Result<(Sets, Ll1Table), GrammarError> {
     let sets = Sets::new(g);
     let table = ll1_table(g, &sets)?;
     Ok((sets, table))
-}
-
-/// A diagnostic helper for other stages.
-pub fn conflict_count(err: &GrammarError) -> usize {
-    err.diagnostics().iter().filter(|d: &&Diagnostic| d.kind == DiagnosticKind::Conflict).count()
 }

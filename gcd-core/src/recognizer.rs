@@ -167,36 +167,4 @@ impl<'g> Recognizer<'g> {
         }
         Status::Dead
     }
-
-    /// A shortest completion of `bytes` to a sentence, if the search finds one.
-    pub fn shortest_completion(&self, bytes: &[u8]) -> Option<Vec<u8>> {
-        let c = self.run(bytes)?;
-        if self.accepts_end(&c) {
-            return Some(Vec::new());
-        }
-        let mut seen = HashSet::new();
-        let mut queue = VecDeque::from([(c, Vec::new())]);
-        while let Some((c, path)) = queue.pop_front() {
-            for &b in &self.classes.representatives {
-                let mut next = c.clone();
-                if !self.feed(&mut next, b) {
-                    continue;
-                }
-                let mut p = path.clone();
-                p.push(b);
-                if self.accepts_end(&next) {
-                    return Some(p);
-                }
-                let states: Vec<Option<u32>> =
-                    next.candidates.iter().map(|&t| self.g.dfas[t as usize].run(&next.lexeme)).collect();
-                if seen.insert((next.stack.clone(), next.candidates.clone(), states, next.lexeme.is_empty())) {
-                    if seen.len() > self.search_limit {
-                        return None;
-                    }
-                    queue.push_back((next, p));
-                }
-            }
-        }
-        None
-    }
 }
