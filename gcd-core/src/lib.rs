@@ -22,6 +22,7 @@ pub mod matcher;
 pub mod parser;
 pub mod recognizer;
 pub mod transform;
+pub mod tree;
 pub mod trie;
 pub mod vocab;
 

@@ -448,6 +448,7 @@ impl<'g> Work<'g> {
         self.nts.push(Nonterminal {
             name,
             kind: RuleKind::Generated,
+            keep_all_tokens: false,
             span,
         });
         self.alts.push(Vec::new());
@@ -1831,7 +1832,10 @@ mod tests {
         // strips `(x?)*` to `x*` itself, but not a sequence of optionals.)
         let mut b = GrammarBuilder::new();
         let body = Expr::seq(vec![
-            Expr::star(Expr::seq(vec![Expr::opt(Expr::literal("a")), Expr::opt(Expr::literal("c"))])),
+            Expr::star(Expr::seq(vec![
+                Expr::opt(Expr::literal("a")),
+                Expr::opt(Expr::literal("c")),
+            ])),
             Expr::literal("b"),
         ]);
         b.rule_full(

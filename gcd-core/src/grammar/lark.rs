@@ -14,8 +14,8 @@
 //!   as the next line does not start a new definition. `\` at the end of a
 //!   line joins it with the next.
 //! - Rule modifiers: `?name` ([`RuleKind::InlineSingle`]), `_name`
-//!   ([`RuleKind::Hidden`]), `!name` (Lark's keep-all-tokens; accepted and
-//!   treated as a normal rule, since gcd keeps every token anyway).
+//!   ([`RuleKind::Hidden`]), `!name` (Lark's keep-all-tokens: the rule's
+//!   parse-tree nodes keep anonymous literals and `_HIDDEN` tokens).
 //! - Rule priorities `name.2:` are accepted and ignored: they only steer
 //!   Lark's LALR/Earley conflict resolution, and gcd's LL(1) tables have no
 //!   such choice to make.
@@ -726,6 +726,7 @@ struct TermDef {
 struct RuleDef {
     name: String,
     kind: RuleKind,
+    keep_all_tokens: bool,
     alts: Vec<ParsedAlt>,
     span: Span,
 }
@@ -959,9 +960,12 @@ impl Parser<'_, '_> {
     fn definition(&mut self) -> PResult<()> {
         let first = self.cur();
         let mut inline = false;
+        let mut keep_all_tokens = false;
         while matches!(self.peek(), Tok::Question | Tok::Bang) {
             if *self.peek() == Tok::Question {
                 inline = true;
+            } else {
+                keep_all_tokens = true;
             }
             self.advance();
         }
@@ -1040,6 +1044,7 @@ impl Parser<'_, '_> {
             self.out.rules.push(RuleDef {
                 name,
                 kind,
+                keep_all_tokens,
                 alts,
                 span: name_span,
             });
@@ -2227,6 +2232,9 @@ fn compile(parsed: Parsed, mut diags: Vec<Diagnostic>) -> Result<GrammarBuilder,
             });
         }
         builder.rule_full(&r.name, r.kind, alternatives, Some(r.span));
+        if r.keep_all_tokens {
+            builder.keep_all_tokens(&r.name);
+        }
     }
     if diags.is_empty() {
         Ok(builder)

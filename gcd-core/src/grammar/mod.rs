@@ -53,7 +53,10 @@ pub enum Symbol {
 pub enum TerminalPattern {
     /// Exact text (ASCII case folded when `case_insensitive`). Literals win
     /// ties against regexes.
-    Literal { text: String, case_insensitive: bool },
+    Literal {
+        text: String,
+        case_insensitive: bool,
+    },
     /// A regular expression in regex-automata syntax, matched against the
     /// whole lexeme.
     Regex(String),
@@ -67,7 +70,10 @@ impl TerminalPattern {
     /// The pattern as a regex in regex-automata syntax.
     pub fn to_regex(&self) -> String {
         match self {
-            TerminalPattern::Literal { text, case_insensitive } => {
+            TerminalPattern::Literal {
+                text,
+                case_insensitive,
+            } => {
                 let escaped = regex_syntax::escape(text);
                 if *case_insensitive {
                     format!("(?i:{escaped})")
@@ -83,7 +89,10 @@ impl TerminalPattern {
 impl fmt::Display for TerminalPattern {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            TerminalPattern::Literal { text, case_insensitive } => {
+            TerminalPattern::Literal {
+                text,
+                case_insensitive,
+            } => {
                 write!(f, "{text:?}{}", if *case_insensitive { "i" } else { "" })
             }
             TerminalPattern::Regex(r) => write!(f, "/{r}/"),
@@ -121,6 +130,9 @@ pub enum RuleKind {
 pub struct Nonterminal {
     pub name: String,
     pub kind: RuleKind,
+    /// Lark `!rule`: its parse-tree nodes keep the tokens that are otherwise
+    /// left out (anonymous literals, `_HIDDEN` terminals).
+    pub keep_all_tokens: bool,
     pub span: Option<Span>,
 }
 
@@ -239,7 +251,13 @@ impl Expr {
         Expr::Name(name.to_string(), None)
     }
     pub fn literal(text: &str) -> Expr {
-        Expr::Pattern(TerminalPattern::Literal { text: text.to_string(), case_insensitive: false }, None)
+        Expr::Pattern(
+            TerminalPattern::Literal {
+                text: text.to_string(),
+                case_insensitive: false,
+            },
+            None,
+        )
     }
     pub fn regex(re: &str) -> Expr {
         Expr::Pattern(TerminalPattern::Regex(re.to_string()), None)
@@ -273,6 +291,7 @@ pub struct Alternative {
 struct RuleDef {
     name: String,
     kind: RuleKind,
+    keep_all_tokens: bool,
     alternatives: Vec<Alternative>,
     span: Option<Span>,
 }
@@ -307,8 +326,12 @@ impl GrammarBuilder {
         span: Option<Span>,
     ) -> &mut Self {
         if let Some(prev) = self.terminals.iter().find(|t| t.name == name) {
-            let d = Diagnostic::new(DiagnosticKind::Duplicate, span, format!("terminal `{name}` is defined twice"))
-                .with_note(prev.span, "first defined here");
+            let d = Diagnostic::new(
+                DiagnosticKind::Duplicate,
+                span,
+                format!("terminal `{name}` is defined twice"),
+            )
+            .with_note(prev.span, "first defined here");
             self.errors.push(d);
             return self;
         }
@@ -326,8 +349,19 @@ impl GrammarBuilder {
     /// Adds a rule; several alternatives may be given at once. Calling it
     /// twice with the same name is a duplicate-definition error.
     pub fn rule(&mut self, name: &str, alternatives: Vec<Expr>) -> &mut Self {
-        let alts = alternatives.into_iter().map(|expr| Alternative { expr, alias: None, span: None }).collect();
-        let kind = if name.starts_with('_') { RuleKind::Hidden } else { RuleKind::Normal };
+        let alts = alternatives
+            .into_iter()
+            .map(|expr| Alternative {
+                expr,
+                alias: None,
+                span: None,
+            })
+            .collect();
+        let kind = if name.starts_with('_') {
+            RuleKind::Hidden
+        } else {
+            RuleKind::Normal
+        };
         self.rule_full(name, kind, alts, None)
     }
 
@@ -339,12 +373,31 @@ impl GrammarBuilder {
         span: Option<Span>,
     ) -> &mut Self {
         if let Some(prev) = self.rules.iter().find(|r| r.name == name) {
-            let d = Diagnostic::new(DiagnosticKind::Duplicate, span, format!("rule `{name}` is defined twice"))
-                .with_note(prev.span, "first defined here");
+            let d = Diagnostic::new(
+                DiagnosticKind::Duplicate,
+                span,
+                format!("rule `{name}` is defined twice"),
+            )
+            .with_note(prev.span, "first defined here");
             self.errors.push(d);
             return self;
         }
-        self.rules.push(RuleDef { name: name.to_string(), kind, alternatives, span });
+        self.rules.push(RuleDef {
+            name: name.to_string(),
+            kind,
+            keep_all_tokens: false,
+            alternatives,
+            span,
+        });
+        self
+    }
+
+    /// Marks rule `name` (already added) as Lark's `!rule`: its parse-tree
+    /// nodes keep every token. Has no effect on the language.
+    pub fn keep_all_tokens(&mut self, name: &str) -> &mut Self {
+        if let Some(r) = self.rules.iter_mut().find(|r| r.name == name) {
+            r.keep_all_tokens = true;
+        }
         self
     }
 
@@ -384,8 +437,11 @@ impl GrammarBuilder {
     pub fn build(&self) -> Result<Grammar, GrammarError> {
         let mut diags = Diagnostics(self.errors.clone());
         let mut terminals = self.terminals.clone();
-        let mut term_index: HashMap<String, TermId> =
-            terminals.iter().enumerate().map(|(i, t)| (t.name.clone(), TermId(i as u32))).collect();
+        let mut term_index: HashMap<String, TermId> = terminals
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.name.clone(), TermId(i as u32)))
+            .collect();
         for (name, span) in &self.ignore {
             match term_index.get(name) {
                 Some(&t) => terminals[t.index()].ignored = true,
@@ -397,16 +453,28 @@ impl GrammarBuilder {
             }
         }
         if self.rules.is_empty() {
-            diags.error(DiagnosticKind::Syntax, None, "the grammar has no rules; expected at least a `start` rule");
+            diags.error(
+                DiagnosticKind::Syntax,
+                None,
+                "the grammar has no rules; expected at least a `start` rule",
+            );
             return Err(GrammarError::new(diags.0));
         }
         let mut nonterminals: Vec<Nonterminal> = self
             .rules
             .iter()
-            .map(|r| Nonterminal { name: r.name.clone(), kind: r.kind, span: r.span })
+            .map(|r| Nonterminal {
+                name: r.name.clone(),
+                kind: r.kind,
+                keep_all_tokens: r.keep_all_tokens,
+                span: r.span,
+            })
             .collect();
-        let nt_index: HashMap<String, NtId> =
-            nonterminals.iter().enumerate().map(|(i, n)| (n.name.clone(), NtId(i as u32))).collect();
+        let nt_index: HashMap<String, NtId> = nonterminals
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.name.clone(), NtId(i as u32)))
+            .collect();
         for r in &self.rules {
             if let Some(&t) = term_index.get(&r.name) {
                 diags.push(
@@ -427,7 +495,11 @@ impl GrammarBuilder {
             }
         });
         let Some(&start) = nt_index.get(&start_name) else {
-            diags.error(DiagnosticKind::Undefined, None, format!("start rule `{start_name}` is not defined"));
+            diags.error(
+                DiagnosticKind::Undefined,
+                None,
+                format!("start rule `{start_name}` is not defined"),
+            );
             return Err(GrammarError::new(diags.0));
         };
 
@@ -455,7 +527,11 @@ impl GrammarBuilder {
         }
         let productions = std::mem::take(&mut desugar.productions);
         for t in &terminals {
-            if t.ignored && productions.iter().any(|p| p.rhs.iter().any(|s| *s == Symbol::T(term_index[&t.name]))) {
+            if t.ignored
+                && productions
+                    .iter()
+                    .any(|p| p.rhs.iter().any(|s| *s == Symbol::T(term_index[&t.name])))
+            {
                 diags.error(
                     DiagnosticKind::Unsupported,
                     t.span,
@@ -464,7 +540,12 @@ impl GrammarBuilder {
             }
         }
         diags.into_result()?;
-        Ok(Grammar { terminals, nonterminals, productions, start })
+        Ok(Grammar {
+            terminals,
+            nonterminals,
+            productions,
+            start,
+        })
     }
 }
 
@@ -477,12 +558,22 @@ fn non_empty_part(e: &Expr) -> (Expr, bool) {
         Expr::Opt(x) | Expr::Star(x) => (non_empty_part(x).0, true),
         Expr::Plus(x) => {
             let (inner, stripped) = non_empty_part(x);
-            (if stripped { inner } else { Expr::Plus(Box::new(inner)) }, stripped)
+            (
+                if stripped {
+                    inner
+                } else {
+                    Expr::Plus(Box::new(inner))
+                },
+                stripped,
+            )
         }
         Expr::Alt(items) => {
             let parts: Vec<(Expr, bool)> = items.iter().map(non_empty_part).collect();
             let stripped = parts.iter().any(|p| p.1);
-            (Expr::Alt(parts.into_iter().map(|p| p.0).collect()), stripped)
+            (
+                Expr::Alt(parts.into_iter().map(|p| p.0).collect()),
+                stripped,
+            )
         }
         Expr::Seq(items) if items.len() == 1 => non_empty_part(&items[0]),
         _ => (e.clone(), false),
@@ -534,7 +625,10 @@ impl Desugar<'_> {
                 } else if let Some(&t) = self.term_index.get(name) {
                     Symbol::T(t)
                 } else {
-                    let what = if name.chars().next().is_some_and(|c| c.is_ascii_uppercase() || c == '_')
+                    let what = if name
+                        .chars()
+                        .next()
+                        .is_some_and(|c| c.is_ascii_uppercase() || c == '_')
                         && name.chars().all(|c| !c.is_ascii_lowercase())
                     {
                         "terminal"
@@ -551,7 +645,12 @@ impl Desugar<'_> {
                 }
             }
             Expr::Pattern(p, span) => Symbol::T(self.anonymous_terminal(p, *span)),
-            Expr::Seq(_) | Expr::Alt(_) | Expr::Opt(_) | Expr::Star(_) | Expr::Plus(_) | Expr::Repeat(..) => {
+            Expr::Seq(_)
+            | Expr::Alt(_)
+            | Expr::Opt(_)
+            | Expr::Star(_)
+            | Expr::Plus(_)
+            | Expr::Repeat(..) => {
                 let key = format!("{e:?}");
                 if let Some(&n) = self.memo.get(&key) {
                     return Symbol::N(n);
@@ -614,19 +713,28 @@ impl Desugar<'_> {
     }
 
     fn anonymous_terminal(&mut self, p: &TerminalPattern, span: Option<Span>) -> TermId {
-        if let Some(i) = self.terminals.iter().position(|t| t.pattern == *p && !t.ignored) {
+        if let Some(i) = self
+            .terminals
+            .iter()
+            .position(|t| t.pattern == *p && !t.ignored)
+        {
             return TermId(i as u32);
         }
         let id = TermId(self.terminals.len() as u32);
         let name = match p {
             TerminalPattern::Literal { text, .. }
-                if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+                if !text.is_empty()
+                    && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
             {
                 format!("__ANON_{}", text.to_ascii_uppercase())
             }
             _ => format!("__ANON_{}", id.0),
         };
-        let name = if self.term_index.contains_key(&name) { format!("__ANON_{}", id.0) } else { name };
+        let name = if self.term_index.contains_key(&name) {
+            format!("__ANON_{}", id.0)
+        } else {
+            name
+        };
         self.terminals.push(Terminal {
             name: name.clone(),
             pattern: p.clone(),
@@ -644,13 +752,19 @@ impl Desugar<'_> {
         self.nonterminals.push(Nonterminal {
             name: format!("{owner}__{suffix}{}", n.0),
             kind: RuleKind::Generated,
+            keep_all_tokens: false,
             span: self.span,
         });
         n
     }
 
     fn add(&mut self, lhs: NtId, rhs: Vec<Symbol>) {
-        self.productions.push(Production { lhs, rhs, alias: None, span: self.span });
+        self.productions.push(Production {
+            lhs,
+            rhs,
+            alias: None,
+            span: self.span,
+        });
     }
 }
 
@@ -662,14 +776,19 @@ mod tests {
 
     #[test]
     fn repeating_an_optional_part_is_not_cyclic() {
-        for text in ["start: [\"a\" \",\"]* \"b\"", "start: (\"a\"? | \"c\")+ \"b\"", "start: (\"a\"*)* \"b\""] {
+        for text in [
+            "start: [\"a\" \",\"]* \"b\"",
+            "start: (\"a\"? | \"c\")+ \"b\"",
+            "start: (\"a\"*)* \"b\"",
+        ] {
             let g = lark::parse_grammar(text).unwrap();
             let c = CompiledGrammar::new(&g).unwrap_or_else(|e| panic!("{text}: {e}"));
             let r = Recognizer::new(&c);
             assert!(r.is_complete(b"b"), "{text}");
             assert!(!r.is_complete(b""), "{text}");
         }
-        let c = CompiledGrammar::new(&lark::parse_grammar("start: [\"a\" \",\"]* \"b\"").unwrap()).unwrap();
+        let c = CompiledGrammar::new(&lark::parse_grammar("start: [\"a\" \",\"]* \"b\"").unwrap())
+            .unwrap();
         let r = Recognizer::new(&c);
         assert!(r.is_complete(b"a,a,b"));
         assert!(!r.is_complete(b"a,ab"));
@@ -680,12 +799,37 @@ mod tests {
         let mut b = GrammarBuilder::new();
         b.terminal("A", TerminalPattern::Regex("a".into()));
         b.terminal("A", TerminalPattern::Regex("b".into()));
-        b.rule("start", vec![Expr::seq(vec![Expr::name("A"), Expr::name("missing"), Expr::name("MISSING")])]);
+        b.rule(
+            "start",
+            vec![Expr::seq(vec![
+                Expr::name("A"),
+                Expr::name("missing"),
+                Expr::name("MISSING"),
+            ])],
+        );
         b.ignore("NOPE", None);
         let e = b.build().unwrap_err();
         let kinds: Vec<_> = e.diagnostics().iter().map(|d| d.kind).collect();
-        assert_eq!(kinds.iter().filter(|k| **k == DiagnosticKind::Duplicate).count(), 1, "{e}");
-        assert_eq!(kinds.iter().filter(|k| **k == DiagnosticKind::Undefined).count(), 3, "{e}");
-        assert!(e.to_string().contains("rule `missing`") && e.to_string().contains("terminal `MISSING`"), "{e}");
+        assert_eq!(
+            kinds
+                .iter()
+                .filter(|k| **k == DiagnosticKind::Duplicate)
+                .count(),
+            1,
+            "{e}"
+        );
+        assert_eq!(
+            kinds
+                .iter()
+                .filter(|k| **k == DiagnosticKind::Undefined)
+                .count(),
+            3,
+            "{e}"
+        );
+        assert!(
+            e.to_string().contains("rule `missing`")
+                && e.to_string().contains("terminal `MISSING`"),
+            "{e}"
+        );
     }
 }
