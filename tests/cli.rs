@@ -4,8 +4,15 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn gcd(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_gcd")).args(args).output().expect("gcd runs");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    let out = Command::new(env!("CARGO_BIN_EXE_gcd"))
+        .args(args)
+        .output()
+        .expect("gcd runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 fn temp_file(name: &str, text: &str) -> PathBuf {
@@ -18,13 +25,22 @@ fn temp_file(name: &str, text: &str) -> PathBuf {
 
 #[test]
 fn check_reports_rewrites_and_conflicts() {
-    let ok = temp_file("arith.lark", "start: expr\nexpr: expr \"+\" term | term\nterm: NUMBER\n%import common.NUMBER\n");
+    let ok = temp_file(
+        "arith.lark",
+        "start: expr\nexpr: expr \"+\" term | term\nterm: NUMBER\n%import common.NUMBER\n",
+    );
     let (code, out, _) = gcd(&["check", ok.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("removed direct left recursion in `expr`"), "{out}");
+    assert!(
+        out.contains("removed direct left recursion in `expr`"),
+        "{out}"
+    );
     assert!(out.contains("LL(1): ok"), "{out}");
 
-    let bad = temp_file("bad.lark", "start: a | b\na: \"x\" \"y\"\nb: \"x\" \"z\" | c\nc: \"x\"\n");
+    let bad = temp_file(
+        "bad.lark",
+        "start: a | b\na: \"x\" \"y\"\nb: \"x\" \"z\" | c\nc: \"x\"\n",
+    );
     let (code, out, _) = gcd(&["check", bad.to_str().unwrap()]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("not usable"), "{out}");
@@ -39,21 +55,53 @@ fn check_reports_rewrites_and_conflicts() {
 fn replay_accepts_json_and_rejects_broken_json() {
     let good = temp_file("good.json", "{\"a\": [1, 2, {\"b\": null}], \"c\": \"é\"}");
     let bad = temp_file("bad.json", "{\"a\": [1, 2,]}");
-    let (code, out, _) = gcd(&["replay", "--grammar", "json", "--tokenizer", "cl100k", good.to_str().unwrap()]);
+    let (code, out, _) = gcd(&[
+        "replay",
+        "--grammar",
+        "json",
+        "--tokenizer",
+        "cl100k",
+        good.to_str().unwrap(),
+    ]);
     assert_eq!(code, 0, "{out}");
     assert!(out.ends_with(": ok\n"), "{out}");
-    let (code, out, _) = gcd(&["replay", "--tokenizer", "cl100k", good.to_str().unwrap(), bad.to_str().unwrap()]);
+    let (code, out, _) = gcd(&[
+        "replay",
+        "--tokenizer",
+        "cl100k",
+        good.to_str().unwrap(),
+        bad.to_str().unwrap(),
+    ]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("rejected at token"), "{out}");
-    let (code, out, _) = gcd(&["replay", "--tokenizer", "cl100k", "--expect-reject", bad.to_str().unwrap()]);
+    let (code, out, _) = gcd(&[
+        "replay",
+        "--tokenizer",
+        "cl100k",
+        "--expect-reject",
+        bad.to_str().unwrap(),
+    ]);
     assert_eq!(code, 0, "{out}");
 }
 
 #[test]
 fn sample_prints_json_lines() {
-    let (code, out, _) = gcd(&["sample", "--tokenizer", "cl100k", "--count", "4", "--seed", "3", "--max-tokens", "32"]);
+    let (code, out, _) = gcd(&[
+        "sample",
+        "--tokenizer",
+        "cl100k",
+        "--count",
+        "4",
+        "--seed",
+        "3",
+        "--max-tokens",
+        "32",
+    ]);
     assert_eq!(code, 0);
-    let lines: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.len(), 4);
     for l in &lines {
         assert!(l["tokens"].as_u64().unwrap() <= 32);
@@ -61,7 +109,10 @@ fn sample_prints_json_lines() {
             // RFC 8259 JSON; serde_json accepts it unless a number exceeds f64.
             let text = l["text"].as_str().unwrap();
             if let Err(e) = serde_json::from_str::<serde_json::Value>(text) {
-                assert!(e.to_string().starts_with("number out of range"), "{text}: {e}");
+                assert!(
+                    e.to_string().starts_with("number out of range"),
+                    "{text}: {e}"
+                );
             }
         }
     }

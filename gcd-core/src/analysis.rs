@@ -17,7 +17,9 @@ pub struct TermSet {
 impl TermSet {
     /// A set over `n` terminals; index `n` is end of input.
     pub fn new(n: usize) -> Self {
-        TermSet { words: smallvec::smallvec![0; (n + 1).div_ceil(64)] }
+        TermSet {
+            words: smallvec::smallvec![0; (n + 1).div_ceil(64)],
+        }
     }
     pub fn insert(&mut self, i: usize) -> bool {
         let (w, b) = (i / 64, 1u64 << (i % 64));
@@ -26,7 +28,9 @@ impl TermSet {
         !was
     }
     pub fn contains(&self, i: usize) -> bool {
-        self.words.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+        self.words
+            .get(i / 64)
+            .is_some_and(|w| w & (1 << (i % 64)) != 0)
     }
     /// Adds every member of `other`; true if something was new.
     pub fn union_with(&mut self, other: &TermSet) -> bool {
@@ -46,7 +50,9 @@ impl TermSet {
     }
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
         self.words.iter().enumerate().flat_map(|(wi, &w)| {
-            (0..64).filter(move |b| w & (1u64 << b) != 0).map(move |b| wi * 64 + b)
+            (0..64)
+                .filter(move |b| w & (1u64 << b) != 0)
+                .map(move |b| wi * 64 + b)
         })
     }
     pub fn remove(&mut self, i: usize) {
@@ -61,7 +67,11 @@ pub fn nullable(g: &Grammar) -> Vec<bool> {
     while changed {
         changed = false;
         for p in &g.productions {
-            if !nullable[p.lhs.index()] && p.rhs.iter().all(|s| matches!(s, Symbol::N(n) if nullable[n.index()])) {
+            if !nullable[p.lhs.index()]
+                && p.rhs
+                    .iter()
+                    .all(|s| matches!(s, Symbol::N(n) if nullable[n.index()]))
+            {
                 nullable[p.lhs.index()] = true;
                 changed = true;
             }
@@ -148,7 +158,12 @@ impl Sets {
                 changed |= first[p.lhs.index()].union_with(&acc);
             }
         }
-        let mut sets = Sets { nullable, first, follow: vec![TermSet::new(nt); g.nonterminals.len()], n_terms: nt };
+        let mut sets = Sets {
+            nullable,
+            first,
+            follow: vec![TermSet::new(nt); g.nonterminals.len()],
+            n_terms: nt,
+        };
         sets.follow[g.start.index()].insert(nt);
         let mut changed = true;
         while changed {
@@ -239,7 +254,11 @@ pub(crate) fn check_symbols(g: &Grammar, diags: &mut Diagnostics) {
             diags.error(
                 DiagnosticKind::Unreachable,
                 n.span,
-                format!("rule `{}` cannot be reached from the start rule `{}`", n.name, g.nonterminal(g.start).name),
+                format!(
+                    "rule `{}` cannot be reached from the start rule `{}`",
+                    n.name,
+                    g.nonterminal(g.start).name
+                ),
             );
         } else if !prod[i] {
             diags.error(

@@ -72,7 +72,11 @@ impl TokenSet {
                 }
             }
             (TokenSet::Dense(bits), Some(f)) => {
-                for ((o, b), m) in out.iter_mut().zip(bits.as_raw_slice()).zip(f.as_raw_slice()) {
+                for ((o, b), m) in out
+                    .iter_mut()
+                    .zip(bits.as_raw_slice())
+                    .zip(f.as_raw_slice())
+                {
                     *o |= *b & *m;
                 }
             }
@@ -156,7 +160,11 @@ impl BoundGrammar {
         Self::with_trie(grammar, vocab, trie)
     }
 
-    pub fn with_trie(grammar: Arc<CompiledGrammar>, vocab: Arc<Vocabulary>, trie: Arc<TokenTrie>) -> BoundGrammar {
+    pub fn with_trie(
+        grammar: Arc<CompiledGrammar>,
+        vocab: Arc<Vocabulary>,
+        trie: Arc<TokenTrie>,
+    ) -> BoundGrammar {
         Self::with_progress(grammar, vocab, trie, &mut |_, _| {})
     }
 
@@ -209,22 +217,30 @@ impl BoundGrammar {
             }
             first_ends.sort_unstable();
             first_ends.dedup();
-            let mut within_by_end: Vec<(u32, TokenSet)> =
-                by_end.into_iter().map(|(e, ids)| (e, TokenSet::from_list(ids, width))).collect();
+            let mut within_by_end: Vec<(u32, TokenSet)> = by_end
+                .into_iter()
+                .map(|(e, ids)| (e, TokenSet::from_list(ids, width)))
+                .collect();
             within_by_end.sort_by_key(|(e, _)| *e);
             let nc = lx.classes.len();
             let mut boundaries: Vec<Boundary> = by_winner
                 .into_iter()
                 .map(|(winner, mut nodes)| {
-                    nodes.sort_by_key(|&n| (lx.classes.class_of[trie.byte[n as usize] as usize], n));
+                    nodes
+                        .sort_by_key(|&n| (lx.classes.class_of[trie.byte[n as usize] as usize], n));
                     let mut class_off = vec![0u32; nc + 1];
                     for &n in &nodes {
-                        class_off[lx.classes.class_of[trie.byte[n as usize] as usize] as usize + 1] += 1;
+                        class_off
+                            [lx.classes.class_of[trie.byte[n as usize] as usize] as usize + 1] += 1;
                     }
                     for c in 0..nc {
                         class_off[c + 1] += class_off[c];
                     }
-                    Boundary { winner, nodes, class_off }
+                    Boundary {
+                        winner,
+                        nodes,
+                        class_off,
+                    }
                 })
                 .collect();
             boundaries.sort_by_key(|b| b.winner);
@@ -241,7 +257,10 @@ impl BoundGrammar {
                                 tokens.set(id, true);
                             }
                         }
-                        end_filters.push(EndFilter { tokens, first_bytes });
+                        end_filters.push(EndFilter {
+                            tokens,
+                            first_bytes,
+                        });
                         next
                     });
                 }
@@ -256,7 +275,14 @@ impl BoundGrammar {
             progress(q as usize + 1, n_states);
         }
         let budget = BudgetTables::new(&grammar, &states);
-        BoundGrammar { grammar, vocab, trie, states, end_filters, budget }
+        BoundGrammar {
+            grammar,
+            vocab,
+            trie,
+            states,
+            end_filters,
+            budget,
+        }
     }
 
     /// Bytes held by the per-grammar tables (the trie counted separately).
@@ -266,14 +292,24 @@ impl BoundGrammar {
             .iter()
             .map(|s| {
                 s.within.heap_bytes()
-                    + s.within_by_end.iter().map(|(_, t)| t.heap_bytes() + 4).sum::<usize>()
+                    + s.within_by_end
+                        .iter()
+                        .map(|(_, t)| t.heap_bytes() + 4)
+                        .sum::<usize>()
                     + s.first_ends.len() * 8
-                    + s.boundaries.iter().map(|b| b.nodes.len() * 4 + b.class_off.len() * 4 + 16).sum::<usize>()
+                    + s.boundaries
+                        .iter()
+                        .map(|b| b.nodes.len() * 4 + b.class_off.len() * 4 + 16)
+                        .sum::<usize>()
                     + 48
             })
             .sum();
         states
-            + self.end_filters.iter().map(|f| f.tokens.as_raw_slice().len() * 8 + 256).sum::<usize>()
+            + self
+                .end_filters
+                .iter()
+                .map(|f| f.tokens.as_raw_slice().len() * 8 + 256)
+                .sum::<usize>()
             + self.budget.heap_bytes()
     }
 }

@@ -116,7 +116,13 @@ impl BudgetTables {
             }
         }
 
-        let mut tables = BudgetTables { n_terms: t, cols, lexeme, pair, nt: vec![INF; g.grammar.nonterminals.len() * cols * cols] };
+        let mut tables = BudgetTables {
+            n_terms: t,
+            cols,
+            lexeme,
+            pair,
+            nt: vec![INF; g.grammar.nonterminals.len() * cols * cols],
+        };
         let mut changed = true;
         while changed {
             changed = false;
@@ -148,7 +154,10 @@ impl BudgetTables {
         match s {
             Symbol::T(y) => {
                 let y = y.index();
-                out[y] = (0..cols).map(|l| add(v[l], self.pair[l * t + y])).min().unwrap_or(INF);
+                out[y] = (0..cols)
+                    .map(|l| add(v[l], self.pair[l * t + y]))
+                    .min()
+                    .unwrap_or(INF);
             }
             Symbol::N(b) => {
                 let b = b.index();
@@ -178,7 +187,12 @@ impl BudgetTables {
         } else {
             let b = (sym & !NT_BIT) as usize;
             (0..cols)
-                .map(|p| (0..cols).map(|last| add(self.nt[(b * cols + p) * cols + last], u[last])).min().unwrap_or(INF))
+                .map(|p| {
+                    (0..cols)
+                        .map(|last| add(self.nt[(b * cols + p) * cols + last], u[last]))
+                        .min()
+                        .unwrap_or(INF)
+                })
                 .collect()
         }
     }
@@ -195,7 +209,12 @@ impl BudgetTables {
     /// recomputing only above their common bottom part: a token changes the
     /// top of the stack, so this is proportional to what it pushed.
     pub fn update_stack_costs(&self, costs: &mut Vec<Vec<u32>>, old: &[u32], new: &[u32]) {
-        let common = old.iter().zip(new).take_while(|(a, b)| a == b).count().min(costs.len());
+        let common = old
+            .iter()
+            .zip(new)
+            .take_while(|(a, b)| a == b)
+            .count()
+            .min(costs.len());
         costs.truncate(common);
         let empty = vec![0; self.cols];
         for &sym in &new[common..] {
@@ -220,7 +239,13 @@ impl BudgetTables {
     /// Fewest tokens (by the plans above) to complete from a pending lexeme
     /// in lexer state `q` with parser `view`. `base_costs` are
     /// [`stack_costs`](Self::stack_costs) of the view's base stack.
-    pub fn estimate(&self, g: &CompiledGrammar, view: &StackView, q: u32, base_costs: &[Vec<u32>]) -> u32 {
+    pub fn estimate(
+        &self,
+        g: &CompiledGrammar,
+        view: &StackView,
+        q: u32,
+        base_costs: &[Vec<u32>],
+    ) -> u32 {
         let t = self.n_terms;
         let mut best = INF;
         for w in 0..t {

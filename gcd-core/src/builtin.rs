@@ -17,8 +17,10 @@ pub fn json() -> Grammar {
 /// The built-in JSON grammar, compiled once per process.
 pub fn json_compiled() -> Arc<CompiledGrammar> {
     static JSON: OnceLock<Arc<CompiledGrammar>> = OnceLock::new();
-    JSON.get_or_init(|| Arc::new(CompiledGrammar::new(&json()).expect("the built-in JSON grammar compiles")))
-        .clone()
+    JSON.get_or_init(|| {
+        Arc::new(CompiledGrammar::new(&json()).expect("the built-in JSON grammar compiles"))
+    })
+    .clone()
 }
 
 /// A built-in grammar by name (`json`), or `None`.

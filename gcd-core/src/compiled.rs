@@ -35,7 +35,11 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { max_candidate_sets: 50_000, max_lexer_states: 200_000, transforms: true }
+        Config {
+            max_candidate_sets: 50_000,
+            max_lexer_states: 200_000,
+            transforms: true,
+        }
     }
 }
 
@@ -104,16 +108,22 @@ impl CompiledGrammar {
                 candidate_sets.push(a);
             }
         }
-        let lexer = LexerAutomaton::build(&dfas, &rank, &candidate_sets, config.max_lexer_states).map_err(|e| {
+        let lexer = LexerAutomaton::build(&dfas, &rank, &candidate_sets, config.max_lexer_states)
+            .map_err(|e| {
             GrammarError::single(
                 DiagnosticKind::TooLarge,
                 None,
-                format!("the contextual lexer needs more than {} states; simplify the terminals", e.0),
+                format!(
+                    "the contextual lexer needs more than {} states; simplify the terminals",
+                    e.0
+                ),
             )
         })?;
         let start_of = |mut set: TermSet| {
             set.union_with(&ignored);
-            candidate_index.get(&set).map_or(DEAD, |&i| lexer.starts[i as usize])
+            candidate_index
+                .get(&set)
+                .map_or(DEAD, |&i| lexer.starts[i as usize])
         };
         let start_by_top_t = (0..n)
             .map(|t| {
@@ -123,7 +133,13 @@ impl CompiledGrammar {
             })
             .collect();
         let start_by_top_n = (0..grammar.nonterminals.len())
-            .map(|a| if sets.nullable[a] { DEAD } else { start_of(sets.first[a].clone()) })
+            .map(|a| {
+                if sets.nullable[a] {
+                    DEAD
+                } else {
+                    start_of(sets.first[a].clone())
+                }
+            })
             .collect();
         let compiled = CompiledGrammar {
             start_by_top_t,
@@ -153,7 +169,11 @@ impl CompiledGrammar {
     }
 
     /// Like [`start_state`](Self::start_state) for a stack given from the top down.
-    pub fn start_state_top_down<I: Iterator<Item = u32>>(&self, top: Option<u32>, top_down: impl FnOnce() -> I) -> u32 {
+    pub fn start_state_top_down<I: Iterator<Item = u32>>(
+        &self,
+        top: Option<u32>,
+        top_down: impl FnOnce() -> I,
+    ) -> u32 {
         if let Some(top) = top {
             let fast = if top & NT_BIT == 0 {
                 self.start_by_top_t[top as usize]
@@ -337,7 +357,12 @@ pub fn lexical_hazards(c: &CompiledGrammar) -> Vec<Diagnostic> {
         (0..=255u8).find(|&b| cf[b as usize] && !ext_acc[x][b as usize])
     };
     let ignored: Vec<usize> = c.ignored.iter().collect();
-    let separable = |x: usize, y: usize| closes(x, y).is_some() || ignored.iter().any(|&w| closes(x, w).is_some() && closes(w, y).is_some());
+    let separable = |x: usize, y: usize| {
+        closes(x, y).is_some()
+            || ignored
+                .iter()
+                .any(|&w| closes(x, w).is_some() && closes(w, y).is_some())
+    };
 
     let follow = c.sets.follow_of_terminals(g);
     let mut pairs: Vec<(usize, usize)> = Vec::new();
@@ -359,7 +384,9 @@ pub fn lexical_hazards(c: &CompiledGrammar) -> Vec<Diagnostic> {
             continue;
         }
         let cf = clean(y);
-        let example = (0..=255u8).find(|&b| cf[b as usize]).map(|b| format!(" (for example {:?})", b as char));
+        let example = (0..=255u8)
+            .find(|&b| cf[b as usize])
+            .map(|b| format!(" (for example {:?})", b as char));
         let tx = g.terminal(TermId(x as u32));
         let msg = if clean_first[y].is_none() || !cf.iter().any(|&b| b) {
             format!(

@@ -25,9 +25,17 @@ pub struct Hypothesis {
 /// candidate token is drawn from the beam's mask, so all outputs are
 /// grammatical, and with a budget on `start` all are complete. Stops when
 /// `width` outputs have ended or after `max_steps` steps. Best first.
-pub fn beam_search(start: &Matcher, model: &mut dyn LogitsSource, width: usize, max_steps: usize) -> Vec<Hypothesis> {
+pub fn beam_search(
+    start: &Matcher,
+    model: &mut dyn LogitsSource,
+    width: usize,
+    max_steps: usize,
+) -> Vec<Hypothesis> {
     let vocab_width = start.bound().vocab.len();
-    let mut beams = vec![Hypothesis { matcher: start.clone(), log_prob: 0.0 }];
+    let mut beams = vec![Hypothesis {
+        matcher: start.clone(),
+        log_prob: 0.0,
+    }];
     let mut finished: Vec<Hypothesis> = Vec::new();
     let mut logits = vec![0f32; vocab_width];
     for _ in 0..max_steps {

@@ -74,7 +74,12 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn new(kind: DiagnosticKind, span: Option<Span>, message: impl Into<String>) -> Self {
-        Diagnostic { kind, message: message.into(), span, notes: Vec::new() }
+        Diagnostic {
+            kind,
+            message: message.into(),
+            span,
+            notes: Vec::new(),
+        }
     }
 
     pub fn with_note(mut self, span: Option<Span>, note: impl Into<String>) -> Self {
@@ -108,7 +113,10 @@ pub struct GrammarError {
 impl GrammarError {
     /// Panics if `diagnostics` is empty: an error must say what is wrong.
     pub fn new(diagnostics: Vec<Diagnostic>) -> Self {
-        assert!(!diagnostics.is_empty(), "a GrammarError needs at least one diagnostic");
+        assert!(
+            !diagnostics.is_empty(),
+            "a GrammarError needs at least one diagnostic"
+        );
         GrammarError { diagnostics }
     }
 

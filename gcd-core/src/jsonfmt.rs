@@ -13,14 +13,22 @@ use std::io;
 pub struct PythonFormatter;
 
 impl Formatter for PythonFormatter {
-    fn begin_array_value<W: ?Sized + io::Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+    fn begin_array_value<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
         if first {
             Ok(())
         } else {
             w.write_all(b", ")
         }
     }
-    fn begin_object_key<W: ?Sized + io::Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+    fn begin_object_key<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
         if first {
             Ok(())
         } else {
@@ -36,7 +44,8 @@ impl Formatter for PythonFormatter {
 pub fn to_python_json(value: &serde_json::Value) -> String {
     let mut out = Vec::new();
     let mut ser = serde_json::Serializer::with_formatter(&mut out, PythonFormatter);
-    serde::Serialize::serialize(value, &mut ser).expect("serializing a Value to memory cannot fail");
+    serde::Serialize::serialize(value, &mut ser)
+        .expect("serializing a Value to memory cannot fail");
     String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
@@ -44,7 +53,11 @@ pub fn to_python_json(value: &serde_json::Value) -> String {
 mod tests {
     #[test]
     fn python_separators() {
-        let v: serde_json::Value = serde_json::from_str(r#"{"b": [1, 2, {"x": "é"}], "a": null}"#).unwrap();
-        assert_eq!(super::to_python_json(&v), r#"{"b": [1, 2, {"x": "é"}], "a": null}"#);
+        let v: serde_json::Value =
+            serde_json::from_str(r#"{"b": [1, 2, {"x": "é"}], "a": null}"#).unwrap();
+        assert_eq!(
+            super::to_python_json(&v),
+            r#"{"b": [1, 2, {"x": "é"}], "a": null}"#
+        );
     }
 }

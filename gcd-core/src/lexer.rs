@@ -49,7 +49,11 @@ fn live_states(trans: &[u32], accepting: &[bool]) -> Vec<bool> {
     while changed {
         changed = false;
         for s in 0..live.len() {
-            if !live[s] && trans[s * 256..(s + 1) * 256].iter().any(|&t| t != DEAD && live[t as usize]) {
+            if !live[s]
+                && trans[s * 256..(s + 1) * 256]
+                    .iter()
+                    .any(|&t| t != DEAD && live[t as usize])
+            {
                 live[s] = true;
                 changed = true;
             }
@@ -69,7 +73,9 @@ fn has_lazy_quantifier(regex: &str) -> bool {
             _ => false,
         }
     }
-    regex_syntax::Parser::new().parse(regex).is_ok_and(|h| walk(&h))
+    regex_syntax::Parser::new()
+        .parse(regex)
+        .is_ok_and(|h| walk(&h))
 }
 
 impl TerminalDfa {
@@ -139,7 +145,10 @@ impl TerminalDfa {
             }
             i += 1;
         }
-        let accepting: Vec<bool> = order.iter().map(|&s| dfa.is_match_state(dfa.next_eoi_state(s))).collect();
+        let accepting: Vec<bool> = order
+            .iter()
+            .map(|&s| dfa.is_match_state(dfa.next_eoi_state(s)))
+            .collect();
         if accepting[0] {
             return Err(DfaError::MatchesEmpty);
         }
@@ -168,7 +177,10 @@ impl TerminalDfa {
             }
             acc.push(accepting[s]);
         }
-        Ok(TerminalDfa { trans, accepting: acc })
+        Ok(TerminalDfa {
+            trans,
+            accepting: acc,
+        })
     }
 
     pub fn next(&self, state: u32, byte: u8) -> u32 {
@@ -220,7 +232,10 @@ impl ByteClasses {
         let mut class_of = [0u8; 256];
         let mut representatives = Vec::new();
         for b in 0..=255u8 {
-            let sig: Vec<u32> = dfas.iter().flat_map(|d| (0..d.len()).map(move |s| d.next(s as u32, b))).collect();
+            let sig: Vec<u32> = dfas
+                .iter()
+                .flat_map(|d| (0..d.len()).map(move |s| d.next(s as u32, b)))
+                .collect();
             let next = sig_to_class.len() as u8;
             let c = *sig_to_class.entry(sig).or_insert_with(|| {
                 representatives.push(b);
@@ -228,7 +243,10 @@ impl ByteClasses {
             });
             class_of[b as usize] = c;
         }
-        ByteClasses { class_of, representatives }
+        ByteClasses {
+            class_of,
+            representatives,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -288,7 +306,11 @@ impl LexerAutomaton {
         };
         let mut starts = Vec::with_capacity(candidate_sets.len());
         for set in candidate_sets {
-            let m: Vec<(u32, u32)> = set.iter().filter(|&t| t < dfas.len()).map(|t| (t as u32, 0)).collect();
+            let m: Vec<(u32, u32)> = set
+                .iter()
+                .filter(|&t| t < dfas.len())
+                .map(|t| (t as u32, 0))
+                .collect();
             starts.push(intern(m, &mut members));
         }
         let mut trans = Vec::new();
@@ -305,7 +327,11 @@ impl LexerAutomaton {
                         (n != DEAD).then_some((t, n))
                     })
                     .collect();
-                let id = if next.is_empty() { DEAD } else { intern(next, &mut members) };
+                let id = if next.is_empty() {
+                    DEAD
+                } else {
+                    intern(next, &mut members)
+                };
                 trans.push(id);
             }
             i += 1;
@@ -320,13 +346,23 @@ impl LexerAutomaton {
                     .map_or(NO_TERMINAL, |&(t, _)| t)
             })
             .collect();
-        let alive = members.iter().map(|m| m.iter().map(|&(t, _)| t).collect()).collect();
-        Ok(LexerAutomaton { classes, trans, winner, starts, alive })
+        let alive = members
+            .iter()
+            .map(|m| m.iter().map(|&(t, _)| t).collect())
+            .collect();
+        Ok(LexerAutomaton {
+            classes,
+            trans,
+            winner,
+            starts,
+            alive,
+        })
     }
 
     #[inline]
     pub fn next(&self, state: u32, byte: u8) -> u32 {
-        self.trans[state as usize * self.classes.len() + self.classes.class_of[byte as usize] as usize]
+        self.trans
+            [state as usize * self.classes.len() + self.classes.class_of[byte as usize] as usize]
     }
 
     #[inline]
@@ -356,7 +392,14 @@ mod tests {
     #[test]
     fn dfa_matches_like_regex() {
         let d = TerminalDfa::new(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?").unwrap();
-        for (s, m) in [("0", true), ("-12.5", true), ("01", false), ("1.", false), ("-", false), ("", false)] {
+        for (s, m) in [
+            ("0", true),
+            ("-12.5", true),
+            ("01", false),
+            ("1.", false),
+            ("-", false),
+            ("", false),
+        ] {
             assert_eq!(d.matches(s.as_bytes()), m, "{s}");
         }
         // "01" is dead after "0" + "1": liveness is exact, not just regex-automata's dead state.
@@ -394,7 +437,10 @@ mod tests {
 
     #[test]
     fn automaton_ties_and_ends() {
-        let dfas = vec![TerminalDfa::new("if").unwrap(), TerminalDfa::new("[a-z]+").unwrap()];
+        let dfas = vec![
+            TerminalDfa::new("if").unwrap(),
+            TerminalDfa::new("[a-z]+").unwrap(),
+        ];
         let rank = vec![0, 1];
         let mut set = TermSet::new(2);
         set.insert(0);

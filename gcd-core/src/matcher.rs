@@ -152,7 +152,9 @@ impl Matcher {
         if self.fresh {
             return g.parse.accepts_end(&self.stack);
         }
-        let Some(w) = g.lexer.winner(self.lexer) else { return false };
+        let Some(w) = g.lexer.winner(self.lexer) else {
+            return false;
+        };
         let mut view = StackView::new(&self.stack);
         if !g.is_ignored(w) && !g.parse.shift(&mut view, w) {
             return false;
@@ -214,12 +216,22 @@ impl Matcher {
                 if used >= n {
                     return;
                 }
-                Some(BudgetCtx { limit: (n - used - 1) as u32, base: &self.stack_costs })
+                Some(BudgetCtx {
+                    limit: (n - used - 1) as u32,
+                    base: &self.stack_costs,
+                })
             }
         };
         let budget = budget.as_ref();
         let mut scratch = Scratch::new(&b.trie);
-        self.add_state(out, &StackView::new(&self.stack), q, None, &mut scratch, budget);
+        self.add_state(
+            out,
+            &StackView::new(&self.stack),
+            q,
+            None,
+            &mut scratch,
+            budget,
+        );
         // Tokens whose first byte closes the pending lexeme.
         let tables = &b.states[q as usize];
         if tables.end_filter != u32::MAX && !self.fresh {
@@ -275,7 +287,9 @@ impl Matcher {
                     continue;
                 }
                 for &node in &boundary.nodes[range] {
-                    if filter.is_some_and(|f| !f.first_bytes[b.trie.first_byte_of_node(node as usize) as usize]) {
+                    if filter.is_some_and(|f| {
+                        !f.first_bytes[b.trie.first_byte_of_node(node as usize) as usize]
+                    }) {
                         continue;
                     }
                     self.walk(out, &v, q2, node as usize, scratch, budget);
@@ -332,7 +346,9 @@ impl Matcher {
             }
             let tokens = trie.tokens_at(i);
             if !tokens.is_empty()
-                && budget.is_none_or(|bc| b.budget.estimate(g, &views[vi as usize], ns, &bc.base) <= bc.limit)
+                && budget.is_none_or(|bc| {
+                    b.budget.estimate(g, &views[vi as usize], ns, &bc.base) <= bc.limit
+                })
             {
                 for &t in tokens {
                     set_bit(out, t);
@@ -390,13 +406,18 @@ impl Matcher {
             Err(_) => {
                 return Err(MatchError {
                     kind: MatchErrorKind::TokenOutOfRange,
-                    message: format!("token id {token} is out of range (vocabulary has {} ids)", vocab.len()),
+                    message: format!(
+                        "token id {token} is out of range (vocabulary has {} ids)",
+                        vocab.len()
+                    ),
                 })
             }
         };
         if vocab.is_eos(token) {
             if !self.is_complete() {
-                return Err(self.not_allowed(token, "end of sequence before the output is complete"));
+                return Err(
+                    self.not_allowed(token, "end of sequence before the output is complete")
+                );
             }
             self.push_history();
             self.tokens.push(token);
@@ -415,9 +436,14 @@ impl Matcher {
             costs = self.stack_costs.clone();
             let b = &self.bound;
             b.budget.update_stack_costs(&mut costs, &self.stack, &stack);
-            let need = b.budget.estimate(&b.grammar, &StackView::new(&stack), q, &costs);
+            let need = b
+                .budget
+                .estimate(&b.grammar, &StackView::new(&stack), q, &costs);
             if self.tokens.len() + 1 + need as usize > n {
-                return Err(self.not_allowed(token, &format!("the output could not be completed within the budget of {n} tokens")));
+                return Err(self.not_allowed(
+                    token,
+                    &format!("the output could not be completed within the budget of {n} tokens"),
+                ));
             }
         }
         self.push_history();
@@ -431,10 +457,18 @@ impl Matcher {
     }
 
     fn not_allowed(&self, token: u32, why: &str) -> MatchError {
-        let text = self.bound.vocab.token_bytes(token).map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default();
+        let text = self
+            .bound
+            .vocab
+            .token_bytes(token)
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .unwrap_or_default();
         MatchError {
             kind: MatchErrorKind::TokenNotAllowed,
-            message: format!("token {token} ({text:?}) not allowed after {} bytes: {why}", self.output.len()),
+            message: format!(
+                "token {token} ({text:?}) not allowed after {} bytes: {why}",
+                self.output.len()
+            ),
         }
     }
 
@@ -454,7 +488,10 @@ impl Matcher {
         if n > self.history_len {
             return Err(MatchError {
                 kind: MatchErrorKind::RollbackTooFar,
-                message: format!("cannot roll back {n} tokens: only {} were accepted", self.history_len),
+                message: format!(
+                    "cannot roll back {n} tokens: only {} were accepted",
+                    self.history_len
+                ),
             });
         }
         if n == 0 {
@@ -492,7 +529,8 @@ impl Matcher {
             return 0;
         }
         let b = &self.bound;
-        b.budget.estimate_for_stack(&b.grammar, &self.stack, self.lexer) as usize
+        b.budget
+            .estimate_for_stack(&b.grammar, &self.stack, self.lexer) as usize
     }
 
     /// The token budget: at most `n` tokens (EOS not counted) in all,
@@ -503,7 +541,9 @@ impl Matcher {
             if n < need {
                 return Err(MatchError {
                     kind: MatchErrorKind::BudgetTooSmall,
-                    message: format!("a budget of {n} tokens is too small: the output needs at least {need}"),
+                    message: format!(
+                        "a budget of {n} tokens is too small: the output needs at least {need}"
+                    ),
                 });
             }
         }
@@ -600,6 +640,9 @@ struct Scratch {
 impl Scratch {
     fn new(trie: &crate::trie::TokenTrie) -> Scratch {
         let depth = 1 + trie.max_depth;
-        Scratch { state: vec![DEAD; depth], view: vec![0; depth] }
+        Scratch {
+            state: vec![DEAD; depth],
+            view: vec![0; depth],
+        }
     }
 }

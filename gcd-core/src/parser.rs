@@ -75,7 +75,8 @@ impl ParseTables {
                 return top == t;
             }
             match self.predict(top & !NT_BIT, t as usize) {
-                Some(p) => stack.push_slice(&self.rhs[self.rhs_off[p] as usize..self.rhs_off[p + 1] as usize]),
+                Some(p) => stack
+                    .push_slice(&self.rhs[self.rhs_off[p] as usize..self.rhs_off[p + 1] as usize]),
                 None => return false,
             }
         }
@@ -146,12 +147,20 @@ pub struct StackView<'a> {
 
 impl<'a> StackView<'a> {
     pub fn new(base: &'a [u32]) -> Self {
-        StackView { base, keep: base.len(), top: smallvec::SmallVec::new() }
+        StackView {
+            base,
+            keep: base.len(),
+            top: smallvec::SmallVec::new(),
+        }
     }
 
     /// The stack from the top down.
     pub fn top_down(&self) -> impl Iterator<Item = u32> + '_ {
-        self.top.iter().rev().chain(self.base[..self.keep].iter().rev()).copied()
+        self.top
+            .iter()
+            .rev()
+            .chain(self.base[..self.keep].iter().rev())
+            .copied()
     }
 
     /// How many base elements are kept, and the symbols above them (top last).
@@ -160,7 +169,10 @@ impl<'a> StackView<'a> {
     }
 
     pub fn top_symbol(&self) -> Option<u32> {
-        self.top.last().or_else(|| self.keep.checked_sub(1).map(|i| &self.base[i])).copied()
+        self.top
+            .last()
+            .or_else(|| self.keep.checked_sub(1).map(|i| &self.base[i]))
+            .copied()
     }
 
     pub fn to_vec(&self) -> Vec<u32> {

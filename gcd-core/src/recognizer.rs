@@ -50,21 +50,33 @@ pub struct Recognizer<'g> {
 
 impl<'g> Recognizer<'g> {
     pub fn new(g: &'g CompiledGrammar) -> Self {
-        Recognizer { g, classes: ByteClasses::new(&g.dfas), search_limit: 20_000 }
+        Recognizer {
+            g,
+            classes: ByteClasses::new(&g.dfas),
+            search_limit: 20_000,
+        }
     }
 
     fn initial(&self) -> Config {
-        Config { stack: self.g.parse.initial_stack(), candidates: Vec::new(), lexeme: Vec::new() }
+        Config {
+            stack: self.g.parse.initial_stack(),
+            candidates: Vec::new(),
+            lexeme: Vec::new(),
+        }
     }
 
     /// Candidates for a lexeme starting now: what the parser accepts, plus ignored terminals.
     fn candidates(&self, stack: &[u32]) -> Vec<u32> {
         let acc = self.g.parse.acceptable(stack);
-        (0..self.g.dfas.len() as u32).filter(|&t| acc.contains(t as usize) || self.g.is_ignored(t)).collect()
+        (0..self.g.dfas.len() as u32)
+            .filter(|&t| acc.contains(t as usize) || self.g.is_ignored(t))
+            .collect()
     }
 
     fn extends(&self, candidates: &[u32], lexeme: &[u8]) -> bool {
-        candidates.iter().any(|&t| self.g.dfas[t as usize].run(lexeme).is_some())
+        candidates
+            .iter()
+            .any(|&t| self.g.dfas[t as usize].run(lexeme).is_some())
     }
 
     /// Ends the pending lexeme: the best-ranked candidate matching it wins
@@ -129,7 +141,9 @@ impl<'g> Recognizer<'g> {
 
     /// Complete, valid prefix or dead, deciding "prefix" by finding a completion.
     pub fn status(&self, bytes: &[u8]) -> Status {
-        let Some(c) = self.run(bytes) else { return Status::Dead };
+        let Some(c) = self.run(bytes) else {
+            return Status::Dead;
+        };
         if self.accepts_end(&c) {
             return Status::Complete;
         }
@@ -141,9 +155,17 @@ impl<'g> Recognizer<'g> {
     /// and each candidate's DFA state on the lexeme.
     fn search(&self, c: Config) -> Status {
         let key = |c: &Config| {
-            let states: Vec<Option<u32>> =
-                c.candidates.iter().map(|&t| self.g.dfas[t as usize].run(&c.lexeme)).collect();
-            (c.stack.clone(), c.candidates.clone(), states, c.lexeme.is_empty())
+            let states: Vec<Option<u32>> = c
+                .candidates
+                .iter()
+                .map(|&t| self.g.dfas[t as usize].run(&c.lexeme))
+                .collect();
+            (
+                c.stack.clone(),
+                c.candidates.clone(),
+                states,
+                c.lexeme.is_empty(),
+            )
         };
         let mut seen = HashSet::new();
         seen.insert(key(&c));

@@ -27,7 +27,11 @@ pub struct TokenTrie {
 
 impl TokenTrie {
     pub fn new(vocab: &Vocabulary) -> TokenTrie {
-        let mut entries: Vec<(&[u8], u32)> = vocab.normal_tokens().filter(|(_, b)| !b.is_empty()).map(|(i, b)| (b, i)).collect();
+        let mut entries: Vec<(&[u8], u32)> = vocab
+            .normal_tokens()
+            .filter(|(_, b)| !b.is_empty())
+            .map(|(i, b)| (b, i))
+            .collect();
         entries.sort_unstable();
         let mut first_byte = vec![None; vocab.len()];
         for &(b, id) in &entries {
@@ -69,7 +73,16 @@ impl TokenTrie {
         }
         token_off.push(tokens.len() as u32);
         let max_depth = depth.iter().copied().max().unwrap_or(0) as usize;
-        TokenTrie { byte, subtree_end, depth, token_off, tokens, vocab_len: vocab.len(), first_byte, max_depth }
+        TokenTrie {
+            byte,
+            subtree_end,
+            depth,
+            token_off,
+            tokens,
+            vocab_len: vocab.len(),
+            first_byte,
+            max_depth,
+        }
     }
 
     pub fn num_nodes(&self) -> usize {
@@ -88,7 +101,8 @@ impl TokenTrie {
         while self.token_off[n] == self.token_off[n + 1] {
             n += 1;
         }
-        self.first_byte[self.tokens[self.token_off[n] as usize] as usize].expect("trie tokens are normal")
+        self.first_byte[self.tokens[self.token_off[n] as usize] as usize]
+            .expect("trie tokens are normal")
     }
 
     /// Children of the root, as node indices.
@@ -115,7 +129,15 @@ mod tests {
 
     #[test]
     fn preorder_with_subtrees() {
-        let v = Vocabulary::from_tokens(vec![b"ab".to_vec(), b"a".to_vec(), b"b".to_vec(), b"abc".to_vec()], vec![]);
+        let v = Vocabulary::from_tokens(
+            vec![
+                b"ab".to_vec(),
+                b"a".to_vec(),
+                b"b".to_vec(),
+                b"abc".to_vec(),
+            ],
+            vec![],
+        );
         let t = TokenTrie::new(&v);
         // root, a, ab, abc, b
         assert_eq!(t.byte[1..], *b"abcb");

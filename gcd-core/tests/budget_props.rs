@@ -50,7 +50,13 @@ enum Strategy {
 }
 
 /// Runs one budgeted generation; returns the number of tokens used.
-fn generate(bound: &Arc<BoundGrammar>, budget: usize, strategy: Strategy, seed: u64, reference: &Recognizer) -> usize {
+fn generate(
+    bound: &Arc<BoundGrammar>,
+    budget: usize,
+    strategy: Strategy,
+    seed: u64,
+    reference: &Recognizer,
+) -> usize {
     let vocab = &bound.vocab;
     let width = vocab.len();
     let eos = vocab.eos_ids()[0];
@@ -61,11 +67,22 @@ fn generate(bound: &Arc<BoundGrammar>, budget: usize, strategy: Strategy, seed: 
         let mask = m.compute_mask(width);
         let unbudgeted = plain.compute_mask(width);
         for i in mask.iter_ones() {
-            assert!(unbudgeted[i], "budgeted mask allows {i}, the plain one does not");
+            assert!(
+                unbudgeted[i],
+                "budgeted mask allows {i}, the plain one does not"
+            );
         }
-        let mut allowed: Vec<u32> = mask.iter_ones().map(|i| i as u32).filter(|&i| i != eos).collect();
+        let mut allowed: Vec<u32> = mask
+            .iter_ones()
+            .map(|i| i as u32)
+            .filter(|&i| i != eos)
+            .collect();
         if allowed.is_empty() {
-            assert!(mask[eos as usize], "empty mask before completion after {:?}", String::from_utf8_lossy(m.output()));
+            assert!(
+                mask[eos as usize],
+                "empty mask before completion after {:?}",
+                String::from_utf8_lossy(m.output())
+            );
             break;
         }
         // Adversarial choices never stop early on their own.
@@ -89,7 +106,11 @@ fn generate(bound: &Arc<BoundGrammar>, budget: usize, strategy: Strategy, seed: 
         back.rollback(1).unwrap();
         assert_eq!(back.compute_mask(width), mask);
     }
-    assert!(reference.is_complete(m.output()), "ended incomplete: {:?}", String::from_utf8_lossy(m.output()));
+    assert!(
+        reference.is_complete(m.output()),
+        "ended incomplete: {:?}",
+        String::from_utf8_lossy(m.output())
+    );
     m.advance(eos).unwrap();
     m.tokens().len() - 1
 }
@@ -101,10 +122,15 @@ fn budgeted_generation_always_completes_within_budget() {
     let mut seed = 0u64;
     while grammars < 150 {
         seed += 1;
-        let Some(c) = compile_random(seed) else { continue };
+        let Some(c) = compile_random(seed) else {
+            continue;
+        };
         let tokens = common::random_vocab(seed, 24);
         let n = tokens.len() as u32;
-        let bound = Arc::new(BoundGrammar::new(c.clone(), Arc::new(Vocabulary::from_tokens_with_eos(tokens, "</s>"))));
+        let bound = Arc::new(BoundGrammar::new(
+            c.clone(),
+            Arc::new(Vocabulary::from_tokens_with_eos(tokens, "</s>")),
+        ));
         let m = Matcher::new(bound.clone());
         let min = m.min_tokens_to_complete();
         if min >= gcd_core::budget::INF as usize {
@@ -118,14 +144,23 @@ fn budgeted_generation_always_completes_within_budget() {
             exact_sum += exact;
             exact_cases += 1;
         }
-        assert!(Matcher::new(bound.clone()).with_budget(min.saturating_sub(1)).is_err() || min == 0);
+        assert!(
+            Matcher::new(bound.clone())
+                .with_budget(min.saturating_sub(1))
+                .is_err()
+                || min == 0
+        );
         // Along a random walk, the estimate stays an upper bound on the truth.
         let mut walk = Matcher::new(bound.clone());
         let mut rng = StdRng::seed_from_u64(seed);
         for _ in 0..6 {
             let est = walk.min_tokens_to_complete();
             if let Some(exact) = exact_min_tokens(&walk, n, est) {
-                assert!(exact <= est, "estimate {est} below the true {exact} after {:?}", String::from_utf8_lossy(walk.output()));
+                assert!(
+                    exact <= est,
+                    "estimate {est} below the true {exact} after {:?}",
+                    String::from_utf8_lossy(walk.output())
+                );
                 est_sum += est;
                 exact_sum += exact;
                 exact_cases += 1;
@@ -134,11 +169,21 @@ fn budgeted_generation_always_completes_within_budget() {
             if allowed.is_empty() {
                 break;
             }
-            walk.advance(allowed[rng.random_range(0..allowed.len())] as u32).unwrap();
+            walk.advance(allowed[rng.random_range(0..allowed.len())] as u32)
+                .unwrap();
         }
         for budget in min..min + 4 {
-            for (k, strategy) in [Strategy::Uniform, Strategy::Longest, Strategy::Shortest].into_iter().enumerate() {
-                let used = generate(&bound, budget, strategy, seed * 31 + k as u64 + budget as u64, &reference);
+            for (k, strategy) in [Strategy::Uniform, Strategy::Longest, Strategy::Shortest]
+                .into_iter()
+                .enumerate()
+            {
+                let used = generate(
+                    &bound,
+                    budget,
+                    strategy,
+                    seed * 31 + k as u64 + budget as u64,
+                    &reference,
+                );
                 assert!(used <= budget);
             }
         }

@@ -14,8 +14,12 @@ use rand::{Rng, SeedableRng};
 
 fn llama3() -> Option<Arc<BoundGrammar>> {
     let root = common::data::shared_data()?;
-    let vocab = Vocabulary::from_tokenizer_json(root.join("tokenizers/llama3/tokenizer.json")).unwrap();
-    Some(Arc::new(BoundGrammar::new(gcd_core::builtin::json_compiled(), Arc::new(vocab))))
+    let vocab =
+        Vocabulary::from_tokenizer_json(root.join("tokenizers/llama3/tokenizer.json")).unwrap();
+    Some(Arc::new(BoundGrammar::new(
+        gcd_core::builtin::json_compiled(),
+        Arc::new(vocab),
+    )))
 }
 
 /// Picks adversarially: mostly the longest allowed tokens, or tokens that
@@ -24,19 +28,33 @@ fn adversarial_pick(bound: &BoundGrammar, allowed: &[u32], opener: bool, rng: &m
     let vocab = &bound.vocab;
     let bytes = |t: u32| vocab.token_bytes(t).unwrap();
     if opener {
-        let opens: Vec<u32> = allowed.iter().copied().filter(|&t| bytes(t).iter().any(|b| *b == b'[' || *b == b'{')).collect();
+        let opens: Vec<u32> = allowed
+            .iter()
+            .copied()
+            .filter(|&t| bytes(t).iter().any(|b| *b == b'[' || *b == b'{'))
+            .collect();
         if !opens.is_empty() && rng.random_bool(0.8) {
             return opens[rng.random_range(0..opens.len())];
         }
     }
     let longest = allowed.iter().map(|&t| bytes(t).len()).max().unwrap();
-    let long: Vec<u32> = allowed.iter().copied().filter(|&t| bytes(t).len() + 2 >= longest).collect();
+    let long: Vec<u32> = allowed
+        .iter()
+        .copied()
+        .filter(|&t| bytes(t).len() + 2 >= longest)
+        .collect();
     long[rng.random_range(0..long.len())]
 }
 
 /// Generates under `budget` (or without one, up to `cap` tokens); returns
 /// (text, tokens used, finished).
-fn run(bound: &Arc<BoundGrammar>, budget: Option<usize>, cap: usize, opener: bool, seed: u64) -> (Vec<u8>, usize, bool) {
+fn run(
+    bound: &Arc<BoundGrammar>,
+    budget: Option<usize>,
+    cap: usize,
+    opener: bool,
+    seed: u64,
+) -> (Vec<u8>, usize, bool) {
     let width = bound.vocab.len();
     let eos = bound.vocab.eos_ids()[0];
     let mut m = Matcher::new(bound.clone());
@@ -45,13 +63,22 @@ fn run(bound: &Arc<BoundGrammar>, budget: Option<usize>, cap: usize, opener: boo
     let mut mask = m.compute_mask(width);
     while m.tokens().len() < cap {
         m.fill_mask(&mut mask);
-        let allowed: Vec<u32> = mask.iter_ones().map(|i| i as u32).filter(|&t| !bound.vocab.is_eos(t)).collect();
+        let allowed: Vec<u32> = mask
+            .iter_ones()
+            .map(|i| i as u32)
+            .filter(|&t| !bound.vocab.is_eos(t))
+            .collect();
         if allowed.is_empty() {
-            assert!(mask[eos as usize], "dead end after {:?}", String::from_utf8_lossy(m.output()));
+            assert!(
+                mask[eos as usize],
+                "dead end after {:?}",
+                String::from_utf8_lossy(m.output())
+            );
             m.advance(eos).unwrap();
             return (m.output().to_vec(), m.tokens().len() - 1, true);
         }
-        m.advance(adversarial_pick(bound, &allowed, opener, &mut rng)).unwrap();
+        m.advance(adversarial_pick(bound, &allowed, opener, &mut rng))
+            .unwrap();
     }
     let done = m.is_complete();
     (m.output().to_vec(), m.tokens().len(), done)
@@ -66,11 +93,24 @@ fn check_budgets(seeds: u64) {
     for budget in min..=64 {
         for seed in 0..seeds {
             let opener = seed % 2 == 0;
-            let (text, used, finished) = run(&bound, Some(budget), budget + 1, opener, seed * 1000 + budget as u64);
-            assert!(finished && used <= budget, "budget {budget} seed {seed}: {used} tokens, finished {finished}");
+            let (text, used, finished) = run(
+                &bound,
+                Some(budget),
+                budget + 1,
+                opener,
+                seed * 1000 + budget as u64,
+            );
+            assert!(
+                finished && used <= budget,
+                "budget {budget} seed {seed}: {used} tokens, finished {finished}"
+            );
             if let Err(e) = serde_json::from_slice::<serde_json::Value>(&text) {
                 // RFC 8259 numbers beyond f64 are the one thing serde_json refuses (see json.lark).
-                assert!(e.to_string().starts_with("number out of range"), "{:?}: {e}", String::from_utf8_lossy(&text));
+                assert!(
+                    e.to_string().starts_with("number out of range"),
+                    "{:?}: {e}",
+                    String::from_utf8_lossy(&text)
+                );
             }
             runs += 1;
         }
@@ -102,7 +142,10 @@ fn without_budget_samplers_overrun() {
             overran += 1;
         }
     }
-    assert!(overran >= 15, "only {overran} of 20 unbudgeted runs went past 32 tokens");
+    assert!(
+        overran >= 15,
+        "only {overran} of 20 unbudgeted runs went past 32 tokens"
+    );
 }
 
 /// A deterministic stand-in model that loves long tokens and opening
@@ -115,7 +158,12 @@ impl gcd_core::decode::LogitsSource for Greedy {
     fn next_logits(&mut self, tokens: &[u32], logits: &mut [f32]) {
         for (i, l) in logits.iter_mut().enumerate() {
             // Vary with the position so beams differ.
-            *l = self.scores[i] + ((i as u32).wrapping_mul(2654435761).wrapping_add(tokens.len() as u32) % 7) as f32 * 0.1;
+            *l = self.scores[i]
+                + ((i as u32)
+                    .wrapping_mul(2654435761)
+                    .wrapping_add(tokens.len() as u32)
+                    % 7) as f32
+                    * 0.1;
         }
     }
 }
@@ -127,7 +175,10 @@ fn beam_search_never_leaves_the_budget() {
     let scores: Vec<f32> = (0..vocab.len() as u32)
         .map(|t| match vocab.token_bytes(t) {
             Ok(_) if vocab.is_eos(t) => -20.0,
-            Ok(b) => b.len() as f32 * 0.5 + 3.0 * b.iter().filter(|c| **c == b'[' || **c == b'{').count() as f32,
+            Ok(b) => {
+                b.len() as f32 * 0.5
+                    + 3.0 * b.iter().filter(|c| **c == b'[' || **c == b'{').count() as f32
+            }
             Err(_) => 0.0,
         })
         .collect();
@@ -138,13 +189,20 @@ fn beam_search_never_leaves_the_budget() {
         assert_eq!(outs.len(), 4, "budget {budget}");
         for h in &outs {
             let used = h.matcher.tokens().len() - 1;
-            assert!(h.matcher.is_finished() && used <= budget, "budget {budget}: {used}");
-            serde_json::from_slice::<serde_json::Value>(h.matcher.output())
-                .unwrap_or_else(|e| panic!("{:?}: {e}", String::from_utf8_lossy(h.matcher.output())));
+            assert!(
+                h.matcher.is_finished() && used <= budget,
+                "budget {budget}: {used}"
+            );
+            serde_json::from_slice::<serde_json::Value>(h.matcher.output()).unwrap_or_else(|e| {
+                panic!("{:?}: {e}", String::from_utf8_lossy(h.matcher.output()))
+            });
         }
         assert!(outs.windows(2).all(|w| w[0].log_prob >= w[1].log_prob));
     }
     // Without the budget the same search is cut off unfinished.
     let outs = gcd_core::decode::beam_search(&Matcher::new(bound.clone()), &mut model, 4, 22);
-    assert!(outs.is_empty(), "the stand-in model should never choose to stop");
+    assert!(
+        outs.is_empty(),
+        "the stand-in model should never choose to stop"
+    );
 }

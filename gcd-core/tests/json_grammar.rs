@@ -16,7 +16,10 @@ use rand::{Rng, SeedableRng};
 /// A matcher over single-byte tokens: a fast byte-level recognizer.
 fn byte_matcher() -> Matcher {
     let vocab = Vocabulary::from_tokens_with_eos((0..=255u8).map(|b| vec![b]).collect(), "<eos>");
-    Matcher::new(Arc::new(BoundGrammar::new(gcd_core::builtin::json_compiled(), Arc::new(vocab))))
+    Matcher::new(Arc::new(BoundGrammar::new(
+        gcd_core::builtin::json_compiled(),
+        Arc::new(vocab),
+    )))
 }
 
 fn matcher_complete(m: &Matcher, bytes: &[u8]) -> bool {
@@ -47,15 +50,30 @@ fn corpus_documents_are_accepted() {
     let m = byte_matcher();
     let mut checked = 0;
     for d in &docs {
-        for text in [serde_json::to_string(&d.value).unwrap(), serde_json::to_string_pretty(&d.value).unwrap()] {
-            assert!(matcher_complete(&m, text.as_bytes()), "{}: rejected {text}", d.origin);
+        for text in [
+            serde_json::to_string(&d.value).unwrap(),
+            serde_json::to_string_pretty(&d.value).unwrap(),
+        ] {
+            assert!(
+                matcher_complete(&m, text.as_bytes()),
+                "{}: rejected {text}",
+                d.origin
+            );
             if text.len() < 600 {
-                assert_eq!(reference.status(text.as_bytes()), Status::Complete, "{}: {text}", d.origin);
+                assert_eq!(
+                    reference.status(text.as_bytes()),
+                    Status::Complete,
+                    "{}: {text}",
+                    d.origin
+                );
             }
             checked += 1;
         }
     }
-    eprintln!("{checked} serializations of {} corpus documents accepted", docs.len());
+    eprintln!(
+        "{checked} serializations of {} corpus documents accepted",
+        docs.len()
+    );
     assert!(checked > 10_000);
 }
 
@@ -71,8 +89,30 @@ fn agrees_with_serde_json_on_mutations() {
     let reference = Recognizer::new(&c);
     let mut rng = StdRng::seed_from_u64(7);
     let pieces: &[&[u8]] = &[
-        b"{", b"}", b"[", b"]", b",", b":", b"\"", b"\\", b" ", b"\n", b"0", b"-", b"e", b".", b"1", b"t", b"n", b"\\u",
-        b"\\ud800", b"\xff", b"\x01", "é".as_bytes(), b"true", b"null",
+        b"{",
+        b"}",
+        b"[",
+        b"]",
+        b",",
+        b":",
+        b"\"",
+        b"\\",
+        b" ",
+        b"\n",
+        b"0",
+        b"-",
+        b"e",
+        b".",
+        b"1",
+        b"t",
+        b"n",
+        b"\\u",
+        b"\\ud800",
+        b"\xff",
+        b"\x01",
+        "é".as_bytes(),
+        b"true",
+        b"null",
     ];
     let (mut valid, mut invalid) = (0, 0);
     for d in docs.iter() {
@@ -96,9 +136,21 @@ fn agrees_with_serde_json_on_mutations() {
                 _ => t.truncate(pos),
             }
             let expected = serde_says_json(&t);
-            assert_eq!(matcher_complete(&m, &t), expected, "{}: {:?}", d.origin, String::from_utf8_lossy(&t));
+            assert_eq!(
+                matcher_complete(&m, &t),
+                expected,
+                "{}: {:?}",
+                d.origin,
+                String::from_utf8_lossy(&t)
+            );
             if t.len() < 300 {
-                assert_eq!(reference.is_complete(&t), expected, "reference, {}: {:?}", d.origin, String::from_utf8_lossy(&t));
+                assert_eq!(
+                    reference.is_complete(&t),
+                    expected,
+                    "reference, {}: {:?}",
+                    d.origin,
+                    String::from_utf8_lossy(&t)
+                );
             }
             if expected {
                 valid += 1;

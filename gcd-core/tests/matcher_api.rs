@@ -13,7 +13,10 @@ fn setup(grammar: &str, tokens: &[&str]) -> (Arc<BoundGrammar>, Vec<Vec<u8>>) {
     let g = CompiledGrammar::new(&lark::parse_grammar(grammar).unwrap()).unwrap();
     let toks: Vec<Vec<u8>> = tokens.iter().map(|t| t.as_bytes().to_vec()).collect();
     let vocab = Vocabulary::from_tokens_with_eos(toks.clone(), "<eos>");
-    (Arc::new(BoundGrammar::new(Arc::new(g), Arc::new(vocab))), toks)
+    (
+        Arc::new(BoundGrammar::new(Arc::new(g), Arc::new(vocab))),
+        toks,
+    )
 }
 
 fn id(toks: &[Vec<u8>], t: &str) -> u32 {
@@ -47,7 +50,10 @@ fn errors_leave_state_unchanged() {
     assert!(m.is_complete());
     m.advance(eos).unwrap();
     assert!(m.is_finished());
-    assert_eq!(m.advance(id(&toks, "x")).unwrap_err().kind(), MatchErrorKind::Finished);
+    assert_eq!(
+        m.advance(id(&toks, "x")).unwrap_err().kind(),
+        MatchErrorKind::Finished
+    );
     assert_eq!(m.output(), b"call(y)");
 }
 
@@ -61,7 +67,10 @@ fn rollback_and_fork() {
     let mask_after_ab = m.compute_mask(5);
     m.advance(id(&toks, ")")).unwrap();
     assert!(m.is_complete());
-    assert_eq!(m.rollback(4).unwrap_err().kind(), MatchErrorKind::RollbackTooFar);
+    assert_eq!(
+        m.rollback(4).unwrap_err().kind(),
+        MatchErrorKind::RollbackTooFar
+    );
     m.rollback(1).unwrap();
     assert_eq!(m.output(), b"call(ab");
     assert_eq!(m.compute_mask(5), mask_after_ab);
@@ -80,7 +89,10 @@ fn forced_bytes_and_tokens() {
     let m = Matcher::new(b);
     assert_eq!(m.forced_bytes(), b"call(");
     let forced: Vec<u32> = m.forced_tokens();
-    let spelled: Vec<u8> = forced.iter().flat_map(|&t| toks[t as usize].clone()).collect();
+    let spelled: Vec<u8> = forced
+        .iter()
+        .flat_map(|&t| toks[t as usize].clone())
+        .collect();
     assert_eq!(spelled, b"call(");
     assert_eq!(forced[0], id(&toks, "ca"));
 }

@@ -15,7 +15,12 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 /// Compares masks along one random walk; returns how many masks were checked.
-fn check_walk(compiled: Arc<CompiledGrammar>, tokens: Vec<Vec<u8>>, seed: u64, steps: usize) -> usize {
+fn check_walk(
+    compiled: Arc<CompiledGrammar>,
+    tokens: Vec<Vec<u8>>,
+    seed: u64,
+    steps: usize,
+) -> usize {
     let n = tokens.len() as u32;
     let vocab = Arc::new(Vocabulary::from_tokens_with_eos(tokens.clone(), "</s>"));
     let bound = Arc::new(BoundGrammar::new(compiled.clone(), vocab));
@@ -34,8 +39,17 @@ fn check_walk(compiled: Arc<CompiledGrammar>, tokens: Vec<Vec<u8>>, seed: u64, s
             s.extend_from_slice(t);
             let st = reference.status(&s);
             // Rare grammars need long completions; search harder before giving up.
-            let st = if st == Status::Unknown { patient.status(&s) } else { st };
-            assert_ne!(st, Status::Unknown, "reference gave up on {:?}", String::from_utf8_lossy(&s));
+            let st = if st == Status::Unknown {
+                patient.status(&s)
+            } else {
+                st
+            };
+            assert_ne!(
+                st,
+                Status::Unknown,
+                "reference gave up on {:?}",
+                String::from_utf8_lossy(&s)
+            );
             assert_eq!(
                 mask[id],
                 st.is_viable(),
@@ -53,12 +67,21 @@ fn check_walk(compiled: Arc<CompiledGrammar>, tokens: Vec<Vec<u8>>, seed: u64, s
             assert_eq!(probe.advance(id as u32).is_ok(), mask[id]);
         }
         let complete = reference.is_complete(&prefix);
-        assert_eq!(m.is_complete(), complete, "completeness after {:?}", String::from_utf8_lossy(&prefix));
+        assert_eq!(
+            m.is_complete(),
+            complete,
+            "completeness after {:?}",
+            String::from_utf8_lossy(&prefix)
+        );
         assert_eq!(mask[n as usize], complete, "EOS bit");
         checked += 1;
         if allowed.is_empty() {
             // Only a complete output may have nowhere to go.
-            assert!(complete, "dead end after {:?}", String::from_utf8_lossy(&prefix));
+            assert!(
+                complete,
+                "dead end after {:?}",
+                String::from_utf8_lossy(&prefix)
+            );
             break;
         }
         let t = allowed[rng.random_range(0..allowed.len())];

@@ -12,54 +12,139 @@ use gcd_core::DiagnosticKind;
 const EXPECTED: &[(&str, Result<(), DiagnosticKind>)] = &[
     ("lark-llguidance/lark.lark", Err(DiagnosticKind::Conflict)),
     ("lark-llguidance/rfc.lark", Err(DiagnosticKind::EmptyMatch)),
-    ("lark-syncode/c_grammar.lark", Err(DiagnosticKind::LexicalHazard)),
+    (
+        "lark-syncode/c_grammar.lark",
+        Err(DiagnosticKind::LexicalHazard),
+    ),
     ("lark-syncode/calc_grammar.lark", Ok(())),
-    ("lark-syncode/go_grammar.lark", Err(DiagnosticKind::Unreachable)),
-    ("lark-syncode/invariants.lark", Err(DiagnosticKind::Conflict)),
-    ("lark-syncode/java_grammar.lark", Err(DiagnosticKind::Conflict)),
+    (
+        "lark-syncode/go_grammar.lark",
+        Err(DiagnosticKind::Unreachable),
+    ),
+    (
+        "lark-syncode/invariants.lark",
+        Err(DiagnosticKind::Conflict),
+    ),
+    (
+        "lark-syncode/java_grammar.lark",
+        Err(DiagnosticKind::Conflict),
+    ),
     ("lark-syncode/json_grammar.lark", Ok(())),
-    ("lark-syncode/prover9_grammar.lark", Err(DiagnosticKind::Conflict)),
-    ("lark-syncode/python_grammar.lark", Err(DiagnosticKind::Unsupported)),
-    ("lark-syncode/sql_grammar.lark", Err(DiagnosticKind::Unreachable)),
+    (
+        "lark-syncode/prover9_grammar.lark",
+        Err(DiagnosticKind::Conflict),
+    ),
+    (
+        "lark-syncode/python_grammar.lark",
+        Err(DiagnosticKind::Unsupported),
+    ),
+    (
+        "lark-syncode/sql_grammar.lark",
+        Err(DiagnosticKind::Unreachable),
+    ),
     ("lark-syncode/tiny_grammar.lark", Ok(())),
-    ("lark-upstream/examples-inline/advanced-_json_parser--json_grammar.lark", Ok(())),
-    ("lark-upstream/examples-inline/advanced-conf_earley--Lark-line19.lark", Err(DiagnosticKind::LexicalHazard)),
-    ("lark-upstream/examples-inline/advanced-conf_lalr--Lark-line22.lark", Err(DiagnosticKind::LexicalHazard)),
-    ("lark-upstream/examples-inline/advanced-prioritizer--grammar.lark", Err(DiagnosticKind::LexicalHazard)),
-    ("lark-upstream/examples-inline/advanced-qscintilla_json--grammar.lark", Ok(())),
-    ("lark-upstream/examples-inline/advanced-scan_json--json_grammar.lark", Ok(())),
-    ("lark-upstream/examples-inline/advanced-tree_forest_transformer--grammar.lark", Ok(())),
-    ("lark-upstream/examples-inline/calc--calc_grammar.lark", Err(DiagnosticKind::Conflict)),
-    ("lark-upstream/examples-inline/fruitflies--grammar.lark", Ok(())),
-    ("lark-upstream/examples-inline/json_parser--json_grammar.lark", Ok(())),
-    ("lark-upstream/examples-inline/turtle_dsl--turtle_grammar.lark", Ok(())),
-    ("lark-upstream/examples/composition-csv.lark", Err(DiagnosticKind::LexicalHazard)),
+    (
+        "lark-upstream/examples-inline/advanced-_json_parser--json_grammar.lark",
+        Ok(()),
+    ),
+    (
+        "lark-upstream/examples-inline/advanced-conf_earley--Lark-line19.lark",
+        Err(DiagnosticKind::LexicalHazard),
+    ),
+    (
+        "lark-upstream/examples-inline/advanced-conf_lalr--Lark-line22.lark",
+        Err(DiagnosticKind::LexicalHazard),
+    ),
+    (
+        "lark-upstream/examples-inline/advanced-prioritizer--grammar.lark",
+        Err(DiagnosticKind::LexicalHazard),
+    ),
+    (
+        "lark-upstream/examples-inline/advanced-qscintilla_json--grammar.lark",
+        Ok(()),
+    ),
+    (
+        "lark-upstream/examples-inline/advanced-scan_json--json_grammar.lark",
+        Ok(()),
+    ),
+    (
+        "lark-upstream/examples-inline/advanced-tree_forest_transformer--grammar.lark",
+        Ok(()),
+    ),
+    (
+        "lark-upstream/examples-inline/calc--calc_grammar.lark",
+        Err(DiagnosticKind::Conflict),
+    ),
+    (
+        "lark-upstream/examples-inline/fruitflies--grammar.lark",
+        Ok(()),
+    ),
+    (
+        "lark-upstream/examples-inline/json_parser--json_grammar.lark",
+        Ok(()),
+    ),
+    (
+        "lark-upstream/examples-inline/turtle_dsl--turtle_grammar.lark",
+        Ok(()),
+    ),
+    (
+        "lark-upstream/examples/composition-csv.lark",
+        Err(DiagnosticKind::LexicalHazard),
+    ),
     ("lark-upstream/examples/composition-json.lark", Ok(())),
     ("lark-upstream/examples/standalone-json.lark", Ok(())),
-    ("lark-upstream/grammars/lark.lark", Err(DiagnosticKind::Unsupported)),
-    ("lark-upstream/grammars/python.lark", Err(DiagnosticKind::Unsupported)),
+    (
+        "lark-upstream/grammars/lark.lark",
+        Err(DiagnosticKind::Unsupported),
+    ),
+    (
+        "lark-upstream/grammars/python.lark",
+        Err(DiagnosticKind::Unsupported),
+    ),
     ("truncproof/c_subset.lark", Ok(())),
     ("truncproof/json_rfc8259.lark", Ok(())),
 ];
 
 #[test]
 fn real_grammars_compile_or_name_the_problem() {
-    let Some(root) = common::data::shared_data() else { return };
+    let Some(root) = common::data::shared_data() else {
+        return;
+    };
     let mut failures = Vec::new();
     for (file, expected) in EXPECTED {
         let text = std::fs::read_to_string(root.join("grammars").join(file)).unwrap();
         let got = lark::parse_grammar(&text).and_then(|g| CompiledGrammar::new(&g).map(|_| ()));
         let got_kind = got.as_ref().map(|_| ()).map_err(|e| e.kind());
-        let first = got.as_ref().err().map(|e| e.diagnostics()[0].to_string()).unwrap_or_default();
-        eprintln!("{file:<80} {:?} {}", got_kind, first.lines().next().unwrap_or(""));
+        let first = got
+            .as_ref()
+            .err()
+            .map(|e| e.diagnostics()[0].to_string())
+            .unwrap_or_default();
+        eprintln!(
+            "{file:<80} {:?} {}",
+            got_kind,
+            first.lines().next().unwrap_or("")
+        );
         if got_kind != *expected {
-            failures.push(format!("{file}: expected {expected:?}, got {got_kind:?}: {first}"));
+            failures.push(format!(
+                "{file}: expected {expected:?}, got {got_kind:?}: {first}"
+            ));
         }
         // Every diagnostic of a file read from text has a position.
         if let Err(e) = &got {
             for d in e.diagnostics() {
-                if matches!(d.kind, DiagnosticKind::Conflict | DiagnosticKind::LexicalHazard | DiagnosticKind::Unsupported) {
-                    assert!(d.span.is_some() || d.notes.iter().any(|(s, _)| s.is_some()) || d.message.contains("__"), "{file}: no position in {d}");
+                if matches!(
+                    d.kind,
+                    DiagnosticKind::Conflict
+                        | DiagnosticKind::LexicalHazard
+                        | DiagnosticKind::Unsupported
+                ) {
+                    assert!(
+                        d.span.is_some()
+                            || d.notes.iter().any(|(s, _)| s.is_some())
+                            || d.message.contains("__"),
+                        "{file}: no position in {d}"
+                    );
                 }
             }
         }

@@ -15,7 +15,10 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 fn vocabularies() -> Vec<Arc<Vocabulary>> {
-    let mut out = vec![Arc::new(Vocabulary::o200k_base().unwrap()), Arc::new(Vocabulary::cl100k_base().unwrap())];
+    let mut out = vec![
+        Arc::new(Vocabulary::o200k_base().unwrap()),
+        Arc::new(Vocabulary::cl100k_base().unwrap()),
+    ];
     if let Some(root) = shared_data() {
         for name in ["llama3", "mistral-7b-v0.1-32k", "gpt2"] {
             let p = root.join("tokenizers").join(name).join("tokenizer.json");
@@ -26,7 +29,10 @@ fn vocabularies() -> Vec<Arc<Vocabulary>> {
 }
 
 fn bind_json(vocab: &Arc<Vocabulary>) -> Arc<BoundGrammar> {
-    Arc::new(BoundGrammar::new(gcd_core::builtin::json_compiled(), vocab.clone()))
+    Arc::new(BoundGrammar::new(
+        gcd_core::builtin::json_compiled(),
+        vocab.clone(),
+    ))
 }
 
 /// Replays `text`'s canonical tokens, checking each against the mask.
@@ -39,10 +45,14 @@ fn replay(bound: &Arc<BoundGrammar>, text: &str) -> Result<(), String> {
     for (i, &t) in tokens.iter().enumerate() {
         m.fill_mask(&mut mask);
         if !mask[t as usize] {
-            assert!(m.clone().advance(t).is_err(), "advance accepts a masked token");
+            assert!(
+                m.clone().advance(t).is_err(),
+                "advance accepts a masked token"
+            );
             return Err(format!("token {i}"));
         }
-        m.advance(t).map_err(|e| format!("advance refused an allowed token: {e}"))?;
+        m.advance(t)
+            .map_err(|e| format!("advance refused an allowed token: {e}"))?;
     }
     m.fill_mask(&mut mask);
     let eos = vocab.eos_ids()[0];
@@ -61,7 +71,9 @@ fn replay(bound: &Arc<BoundGrammar>, text: &str) -> Result<(), String> {
 fn whole_corpus_on_llama3() {
     let Some(root) = shared_data() else { return };
     let docs = json_documents(8);
-    let vocab = Arc::new(Vocabulary::from_tokenizer_json(root.join("tokenizers/llama3/tokenizer.json")).unwrap());
+    let vocab = Arc::new(
+        Vocabulary::from_tokenizer_json(root.join("tokenizers/llama3/tokenizer.json")).unwrap(),
+    );
     let bound = bind_json(&vocab);
     for d in &docs {
         let text = gcd_core::jsonfmt::to_python_json(&d.value);
@@ -84,7 +96,10 @@ fn corpus_accepted_and_mutations_rejected() {
         let bound = bind_json(&vocab);
         let (mut accepted, mut rejected) = (0, 0);
         for d in docs.iter().step_by(3) {
-            for text in [serde_json::to_string(&d.value).unwrap(), gcd_core::jsonfmt::to_python_json(&d.value)] {
+            for text in [
+                serde_json::to_string(&d.value).unwrap(),
+                gcd_core::jsonfmt::to_python_json(&d.value),
+            ] {
                 if let Err(at) = replay(&bound, &text) {
                     panic!("{}: {} rejected {text:?} at {at}", vocab.name(), d.origin);
                 }
@@ -95,13 +110,20 @@ fn corpus_accepted_and_mutations_rejected() {
                 broken.insert(pos, b"}],:\"x"[rng.random_range(0..6)]);
                 if let Ok(b) = String::from_utf8(broken) {
                     if serde_json::from_str::<serde_json::Value>(&b).is_err() {
-                        assert!(replay(&bound, &b).is_err(), "{}: accepted invalid {b:?}", vocab.name());
+                        assert!(
+                            replay(&bound, &b).is_err(),
+                            "{}: accepted invalid {b:?}",
+                            vocab.name()
+                        );
                         rejected += 1;
                     }
                 }
             }
         }
-        eprintln!("{}: {accepted} documents accepted, {rejected} broken ones rejected", vocab.name());
+        eprintln!(
+            "{}: {accepted} documents accepted, {rejected} broken ones rejected",
+            vocab.name()
+        );
         assert!(accepted > 500 && rejected > 300);
     }
 }
@@ -120,7 +142,10 @@ fn masks_equal_brute_force_on_real_vocabularies() {
     let mut rng = StdRng::seed_from_u64(5);
     for vocab in vocabularies() {
         let bound = bind_json(&vocab);
-        let ids: Vec<(u32, Vec<u8>)> = vocab.normal_tokens().map(|(i, b)| (i, b.to_vec())).collect();
+        let ids: Vec<(u32, Vec<u8>)> = vocab
+            .normal_tokens()
+            .map(|(i, b)| (i, b.to_vec()))
+            .collect();
         let mut steps = 0;
         for text in texts {
             let tokens = vocab.encode(text).unwrap();
@@ -129,17 +154,32 @@ fn masks_equal_brute_force_on_real_vocabularies() {
                 if k % 3 == 0 {
                     let mask = m.compute_mask(vocab.len());
                     for (id, bytes) in &ids {
-                        assert_eq!(mask[*id as usize], m.accepts_bytes(bytes), "{}: token {id} {:?} after {:?}", vocab.name(), String::from_utf8_lossy(bytes), String::from_utf8_lossy(m.output()));
+                        assert_eq!(
+                            mask[*id as usize],
+                            m.accepts_bytes(bytes),
+                            "{}: token {id} {:?} after {:?}",
+                            vocab.name(),
+                            String::from_utf8_lossy(bytes),
+                            String::from_utf8_lossy(m.output())
+                        );
                     }
                     for _ in 0..150 {
                         let (id, bytes) = &ids[rng.random_range(0..ids.len())];
                         let mut s = m.output().to_vec();
                         s.extend_from_slice(bytes);
-                        assert_eq!(mask[*id as usize], reference.status(&s).is_viable(), "{}: reference on {:?}", vocab.name(), String::from_utf8_lossy(&s));
+                        assert_eq!(
+                            mask[*id as usize],
+                            reference.status(&s).is_viable(),
+                            "{}: reference on {:?}",
+                            vocab.name(),
+                            String::from_utf8_lossy(&s)
+                        );
                     }
                     // Specials never match text; ids past the vocabulary stay forbidden.
                     for id in 0..vocab.len() as u32 {
-                        if !matches!(vocab.kind(id).unwrap(), gcd_core::vocab::TokenKind::Normal) && !vocab.is_eos(id) {
+                        if !matches!(vocab.kind(id).unwrap(), gcd_core::vocab::TokenKind::Normal)
+                            && !vocab.is_eos(id)
+                        {
                             assert!(!mask[id as usize]);
                         }
                     }
@@ -168,9 +208,17 @@ fn uniform_sampling_yields_json() {
             for _ in 0..48 {
                 let mask = m.compute_mask(vocab.len());
                 let allowed: Vec<usize> = mask.iter_ones().collect();
-                assert!(!allowed.is_empty(), "dead end after {:?}", String::from_utf8_lossy(m.output()));
+                assert!(
+                    !allowed.is_empty(),
+                    "dead end after {:?}",
+                    String::from_utf8_lossy(m.output())
+                );
                 // Prefer ending once possible, so some outputs finish.
-                let t = if mask[eos as usize] && rng.random_bool(0.5) { eos } else { allowed[rng.random_range(0..allowed.len())] as u32 };
+                let t = if mask[eos as usize] && rng.random_bool(0.5) {
+                    eos
+                } else {
+                    allowed[rng.random_range(0..allowed.len())] as u32
+                };
                 m.advance(t).unwrap();
                 if m.is_finished() {
                     break;
@@ -182,7 +230,12 @@ fn uniform_sampling_yields_json() {
                 // number beyond f64 (see grammars/json.lark), and then the same
                 // text with that number replaced must parse.
                 if let Err(e) = serde_json::from_slice::<serde_json::Value>(&out) {
-                    assert!(e.to_string().starts_with("number out of range"), "{}: sampled {:?} is not JSON: {e}", vocab.name(), String::from_utf8_lossy(&out));
+                    assert!(
+                        e.to_string().starts_with("number out of range"),
+                        "{}: sampled {:?} is not JSON: {e}",
+                        vocab.name(),
+                        String::from_utf8_lossy(&out)
+                    );
                     let tamed = regex_automata::meta::Regex::new(r"[eE]\+?[0-9]{3,}").unwrap();
                     let text = String::from_utf8(out.clone()).unwrap();
                     let mut fixed = String::new();
@@ -193,11 +246,17 @@ fn uniform_sampling_yields_json() {
                         last = m.end();
                     }
                     fixed.push_str(&text[last..]);
-                    serde_json::from_str::<serde_json::Value>(&fixed).unwrap_or_else(|e| panic!("{}: {fixed:?}: {e}", vocab.name()));
+                    serde_json::from_str::<serde_json::Value>(&fixed)
+                        .unwrap_or_else(|e| panic!("{}: {fixed:?}: {e}", vocab.name()));
                 }
                 complete += 1;
             } else if out.len() < 400 {
-                assert!(reference.status(&out).is_viable(), "{}: sampled a dead prefix {:?}", vocab.name(), String::from_utf8_lossy(&out));
+                assert!(
+                    reference.status(&out).is_viable(),
+                    "{}: sampled a dead prefix {:?}",
+                    vocab.name(),
+                    String::from_utf8_lossy(&out)
+                );
             }
         }
         eprintln!("{}: {complete} of 40 samples finished", vocab.name());

@@ -16,7 +16,11 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 #[derive(Parser)]
-#[command(name = "gcd", version, about = "Grammar-constrained decoding: exact token masks from grammars")]
+#[command(
+    name = "gcd",
+    version,
+    about = "Grammar-constrained decoding: exact token masks from grammars"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -87,12 +91,30 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check { grammar } => check(&grammar),
-        Command::Replay { grammar, tokenizer, expect_reject, files } => replay(&grammar, &tokenizer, expect_reject, &files),
-        Command::Sample { grammar, tokenizer, count, seed, max_tokens, budget, timings } => {
-            sample(&grammar, &tokenizer, count, seed, max_tokens, budget, timings)
-        }
+        Command::Replay {
+            grammar,
+            tokenizer,
+            expect_reject,
+            files,
+        } => replay(&grammar, &tokenizer, expect_reject, &files),
+        Command::Sample {
+            grammar,
+            tokenizer,
+            count,
+            seed,
+            max_tokens,
+            budget,
+            timings,
+        } => sample(
+            &grammar, &tokenizer, count, seed, max_tokens, budget, timings,
+        ),
         Command::Budget { grammar, tokenizer } => min_budget(&grammar, &tokenizer),
-        Command::Bench { grammar, tokenizer, data, stride } => bench(&grammar, &tokenizer, &data, stride),
+        Command::Bench {
+            grammar,
+            tokenizer,
+            data,
+            stride,
+        } => bench(&grammar, &tokenizer, &data, stride),
     };
     match result {
         Ok(code) => code,
@@ -111,20 +133,29 @@ fn load_grammar(spec: &str) -> Result<Arc<CompiledGrammar>> {
     }
     let text = std::fs::read_to_string(spec).map_err(|e| format!("{spec}: {e}"))?;
     let g = gcd_core::grammar::lark::parse_grammar(&text).map_err(|e| format!("{spec}:\n{e}"))?;
-    CompiledGrammar::new(&g).map(Arc::new).map_err(|e| format!("{spec}:\n{e}"))
+    CompiledGrammar::new(&g)
+        .map(Arc::new)
+        .map_err(|e| format!("{spec}:\n{e}"))
 }
 
 fn load_vocab(spec: &str) -> Result<Arc<Vocabulary>> {
-    Vocabulary::load(spec).map(Arc::new).map_err(|e| e.to_string())
+    Vocabulary::load(spec)
+        .map(Arc::new)
+        .map_err(|e| e.to_string())
 }
 
 /// Binds with a progress bar on stderr when binding takes a while.
 fn bind(grammar: Arc<CompiledGrammar>, vocab: Arc<Vocabulary>) -> Arc<BoundGrammar> {
     let trie = Arc::new(TokenTrie::new(&vocab));
     let bar = ProgressBar::new(grammar.lexer.num_states() as u64);
-    bar.set_style(ProgressStyle::with_template("binding {bar:30} {pos}/{len} lexer states").expect("valid template"));
+    bar.set_style(
+        ProgressStyle::with_template("binding {bar:30} {pos}/{len} lexer states")
+            .expect("valid template"),
+    );
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-    let bound = BoundGrammar::with_progress(grammar, vocab, trie, &mut |done, _| bar.set_position(done as u64));
+    let bound = BoundGrammar::with_progress(grammar, vocab, trie, &mut |done, _| {
+        bar.set_position(done as u64)
+    });
     bar.finish_and_clear();
     Arc::new(bound)
 }
@@ -141,7 +172,12 @@ fn check(spec: &str) -> Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
     };
-    println!("{spec}: {} terminals, {} rules, {} productions", g.terminals.len(), g.nonterminals.len(), g.productions.len());
+    println!(
+        "{spec}: {} terminals, {} rules, {} productions",
+        g.terminals.len(),
+        g.nonterminals.len(),
+        g.productions.len()
+    );
     match CompiledGrammar::new(&g) {
         Ok(c) => {
             for r in &c.report.rewrites {
@@ -167,7 +203,12 @@ fn check(spec: &str) -> Result<ExitCode> {
     }
 }
 
-fn replay(grammar: &str, tokenizer: &str, expect_reject: bool, files: &[PathBuf]) -> Result<ExitCode> {
+fn replay(
+    grammar: &str,
+    tokenizer: &str,
+    expect_reject: bool,
+    files: &[PathBuf],
+) -> Result<ExitCode> {
     let g = load_grammar(grammar)?;
     let vocab = load_vocab(tokenizer)?;
     let bound = bind(g, vocab.clone());
@@ -182,7 +223,11 @@ fn replay(grammar: &str, tokenizer: &str, expect_reject: bool, files: &[PathBuf]
         }
         all_as_expected &= verdict.is_ok() != expect_reject;
     }
-    Ok(if all_as_expected { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if all_as_expected {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 /// Feeds `tokens`, checking each against the mask, then EOS.
@@ -193,12 +238,22 @@ fn replay_tokens(bound: &Arc<BoundGrammar>, tokens: &[u32]) -> std::result::Resu
         let mask = m.compute_mask(width);
         let allowed = mask.get(t as usize).is_some_and(|b| *b);
         if !allowed || m.advance(t).is_err() {
-            let text = bound.vocab.token_bytes(t).map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default();
-            return Err(format!("rejected at token {i} (byte {}, {text:?})", m.output().len()));
+            let text = bound
+                .vocab
+                .token_bytes(t)
+                .map(|b| String::from_utf8_lossy(b).into_owned())
+                .unwrap_or_default();
+            return Err(format!(
+                "rejected at token {i} (byte {}, {text:?})",
+                m.output().len()
+            ));
         }
     }
     if !m.is_complete() {
-        return Err(format!("rejected at end of input (byte {}): the output is not complete", m.output().len()));
+        return Err(format!(
+            "rejected at end of input (byte {}): the output is not complete",
+            m.output().len()
+        ));
     }
     Ok(())
 }
@@ -299,7 +354,11 @@ fn bench(grammar: &str, tokenizer: &str, data: &Path, stride: usize) -> Result<E
     let trie = Arc::new(TokenTrie::new(&vocab));
     let t_trie = t0.elapsed();
     let t0 = Instant::now();
-    let bound = Arc::new(BoundGrammar::with_trie(g.clone(), vocab.clone(), trie.clone()));
+    let bound = Arc::new(BoundGrammar::with_trie(
+        g.clone(),
+        vocab.clone(),
+        trie.clone(),
+    ));
     let t_bind = t0.elapsed();
     let mut files: Vec<PathBuf> = std::fs::read_dir(data)
         .map_err(|e| format!("{}: {e}", data.display()))?
@@ -314,7 +373,9 @@ fn bench(grammar: &str, tokenizer: &str, data: &Path, stride: usize) -> Result<E
     let (mut docs, mut rejected) = (0, 0);
     let mut slowest = (Duration::ZERO, String::new());
     for f in files.iter().step_by(stride.max(1)) {
-        let Ok(v) = serde_json::from_slice::<serde_json::Value>(&std::fs::read(f).map_err(|e| e.to_string())?) else {
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(
+            &std::fs::read(f).map_err(|e| e.to_string())?,
+        ) else {
             continue;
         };
         for t in v["tests"].as_array().into_iter().flatten() {
@@ -328,7 +389,8 @@ fn bench(grammar: &str, tokenizer: &str, data: &Path, stride: usize) -> Result<E
                 let dt = t0.elapsed();
                 if dt > slowest.0 {
                     let out = m.output();
-                    let tail = String::from_utf8_lossy(&out[out.len().saturating_sub(40)..]).into_owned();
+                    let tail =
+                        String::from_utf8_lossy(&out[out.len().saturating_sub(40)..]).into_owned();
                     slowest = (dt, format!("{} after ...{tail:?}", f.display()));
                 }
                 times.push(dt);
@@ -341,9 +403,33 @@ fn bench(grammar: &str, tokenizer: &str, data: &Path, stride: usize) -> Result<E
         }
     }
     println!("grammar {grammar}: compile {:.2} ms", ms(t_compile));
-    println!("tokenizer {} ({} ids): load {:.0} ms, trie {:.1} ms ({} nodes, {:.1} MB)", vocab.name(), vocab.len(), ms(t_vocab), ms(t_trie), trie.num_nodes(), trie.heap_bytes() as f64 / 1e6);
-    println!("bind {:.1} ms: {} lexer states, tables {:.2} MB", ms(t_bind), g.lexer.num_states(), bound.table_bytes() as f64 / 1e6);
-    println!("replayed {docs} documents ({rejected} rejected), masks {}", summarize(&mut times));
-    println!("slowest mask {:.1}us: {}", slowest.0.as_secs_f64() * 1e6, slowest.1);
-    Ok(if rejected == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    println!(
+        "tokenizer {} ({} ids): load {:.0} ms, trie {:.1} ms ({} nodes, {:.1} MB)",
+        vocab.name(),
+        vocab.len(),
+        ms(t_vocab),
+        ms(t_trie),
+        trie.num_nodes(),
+        trie.heap_bytes() as f64 / 1e6
+    );
+    println!(
+        "bind {:.1} ms: {} lexer states, tables {:.2} MB",
+        ms(t_bind),
+        g.lexer.num_states(),
+        bound.table_bytes() as f64 / 1e6
+    );
+    println!(
+        "replayed {docs} documents ({rejected} rejected), masks {}",
+        summarize(&mut times)
+    );
+    println!(
+        "slowest mask {:.1}us: {}",
+        slowest.0.as_secs_f64() * 1e6,
+        slowest.1
+    );
+    Ok(if rejected == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

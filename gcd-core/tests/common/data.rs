@@ -9,7 +9,10 @@ pub fn shared_data() -> Option<PathBuf> {
     if p.is_dir() {
         Some(p)
     } else {
-        eprintln!("SKIP: ../shared/data not found at {}; real-data tests skipped", p.display());
+        eprintln!(
+            "SKIP: ../shared/data not found at {}; real-data tests skipped",
+            p.display()
+        );
         None
     }
 }
@@ -24,39 +27,72 @@ pub struct Doc {
 /// instances and schemas, every `stride`-th MaskBench file's test
 /// instances and schema, and JSON-Mode-Eval's schemas and completions.
 pub fn json_documents(stride: usize) -> Vec<Doc> {
-    let Some(root) = shared_data() else { return Vec::new() };
+    let Some(root) = shared_data() else {
+        return Vec::new();
+    };
     let mut docs = Vec::new();
     for draft in ["draft2020-12", "draft7"] {
         let dir = root.join("json-schema-test-suite/tests").join(draft);
-        let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
         files.sort();
-        for f in files.into_iter().filter(|f| f.extension().is_some_and(|e| e == "json")) {
+        for f in files
+            .into_iter()
+            .filter(|f| f.extension().is_some_and(|e| e == "json"))
+        {
             let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&f).unwrap()).unwrap();
             for (gi, group) in v.as_array().unwrap().iter().enumerate() {
-                docs.push(Doc { origin: format!("{}#{gi}/schema", f.display()), value: group["schema"].clone() });
+                docs.push(Doc {
+                    origin: format!("{}#{gi}/schema", f.display()),
+                    value: group["schema"].clone(),
+                });
                 for (ti, t) in group["tests"].as_array().unwrap().iter().enumerate() {
-                    docs.push(Doc { origin: format!("{}#{gi}/{ti}", f.display()), value: t["data"].clone() });
+                    docs.push(Doc {
+                        origin: format!("{}#{gi}/{ti}", f.display()),
+                        value: t["data"].clone(),
+                    });
                 }
             }
         }
     }
     let mb = root.join("maskbench");
-    let mut files: Vec<_> = std::fs::read_dir(&mb).unwrap().flatten().map(|e| e.path()).collect();
+    let mut files: Vec<_> = std::fs::read_dir(&mb)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
     files.sort();
     for f in files.into_iter().step_by(stride.max(1)) {
-        let Ok(v) = serde_json::from_slice::<serde_json::Value>(&std::fs::read(&f).unwrap()) else { continue };
-        docs.push(Doc { origin: format!("{}/schema", f.display()), value: v["schema"].clone() });
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(&std::fs::read(&f).unwrap()) else {
+            continue;
+        };
+        docs.push(Doc {
+            origin: format!("{}/schema", f.display()),
+            value: v["schema"].clone(),
+        });
         if let Some(tests) = v["tests"].as_array() {
             for (ti, t) in tests.iter().enumerate() {
-                docs.push(Doc { origin: format!("{}#{ti}", f.display()), value: t["data"].clone() });
+                docs.push(Doc {
+                    origin: format!("{}#{ti}", f.display()),
+                    value: t["data"].clone(),
+                });
             }
         }
     }
     let jme = root.join("json-mode-eval/json-mode-eval.jsonl");
     for (i, line) in std::fs::read_to_string(jme).unwrap().lines().enumerate() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
-        docs.push(Doc { origin: format!("json-mode-eval#{i}/schema"), value: v["schema"].clone() });
-        docs.push(Doc { origin: format!("json-mode-eval#{i}/completion"), value: v["completion"].clone() });
+        docs.push(Doc {
+            origin: format!("json-mode-eval#{i}/schema"),
+            value: v["schema"].clone(),
+        });
+        docs.push(Doc {
+            origin: format!("json-mode-eval#{i}/completion"),
+            value: v["completion"].clone(),
+        });
     }
     docs
 }

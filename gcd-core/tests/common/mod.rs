@@ -9,9 +9,21 @@ use rand::{Rng, SeedableRng};
 /// Regex terminals over a tiny alphabet, chosen so that prefixes, overlaps,
 /// multi-byte characters and self-delimiting strings all occur.
 const REGEXES: &[&str] = &[
-    "[ab]+", "a[bc]*", "b", "(ab|c)", "b?a", "\"[^\"]*\"", "é+", "c[aé]", "[0-9]+", "x|xy", "(ab)+",
+    "[ab]+",
+    "a[bc]*",
+    "b",
+    "(ab|c)",
+    "b?a",
+    "\"[^\"]*\"",
+    "é+",
+    "c[aé]",
+    "[0-9]+",
+    "x|xy",
+    "(ab)+",
 ];
-const LITERALS: &[&str] = &["a", "b", "c", "ab", "ba", "(", ")", ",", "é", "x", "xyz", "1"];
+const LITERALS: &[&str] = &[
+    "a", "b", "c", "ab", "ba", "(", ")", ",", "é", "x", "xyz", "1",
+];
 
 /// A random grammar with 2–5 terminals and 1–4 rules, sometimes with an
 /// ignored space terminal.
@@ -23,7 +35,10 @@ pub fn random_grammar(seed: u64) -> Grammar_ {
     for i in 0..n_terms {
         let name = format!("T{i}");
         let pattern = if rng.random_bool(0.5) {
-            TerminalPattern::Literal { text: LITERALS[rng.random_range(0..LITERALS.len())].into(), case_insensitive: false }
+            TerminalPattern::Literal {
+                text: LITERALS[rng.random_range(0..LITERALS.len())].into(),
+                case_insensitive: false,
+            }
         } else {
             TerminalPattern::Regex(REGEXES[rng.random_range(0..REGEXES.len())].into())
         };
@@ -34,11 +49,26 @@ pub fn random_grammar(seed: u64) -> Grammar_ {
     }
     let ignored = rng.random_bool(0.4);
     if ignored {
-        b.terminal("WS", TerminalPattern::Regex(if rng.random_bool(0.5) { " +".into() } else { " ".into() }));
+        b.terminal(
+            "WS",
+            TerminalPattern::Regex(if rng.random_bool(0.5) {
+                " +".into()
+            } else {
+                " ".into()
+            }),
+        );
         b.ignore("WS", None);
     }
     let n_rules = rng.random_range(1..=4);
-    let rule_names: Vec<String> = (0..n_rules).map(|i| if i == 0 { "start".to_string() } else { format!("r{i}") }).collect();
+    let rule_names: Vec<String> = (0..n_rules)
+        .map(|i| {
+            if i == 0 {
+                "start".to_string()
+            } else {
+                format!("r{i}")
+            }
+        })
+        .collect();
     for (i, r) in rule_names.iter().enumerate() {
         let n_alts = rng.random_range(1..=3);
         let mut alts = Vec::new();
@@ -68,8 +98,14 @@ pub fn random_grammar(seed: u64) -> Grammar_ {
         // Keep every rule reachable: the first alternative mentions the next rule.
         if i + 1 < n_rules {
             let next = Expr::name(&rule_names[i + 1]);
-            let Expr::Seq(items) = &mut alts[0] else { unreachable!() };
-            items.push(if rng.random_bool(0.5) { next } else { Expr::opt(next) });
+            let Expr::Seq(items) = &mut alts[0] else {
+                unreachable!()
+            };
+            items.push(if rng.random_bool(0.5) {
+                next
+            } else {
+                Expr::opt(next)
+            });
         }
         b.rule(r, alts);
     }
@@ -100,7 +136,9 @@ pub fn random_vocab(seed: u64, size: usize) -> Vec<Vec<u8>> {
     tokens.push("é".as_bytes().to_vec());
     while tokens.len() < size {
         let len = rng.random_range(2..=4);
-        let t: Vec<u8> = (0..len).map(|_| alphabet[rng.random_range(0..alphabet.len())]).collect();
+        let t: Vec<u8> = (0..len)
+            .map(|_| alphabet[rng.random_range(0..alphabet.len())])
+            .collect();
         if !tokens.contains(&t) {
             tokens.push(t);
         }
