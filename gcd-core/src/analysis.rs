@@ -8,7 +8,9 @@ use crate::error::{Diagnostic, DiagnosticKind, Diagnostics, GrammarError};
 use crate::grammar::{Grammar, NtId, ProdId, Symbol, TermId};
 
 /// A set of terminals plus the end-of-input marker, as a plain bitset.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct TermSet {
     // Inline up to 255 terminals: sets are built on the mask's hot path.
     words: smallvec::SmallVec<[u64; 4]>,
@@ -122,7 +124,7 @@ pub fn reachable(g: &Grammar) -> Vec<bool> {
 }
 
 /// Nullable, FIRST and FOLLOW sets of a grammar.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Sets {
     pub nullable: Vec<bool>,
     pub first: Vec<TermSet>,
@@ -225,7 +227,7 @@ pub const NO_PRODUCTION: u32 = u32::MAX;
 
 /// The LL(1) parse table: for a nonterminal and a lookahead terminal (or end
 /// of input), the one production to expand.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Ll1Table {
     /// Row-major, `(n_terms + 1)` columns, the last is end of input.
     cells: Vec<u32>,
@@ -331,6 +333,7 @@ fn predict_by_first(sets: &Sets, rhs: &[Symbol], la: usize) -> bool {
 
 /// Runs the checks and builds the table for an LL(1) grammar.
 pub fn analyze(g: &Grammar) -> Result<(Sets, Ll1Table), GrammarError> {
+    crate::counters::count_ll1_analysis();
     let mut diags = Diagnostics::default();
     check_symbols(g, &mut diags);
     diags.into_result()?;

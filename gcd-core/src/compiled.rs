@@ -24,6 +24,21 @@ use crate::lexer::{DfaError, LexerAutomaton, TerminalDfa, DEAD};
 use crate::parser::{ParseTables, NT_BIT};
 use crate::transform::{self, TransformReport};
 
+const SNAPSHOT_MAGIC: &[u8; 8] = b"gcd-gram";
+/// Bumped whenever a serialized table changes shape.
+const SNAPSHOT_VERSION: u32 = 1;
+
+/// Why [`CompiledGrammar::from_bytes`] refused its input.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    #[error("not a gcd grammar snapshot (missing header)")]
+    NotASnapshot,
+    #[error("grammar snapshot format {found}, this gcd-core reads format {expected}; rebuild it")]
+    Version { found: u32, expected: u32 },
+    #[error("corrupt grammar snapshot: {0}")]
+    Corrupt(String),
+}
+
 /// Limits that keep pathological grammars from exhausting memory.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -44,7 +59,7 @@ impl Default for Config {
 }
 
 /// The grammar with its static tables.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CompiledGrammar {
     /// The grammar after transforms.
     pub grammar: Grammar,
@@ -161,6 +176,125 @@ impl CompiledGrammar {
             return Err(GrammarError::new(hazards));
         }
         Ok(compiled)
+    }
+
+    /// Serializes every table, so that a grammar known at build time (the
+    /// `grammar!` macro) is loaded with [`from_bytes`](Self::from_bytes)
+    /// instead of compiling regexes and analysing the grammar at run time.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = SNAPSHOT_MAGIC.to_vec();
+        out.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
+        postcard::to_extend(self, out).expect("serializing to a Vec cannot fail")
+    }
+
+    /// Loads tables written by [`to_bytes`](Self::to_bytes) by the same
+    /// version of gcd-core. Data from elsewhere is checked for the indices
+    /// the matcher relies on, so a corrupt snapshot is an error, not a panic
+    /// later.
+    pub fn from_bytes(bytes: &[u8]) -> Result<CompiledGrammar, SnapshotError> {
+        let rest = bytes
+            .strip_prefix(SNAPSHOT_MAGIC.as_slice())
+            .ok_or(SnapshotError::NotASnapshot)?;
+        if rest.len() < 4 {
+            return Err(SnapshotError::NotASnapshot);
+        }
+        let version = u32::from_le_bytes(rest[..4].try_into().expect("4 bytes"));
+        if version != SNAPSHOT_VERSION {
+            return Err(SnapshotError::Version {
+                found: version,
+                expected: SNAPSHOT_VERSION,
+            });
+        }
+        let g: CompiledGrammar =
+            postcard::from_bytes(&rest[4..]).map_err(|e| SnapshotError::Corrupt(e.to_string()))?;
+        g.check_indices().map_err(SnapshotError::Corrupt)?;
+        Ok(g)
+    }
+
+    /// The size invariants between tables that indexing relies on.
+    fn check_indices(&self) -> Result<(), String> {
+        let n = self.grammar.terminals.len();
+        let nts = self.grammar.nonterminals.len();
+        let lx = &self.lexer;
+        let states = lx.winner.len();
+        let classes = lx.classes.len();
+        let checks = [
+            (self.dfas.len() == n, "one DFA per terminal"),
+            (self.rank.len() == n, "one rank per terminal"),
+            (self.parse.n_terms == n, "parse table terminal count"),
+            (self.parse.table.len() == nts * (n + 1), "parse table size"),
+            (
+                self.parse.lhs.len() + 1 == self.parse.rhs_off.len(),
+                "production offsets",
+            ),
+            (
+                self.parse.first.len() == nts && self.parse.nullable.len() == nts,
+                "per-rule sets",
+            ),
+            (
+                self.parse
+                    .table
+                    .iter()
+                    .all(|&p| p == u32::MAX || (p as usize) < self.parse.lhs.len()),
+                "parse table productions in range",
+            ),
+            (
+                self.parse
+                    .rhs_off
+                    .last()
+                    .is_some_and(|&e| e as usize == self.parse.rhs.len())
+                    && self.parse.rhs_off.windows(2).all(|w| w[0] <= w[1])
+                    && (self.parse.start as usize) < nts,
+                "production offsets in order",
+            ),
+            (
+                self.parse.rhs.iter().all(|&s| {
+                    let i = (s & !NT_BIT) as usize;
+                    if s & NT_BIT != 0 {
+                        i < nts
+                    } else {
+                        i < n
+                    }
+                }),
+                "right-hand-side symbols in range",
+            ),
+            (
+                lx.trans.len() == states * classes,
+                "lexer transition table size",
+            ),
+            (
+                lx.starts.len() == self.candidate_sets.len(),
+                "one lexer start per candidate set",
+            ),
+            (
+                self.start_by_top_t.len() == n && self.start_by_top_n.len() == nts,
+                "start-state tables",
+            ),
+            (
+                lx.trans
+                    .iter()
+                    .chain(&lx.starts)
+                    .all(|&s| s == DEAD || (s as usize) < states),
+                "lexer states in range",
+            ),
+            (
+                lx.classes.class_of.iter().all(|&c| (c as usize) < classes),
+                "byte classes in range",
+            ),
+            (
+                self.dfas.iter().all(|d| {
+                    d.trans.len() == d.accepting.len() * 256
+                        && d.trans
+                            .iter()
+                            .all(|&s| s == DEAD || (s as usize) < d.accepting.len())
+                }),
+                "terminal DFA tables",
+            ),
+        ];
+        match checks.iter().find(|(ok, _)| !ok) {
+            Some((_, what)) => Err(format!("inconsistent tables: {what}")),
+            None => Ok(()),
+        }
     }
 
     /// Lexer start state for the lexeme that begins with parser `stack`.

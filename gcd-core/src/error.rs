@@ -9,7 +9,19 @@
 use std::fmt;
 
 /// A 1-based line and column in grammar source text (columns count chars).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct Pos {
     pub line: u32,
     pub col: u32,
@@ -17,7 +29,9 @@ pub struct Pos {
 
 /// A region of grammar source text, plus the byte offsets for tools (the
 /// `grammar!` macro maps them back to Rust spans).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct Span {
     pub start: Pos,
     pub end: Pos,

@@ -26,7 +26,7 @@ pub const DEAD: u32 = u32::MAX;
 
 /// One terminal's DFA as a plain table over bytes. State 0 is the start;
 /// only states that can still reach a match are kept.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TerminalDfa {
     /// `state * 256 + byte` → next state or [`DEAD`].
     pub trans: Vec<u32>,
@@ -109,6 +109,7 @@ impl TerminalDfa {
     }
 
     fn build(regex: &str) -> Result<TerminalDfa, DfaError> {
+        crate::counters::count_regex_compilation();
         let dfa = dense::Builder::new()
             .configure(
                 dense::DFA::config()
@@ -219,8 +220,9 @@ impl TerminalDfa {
 
 /// Bytes that every terminal DFA treats alike share a class; tables are
 /// indexed by class to stay small.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ByteClasses {
+    #[serde(with = "byte_table")]
     pub class_of: [u8; 256],
     /// One byte of each class.
     pub representatives: Vec<u8>,
@@ -258,6 +260,21 @@ impl ByteClasses {
     }
 }
 
+/// Serde for `[u8; 256]` (serde's own arrays stop at 32).
+mod byte_table {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(table: &[u8; 256], s: S) -> Result<S::Ok, S::Error> {
+        table.as_slice().serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[u8; 256], D::Error> {
+        let v = Vec::<u8>::deserialize(d)?;
+        v.try_into()
+            .map_err(|v: Vec<u8>| serde::de::Error::invalid_length(v.len(), &"256 bytes"))
+    }
+}
+
 /// Marks "no winner": the lexeme so far matches no candidate.
 pub const NO_TERMINAL: u32 = u32::MAX;
 
@@ -267,7 +284,7 @@ pub const NO_TERMINAL: u32 = u32::MAX;
 /// states. `next(state, byte)` is [`DEAD`] when the byte extends no candidate,
 /// which is exactly when the current lexeme ends (or, at a lexeme start,
 /// when the byte cannot start any candidate).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LexerAutomaton {
     pub classes: ByteClasses,
     /// `state * classes.len() + class` → next state or [`DEAD`].

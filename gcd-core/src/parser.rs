@@ -20,7 +20,7 @@ pub fn encode(s: Symbol) -> u32 {
 }
 
 /// What the parser needs, flattened for speed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ParseTables {
     pub n_terms: usize,
     /// `nt * (n_terms + 1) + lookahead` → production or `u32::MAX`.

@@ -80,7 +80,7 @@ use crate::error::{Diagnostic, DiagnosticKind, GrammarError, Span};
 use crate::grammar::{Grammar, Nonterminal, NtId, Production, RuleKind, Symbol};
 
 /// What a [`Rewrite`] did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub enum RewriteKind {
     /// `A: A α | β` became `A: β A'; A': α A' | <empty>`.
@@ -104,7 +104,7 @@ pub enum RewriteKind {
 }
 
 /// One change made by a transform.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Rewrite {
     pub kind: RewriteKind,
     /// The rule that was rewritten (or removed).
@@ -129,7 +129,7 @@ impl fmt::Display for Rewrite {
 }
 
 /// Everything the transforms changed, in order.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TransformReport {
     pub rewrites: Vec<Rewrite>,
 }

@@ -15,15 +15,21 @@ use std::fmt;
 use crate::error::{Diagnostic, DiagnosticKind, Diagnostics, GrammarError, Span};
 
 /// Index of a terminal in [`Grammar::terminals`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct TermId(pub u32);
 
 /// Index of a nonterminal in [`Grammar::nonterminals`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct NtId(pub u32);
 
 /// Index of a production in [`Grammar::productions`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct ProdId(pub u32);
 
 impl TermId {
@@ -42,14 +48,16 @@ impl ProdId {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum Symbol {
     T(TermId),
     N(NtId),
 }
 
 /// What a terminal matches.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum TerminalPattern {
     /// Exact text (ASCII case folded when `case_insensitive`). Literals win
     /// ties against regexes.
@@ -100,7 +108,7 @@ impl fmt::Display for TerminalPattern {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Terminal {
     pub name: String,
     pub pattern: TerminalPattern,
@@ -114,7 +122,7 @@ pub struct Terminal {
 }
 
 /// How a nonterminal shows in parse trees.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum RuleKind {
     /// A node named after the rule.
     Normal,
@@ -126,7 +134,7 @@ pub enum RuleKind {
     Generated,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Nonterminal {
     pub name: String,
     pub kind: RuleKind,
@@ -136,7 +144,7 @@ pub struct Nonterminal {
     pub span: Option<Span>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Production {
     pub lhs: NtId,
     pub rhs: Vec<Symbol>,
@@ -146,7 +154,7 @@ pub struct Production {
 }
 
 /// A context-free grammar over terminals with plain productions.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Grammar {
     pub terminals: Vec<Terminal>,
     pub nonterminals: Vec<Nonterminal>,

@@ -1,0 +1,28 @@
+//! Process-wide counts of the expensive build steps.
+//!
+//! A grammar precompiled by `grammar!` is supposed to skip regex compilation
+//! and LL(1) analysis at run time; these counters let a test prove it rather
+//! than trust it.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+static REGEX_COMPILATIONS: AtomicUsize = AtomicUsize::new(0);
+static LL1_ANALYSES: AtomicUsize = AtomicUsize::new(0);
+
+/// How many terminal regexes have been compiled to DFAs in this process.
+pub fn regex_compilations() -> usize {
+    REGEX_COMPILATIONS.load(Ordering::Relaxed)
+}
+
+/// How many times LL(1) analysis (FIRST/FOLLOW and the table) has run.
+pub fn ll1_analyses() -> usize {
+    LL1_ANALYSES.load(Ordering::Relaxed)
+}
+
+pub(crate) fn count_regex_compilation() {
+    REGEX_COMPILATIONS.fetch_add(1, Ordering::Relaxed);
+}
+
+pub(crate) fn count_ll1_analysis() {
+    LL1_ANALYSES.fetch_add(1, Ordering::Relaxed);
+}
