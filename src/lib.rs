@@ -1,6 +1,12 @@
 //! gcd: typed, grammar-constrained LLM output.
 //!
 //! This facade re-exports the engine ([`core`]), the JSON Schema front end
-//! ([`schema`]) and the procedural macros.
+//! ([`schema`]) and the procedural macros ([`grammar!`]).
+
+// Lets code emitted by the macros name `::gcd` inside this crate's own
+// tests and doc tests too.
+extern crate self as gcd;
+
 pub use gcd_core as core;
+pub use gcd_macros::grammar;
 pub use gcd_schema as schema;

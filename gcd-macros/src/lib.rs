@@ -1,1 +1,39 @@
-//! Procedural macros for gcd. The `grammar!` macro and `#[derive(Constrained)]` land here.
+//! Procedural macros for gcd, re-exported by the `gcd` crate.
+//!
+//! A thin shim in the manner of serde_derive: parse the input, let gcd-core
+//! do the work, emit code. `#[derive(Constrained)]` lands here too.
+
+use proc_macro::TokenStream;
+
+mod grammar;
+
+/// Defines a grammar checked and compiled at build time.
+///
+/// ```ignore
+/// gcd::grammar! {
+///     /// Sums of integers.
+///     pub Arith;
+///     start: expr
+///     ?expr: expr "+" term -> add | term
+///     ?term: NUMBER | "(" expr ")"
+///     NUMBER: /"[0-9]+"/
+///     %ignore " "
+/// }
+/// let tree = Arith::parse("1 + (2 + 3)")?;
+/// ```
+///
+/// The language is gcd's Lark subset, written as Rust tokens: a regex is a
+/// string literal between slashes (`/"[0-9]+"/`, flags inline as `(?i)`),
+/// and definitions are separated by `;` or by the start of the next one.
+/// The grammar may also be given as text (`pub Arith = "start: ...";`) or a
+/// file relative to the crate (`pub Arith = file "grammars/arith.lark";`).
+///
+/// Every problem (LL(1) conflict, undefined, unreachable or unproductive
+/// rule, a terminal matching the empty string, an invalid regex, a
+/// duplicate definition, left recursion the transforms cannot remove) is a
+/// compile error at the culprit. The item is a unit struct with `SOURCE`,
+/// `SNAPSHOT`, `compiled()`, `parse()` and `bind()`.
+#[proc_macro]
+pub fn grammar(input: TokenStream) -> TokenStream {
+    grammar::grammar(input.into()).into()
+}

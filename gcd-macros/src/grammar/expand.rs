@@ -1,0 +1,180 @@
+//! Compile the grammar now; emit the item or the diagnostics.
+
+use std::path::PathBuf;
+
+use gcd_core::compiled::CompiledGrammar;
+use gcd_core::grammar::lark::parse_grammar;
+use gcd_core::{Diagnostic, GrammarError};
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+use super::input::{GrammarInput, Source};
+use super::lark_text::{self, LarkText};
+
+pub fn expand(input: GrammarInput) -> syn::Result<TokenStream> {
+    let (text, origin) = match &input.source {
+        Source::Tokens(tokens) => {
+            let lt = lark_text::from_tokens(tokens.clone())?;
+            (lt.text.clone(), Origin::Tokens(lt))
+        }
+        Source::Text(lit) => (
+            lit.value(),
+            Origin::Literal {
+                lit: lit.clone(),
+                path: None,
+            },
+        ),
+        Source::File(lit) => {
+            let path = crate_relative(&lit.value());
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                syn::Error::new(
+                    lit.span(),
+                    format!("cannot read grammar file {}: {e}", path.display()),
+                )
+            })?;
+            (
+                text,
+                Origin::Literal {
+                    lit: lit.clone(),
+                    path: Some(path),
+                },
+            )
+        }
+    };
+    let compiled = parse_grammar(&text)
+        .and_then(|g| CompiledGrammar::new(&g))
+        .map_err(|e| origin.errors(&e))?;
+    Ok(emit(&input, &text, &compiled.to_bytes(), &origin))
+}
+
+/// Where the grammar text came from, to place errors.
+enum Origin {
+    Tokens(LarkText),
+    Literal {
+        lit: syn::LitStr,
+        path: Option<PathBuf>,
+    },
+}
+
+impl Origin {
+    fn errors(&self, e: &GrammarError) -> syn::Error {
+        let mut all: Option<syn::Error> = None;
+        for d in e.diagnostics() {
+            for err in self.diagnostic(d) {
+                match &mut all {
+                    Some(a) => a.combine(err),
+                    None => all = Some(err),
+                }
+            }
+        }
+        all.expect("a GrammarError has a diagnostic")
+    }
+
+    /// The main error, then one per note that points somewhere else.
+    fn diagnostic(&self, d: &Diagnostic) -> Vec<syn::Error> {
+        match self {
+            Origin::Tokens(lt) => {
+                let mut message = d.message.clone();
+                for (span, note) in &d.notes {
+                    if span.is_none() {
+                        message.push_str(&format!("\n= note: {note}"));
+                    }
+                }
+                let main = match d.span {
+                    Some(s) => lt.error_at(s.byte_start..s.byte_end, &message),
+                    None => syn::Error::new(proc_macro2::Span::call_site(), message),
+                };
+                let notes = d.notes.iter().filter_map(|(span, note)| {
+                    span.map(|s| lt.error_at(s.byte_start..s.byte_end, &format!("note: {note}")))
+                });
+                std::iter::once(main).chain(notes).collect()
+            }
+            Origin::Literal { lit, path } => {
+                let at = |span: Option<gcd_core::Span>| match (path, span) {
+                    (Some(p), Some(s)) => format!("{}:{s}: ", p.display()),
+                    (Some(p), None) => format!("{}: ", p.display()),
+                    (None, Some(s)) => format!("line {}, column {}: ", s.start.line, s.start.col),
+                    (None, None) => String::new(),
+                };
+                let mut message = format!("{}{}", at(d.span), d.message);
+                for (span, note) in &d.notes {
+                    message.push_str(&format!("\n= note: {}{note}", at(*span)));
+                }
+                vec![syn::Error::new(lit.span(), message)]
+            }
+        }
+    }
+}
+
+/// A path relative to the crate being compiled, as `include_str!` resolves
+/// `concat!(env!("CARGO_MANIFEST_DIR"), ...)`.
+fn crate_relative(path: &str) -> PathBuf {
+    let dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    dir.join(path)
+}
+
+/// The emitted item. Kept apart from compilation so it can be read and
+/// tested as plain code.
+fn emit(input: &GrammarInput, text: &str, snapshot: &[u8], origin: &Origin) -> TokenStream {
+    let GrammarInput {
+        attrs, vis, name, ..
+    } = input;
+    let snapshot = Literal::byte_string(snapshot);
+    let rebuild_on_change = match origin {
+        Origin::Literal { path: Some(p), .. } => {
+            let p = p.display().to_string();
+            quote! { const _: &str = ::core::include_str!(#p); }
+        }
+        _ => quote! {},
+    };
+    let core = quote! { ::gcd::core };
+    quote! {
+        #(#attrs)*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+        #vis struct #name;
+
+        impl #name {
+            /// The grammar text (gcd's Lark subset) this item was compiled from.
+            pub const SOURCE: &'static str = #text;
+
+            /// The compiled tables (terminal DFAs, LL(1) table, lexer
+            /// automaton), serialized when the crate was built.
+            pub const SNAPSHOT: &'static [u8] = #snapshot;
+
+            /// The compiled grammar, loaded from [`Self::SNAPSHOT`] on first
+            /// use: no regex is compiled and no analysis runs at run time.
+            pub fn compiled() -> ::std::sync::Arc<#core::compiled::CompiledGrammar> {
+                #rebuild_on_change
+                static COMPILED: ::std::sync::OnceLock<::std::sync::Arc<#core::compiled::CompiledGrammar>> =
+                    ::std::sync::OnceLock::new();
+                COMPILED
+                    .get_or_init(|| {
+                        let g = #core::compiled::CompiledGrammar::from_bytes(Self::SNAPSHOT).unwrap_or_else(|e| {
+                            ::core::panic!(
+                                "grammar `{}`: {} (gcd-macros and gcd-core must come from the same gcd release)",
+                                ::core::stringify!(#name),
+                                e
+                            )
+                        });
+                        ::std::sync::Arc::new(g)
+                    })
+                    .clone()
+            }
+
+            /// Parses `input` into a parse tree (rule names, children,
+            /// token texts with byte spans).
+            pub fn parse(input: &str) -> ::core::result::Result<#core::tree::Node, #core::tree::ParseError> {
+                #core::tree::parse(&Self::compiled(), input)
+            }
+
+            /// Binds the grammar to a vocabulary, for token masks.
+            pub fn bind(
+                vocab: ::std::sync::Arc<#core::vocab::Vocabulary>,
+            ) -> ::std::sync::Arc<#core::bind::BoundGrammar> {
+                ::std::sync::Arc::new(#core::bind::BoundGrammar::new(Self::compiled(), vocab))
+            }
+        }
+    }
+}
