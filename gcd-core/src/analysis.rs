@@ -5,7 +5,7 @@
 //! diagnostics that name the rule, both alternatives and the lookahead.
 
 use crate::error::{Diagnostic, DiagnosticKind, Diagnostics, GrammarError};
-use crate::grammar::{Grammar, NtId, ProdId, Symbol, TermId};
+use crate::grammar::{Grammar, NtId, ProdId, RuleKind, Symbol, TermId};
 
 /// A set of terminals plus the end-of-input marker, as a plain bitset.
 #[derive(
@@ -307,19 +307,31 @@ pub fn ll1_table(g: &Grammar, sets: &Sets) -> Result<Ll1Table, GrammarError> {
             } else {
                 ""
             };
-            let rule = &g.nonterminal(p.lhs).name;
+            let nt = g.nonterminal(p.lhs);
+            let rule = match (nt.kind, nt.name.split_once("__")) {
+                (RuleKind::Generated, Some((owner, _))) => format!(
+                    "`{}` (made for an optional, repeated or grouped part of rule `{owner}`)",
+                    nt.name
+                ),
+                _ => format!("rule `{}`", nt.name),
+            };
             diags.push(
                 Diagnostic::new(
                     DiagnosticKind::Conflict,
                     p.span,
                     format!(
-                        "LL(1) conflict in rule `{rule}`: on lookahead {la_name} both `{}` and `{}` apply{why}",
+                        "LL(1) conflict in {rule}: on lookahead {la_name} both `{}` and `{}` apply{why}",
                         g.display_production(other),
                         g.display_production(ProdId(pi as u32)),
                     ),
                 )
                 .with_note(g.production(other).span, format!("alternative `{}`", g.display_production(other)))
-                .with_note(p.span, format!("alternative `{}`", g.display_production(ProdId(pi as u32)))),
+                .with_note(p.span, format!("alternative `{}`", g.display_production(ProdId(pi as u32))))
+                .with_note(
+                    None,
+                    "one token of lookahead must decide: make the alternatives start with different \
+                     terminals, or make what follows an optional or repeated part start differently from it",
+                ),
             );
         }
     }

@@ -74,19 +74,26 @@ impl Origin {
     fn diagnostic(&self, d: &Diagnostic) -> Vec<syn::Error> {
         match self {
             Origin::Tokens(lt) => {
+                // A note at the culprit itself (or nowhere) reads best as a
+                // line of the main message; others point at their place.
+                let elsewhere = |span: &Option<gcd_core::Span>| span.is_some() && *span != d.span;
                 let mut message = d.message.clone();
-                for (span, note) in &d.notes {
-                    if span.is_none() {
-                        message.push_str(&format!("\n= note: {note}"));
-                    }
+                for (_, note) in d.notes.iter().filter(|(s, _)| !elsewhere(s)) {
+                    message.push_str(&format!("\n= note: {note}"));
                 }
                 let main = match d.span {
                     Some(s) => lt.error_at(s.byte_start..s.byte_end, &message),
                     None => syn::Error::new(proc_macro2::Span::call_site(), message),
                 };
-                let notes = d.notes.iter().filter_map(|(span, note)| {
-                    span.map(|s| lt.error_at(s.byte_start..s.byte_end, &format!("note: {note}")))
-                });
+                let notes =
+                    d.notes
+                        .iter()
+                        .filter(|(s, _)| elsewhere(s))
+                        .filter_map(|(span, note)| {
+                            span.map(|s| {
+                                lt.error_at(s.byte_start..s.byte_end, &format!("note: {note}"))
+                            })
+                        });
                 std::iter::once(main).chain(notes).collect()
             }
             Origin::Literal { lit, path } => {

@@ -57,6 +57,11 @@ impl Parse for GrammarInput {
                 return Err(input.error("unexpected tokens after the grammar source"));
             }
             source
+        } else if input.peek(Token![:]) {
+            return Err(input.error(format!(
+                "expected `;` after the grammar's name: the first item names the grammar, \
+                 as in `grammar! {{ pub Arith; {name}: ... }}`"
+            )));
         } else {
             return Err(input.error(
                 "expected `;` and the grammar rules, or `= \"grammar text\"`, or `= file \"path\"` after the name",

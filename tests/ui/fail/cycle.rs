@@ -1,0 +1,8 @@
+gcd::grammar! {
+    G;
+    start: a
+    a: b | "x"
+    b: a
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+gcd::grammar! {
+    G;
+    start: item
+    item: "a"
+    item: "b"
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+gcd::grammar! {
+    G;
+    start: A
+    A: "a"
+    A: "b"
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+gcd::grammar! {
+    G;
+    start: SPACES "x"
+    SPACES: /" *"/
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+gcd::grammar! {
+    G;
+    start: WORD
+    WORD: /"[a-z+"/
+}
+
+fn main() {}

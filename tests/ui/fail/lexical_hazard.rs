@@ -1,0 +1,7 @@
+gcd::grammar! {
+    G;
+    start: AS AS
+    AS: /"a+"/
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+gcd::grammar! {
+    G;
+    start: A
+    A: /"a(?=b)"/
+}
+
+fn main() {}

@@ -1,0 +1,5 @@
+gcd::grammar! {
+    G = file "grammars/does-not-exist.lark";
+}
+
+fn main() {}

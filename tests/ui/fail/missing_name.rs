@@ -1,0 +1,5 @@
+gcd::grammar! {
+    start: "a"
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+gcd::grammar! {
+    G;
+    start: A
+    A: /"[a-z]+"
+}
+
+fn main() {}

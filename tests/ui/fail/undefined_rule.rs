@@ -1,0 +1,7 @@
+gcd::grammar! {
+    G;
+    start: greeting name
+    greeting: "hello"
+}
+
+fn main() {}

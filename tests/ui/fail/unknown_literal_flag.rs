@@ -1,0 +1,6 @@
+gcd::grammar! {
+    G;
+    start: "select"x
+}
+
+fn main() {}

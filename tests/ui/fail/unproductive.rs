@@ -1,0 +1,7 @@
+gcd::grammar! {
+    G;
+    start: "a" | forever
+    forever: "b" forever
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+gcd::grammar! {
+    G;
+    start: "a"
+    orphan: "b"
+}
+
+fn main() {}
