@@ -1,47 +1,26 @@
 //! Constrained JSON generation under a hard token budget, with a stand-in
-//! model in place of a real LLM: seeded random logits that, like a model,
-//! rarely choose whitespace or non-ASCII bytes. Whatever the logits say,
-//! each output is complete JSON within its budget.
+//! model in place of a real LLM. Whatever the logits say, each output is
+//! complete JSON within its budget.
 //!
 //! `cargo run --release --example json_budget`
+
+mod common;
 
 use std::sync::Arc;
 
 use gcd::core::bind::BoundGrammar;
 use gcd::core::builtin;
+use gcd::core::decode;
 use gcd::core::matcher::Matcher;
 use gcd::core::vocab::Vocabulary;
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let vocab = Arc::new(Vocabulary::o200k_base()?);
     let bound = Arc::new(BoundGrammar::new(builtin::json_compiled(), vocab.clone()));
-    let mut rng = StdRng::seed_from_u64(1);
-    let bias: Vec<f32> = (0..vocab.len() as u32)
-        .map(|id| {
-            let b = vocab.token_bytes(id).unwrap_or_default();
-            if b.iter().any(|c| c.is_ascii_whitespace() || !c.is_ascii()) {
-                -4.0
-            } else {
-                0.0
-            }
-        })
-        .collect();
+    let mut model = common::StandInModel::new(&vocab, 1);
     for budget in [4, 16, 48] {
         let mut m = Matcher::new(bound.clone()).with_budget(budget)?;
-        let mut logits = vec![0f32; vocab.len()];
-        while !m.is_finished() {
-            // A real model fills `logits` here.
-            for (l, b) in logits.iter_mut().zip(&bias) {
-                *l = rng.random::<f32>() * 4.0 + b;
-            }
-            m.mask_logits(&mut logits);
-            let best = (0..logits.len())
-                .max_by(|&a, &b| logits[a].total_cmp(&logits[b]))
-                .expect("non-empty vocabulary");
-            m.advance(best as u32)?;
-        }
+        decode::greedy(&mut m, &mut model, budget + 1)?;
         let text = String::from_utf8_lossy(m.output());
         println!(
             "budget {budget:>2}: {} tokens: {text}",

@@ -4,13 +4,39 @@
 //! so a search may trade tokens for likelihood without ever returning a
 //! truncated output (TruncProof's point).
 
-use crate::matcher::Matcher;
+use crate::matcher::{MatchError, Matcher};
 
 /// Anything that scores the next token given the tokens so far: a model, or
 /// a stand-in in tests.
 pub trait LogitsSource {
     /// Fills `logits` (one entry per token id) for the next token after `tokens`.
     fn next_logits(&mut self, tokens: &[u32], logits: &mut [f32]);
+}
+
+/// Greedy decoding: the model's best allowed token at each step, until the
+/// output ends (EOS chosen or nothing else allowed) or `max_steps` tokens.
+/// Returns whether it ended. With a budget on `m` it always ends, complete.
+pub fn greedy(
+    m: &mut Matcher,
+    model: &mut dyn LogitsSource,
+    max_steps: usize,
+) -> Result<bool, MatchError> {
+    let mut logits = vec![0f32; m.bound().vocab.len()];
+    for _ in 0..max_steps {
+        if m.is_finished() {
+            break;
+        }
+        model.next_logits(m.tokens(), &mut logits);
+        m.mask_logits(&mut logits);
+        let best = (0..logits.len())
+            .filter(|&t| logits[t] > f32::NEG_INFINITY)
+            .max_by(|&a, &b| logits[a].total_cmp(&logits[b]));
+        match best {
+            Some(t) => m.advance(t as u32)?,
+            None => break,
+        }
+    }
+    Ok(m.is_finished())
 }
 
 /// One finished output of a search.

@@ -111,6 +111,27 @@ impl Node {
         Iter { stack: vec![self] }
     }
 
+    /// The tree one node per line, children indented under their rule,
+    /// tokens as `TERMINAL text`; for reading larger trees.
+    pub fn pretty(&self) -> String {
+        let mut out = String::new();
+        let mut stack = vec![(self, 0usize)];
+        while let Some((n, depth)) = stack.pop() {
+            out.push_str(&"  ".repeat(depth));
+            match n {
+                Node::Rule { name, children, .. } => {
+                    out.push_str(name);
+                    stack.extend(children.iter().rev().map(|c| (c, depth + 1)));
+                }
+                Node::Token { terminal, .. } => {
+                    out.push_str(&format!("{terminal} {n}"));
+                }
+            }
+            out.push('\n');
+        }
+        out
+    }
+
     /// The tokens of the tree (its leaves that are tokens), left to right.
     pub fn tokens(&self) -> impl Iterator<Item = &Node> + '_ {
         self.iter().filter(|n| n.is_token())

@@ -206,3 +206,28 @@ fn beam_search_never_leaves_the_budget() {
         "the stand-in model should never choose to stop"
     );
 }
+
+#[test]
+fn greedy_decoding_ends_complete_within_the_budget() {
+    let Some(bound) = llama3() else { return };
+    let vocab = &bound.vocab;
+    let scores: Vec<f32> = (0..vocab.len() as u32)
+        .map(|t| match vocab.token_bytes(t) {
+            Ok(_) if vocab.is_eos(t) => -20.0,
+            Ok(b) => 3.0 * b.iter().filter(|c| **c == b'[' || **c == b'{').count() as f32,
+            Err(_) => 0.0,
+        })
+        .collect();
+    let mut model = Greedy { scores };
+    for budget in [2usize, 7, 30] {
+        let mut m = Matcher::new(bound.clone()).with_budget(budget).unwrap();
+        assert!(gcd_core::decode::greedy(&mut m, &mut model, 1000).unwrap());
+        assert!(m.tokens().len() - 1 <= budget);
+        serde_json::from_slice::<serde_json::Value>(m.output()).unwrap();
+    }
+    let mut m = Matcher::new(bound.clone());
+    assert!(
+        !gcd_core::decode::greedy(&mut m, &mut model, 40).unwrap(),
+        "unbudgeted, it never stops"
+    );
+}

@@ -264,6 +264,17 @@ fn keep_all_tokens_rules_keep_literals_and_hidden_tokens() {
 }
 
 #[test]
+fn pretty_prints_one_node_per_line() {
+    let g =
+        compile("start: pair+\npair: KEY \"=\" VAL\nKEY: /[a-z]+/\nVAL: /[0-9]+/\n%ignore \" \"");
+    let t = tree_of(&g, "a=1 b = 22");
+    assert_eq!(
+        t.pretty(),
+        "start\n  pair\n    KEY a\n    VAL 1\n  pair\n    KEY b\n    VAL 22\n"
+    );
+}
+
+#[test]
 fn anonymous_regexes_are_kept_and_named_literals_too() {
     let g = compile(
         r#"
