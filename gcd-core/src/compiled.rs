@@ -18,6 +18,7 @@ use std::collections::HashSet;
 use rustc_hash::FxHashMap;
 
 use crate::analysis::{self, Ll1Table, Sets, TermSet};
+use crate::completion::ShortestCompletion;
 use crate::error::{Diagnostic, DiagnosticKind, Diagnostics, GrammarError};
 use crate::grammar::{Grammar, Symbol, TermId};
 use crate::lexer::{DfaError, LexerAutomaton, TerminalDfa, DEAD};
@@ -26,7 +27,7 @@ use crate::transform::{self, TransformReport};
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"gcd-gram";
 /// Bumped whenever a serialized table changes shape.
-const SNAPSHOT_VERSION: u32 = 1;
+const SNAPSHOT_VERSION: u32 = 2;
 
 /// Why [`CompiledGrammar::from_bytes`] refused its input.
 #[derive(Debug, thiserror::Error)]
@@ -76,6 +77,8 @@ pub struct CompiledGrammar {
     pub candidate_sets: Vec<TermSet>,
     pub candidate_index: FxHashMap<TermSet, u32>,
     pub lexer: LexerAutomaton,
+    /// Shortest completions in bytes (vocabulary-independent).
+    pub completion: ShortestCompletion,
     /// Lexer start state when the stack top alone decides the candidates
     /// (a terminal or a non-nullable rule), by encoded symbol; else `DEAD`.
     start_by_top_t: Vec<u32>,
@@ -156,7 +159,9 @@ impl CompiledGrammar {
                 }
             })
             .collect();
+        let completion = ShortestCompletion::new(&grammar, &dfas);
         let compiled = CompiledGrammar {
+            completion,
             start_by_top_t,
             start_by_top_n,
             grammar,
@@ -220,6 +225,11 @@ impl CompiledGrammar {
         let classes = lx.classes.len();
         let checks = [
             (self.dfas.len() == n, "one DFA per terminal"),
+            (
+                self.completion.rule.len() == nts
+                    && self.completion.terminal_state.iter().map(Vec::len).eq(self.dfas.iter().map(|d| d.len())),
+                "completion tables",
+            ),
             (self.rank.len() == n, "one rank per terminal"),
             (self.parse.n_terms == n, "parse table terminal count"),
             (self.parse.table.len() == nts * (n + 1), "parse table size"),

@@ -13,6 +13,7 @@ pub mod bind;
 pub mod budget;
 pub mod builtin;
 pub mod compiled;
+pub mod completion;
 pub mod counters;
 pub mod decode;
 pub mod error;

@@ -194,6 +194,10 @@ fn check(spec: &str) -> Result<ExitCode> {
                 c.candidate_sets.len(),
                 c.lexer.classes.len()
             );
+            println!(
+                "shortest sentence: at least {} bytes",
+                c.completion.min_sentence_bytes(&c.grammar)
+            );
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
