@@ -7,6 +7,8 @@
 // tests and doc tests too.
 extern crate self as gcd;
 
+pub mod build;
+
 pub use gcd_core as core;
 pub use gcd_macros::grammar;
 pub use gcd_schema as schema;

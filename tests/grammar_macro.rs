@@ -96,3 +96,33 @@ fn masks_from_the_precompiled_grammar() {
         "after `1+(12)`: an operator, not `(`"
     );
 }
+
+#[test]
+fn tables_bound_ahead_of_time_load_on_the_item() {
+    let dir = std::env::temp_dir().join(format!("gcd-prebind-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = gcd::build::write_bound_tables_to(
+        dir.join("arith.bound"),
+        &Arith::compiled(),
+        "o200k_base",
+    )
+    .unwrap();
+    let tables = std::fs::read(&path).unwrap();
+    let vocab = Arc::new(Vocabulary::o200k_base().unwrap());
+    let loaded = Arith::load_bound(vocab.clone(), &tables).unwrap();
+    let fresh = Arith::bind(vocab.clone());
+    assert_eq!(loaded.states, fresh.states);
+    let (mut a, mut b) = (Matcher::new(loaded), Matcher::new(fresh));
+    for text in ["12", "*", "(", "3", "+", "4", ")"] {
+        let ids = vocab.encode(text).unwrap();
+        for id in ids {
+            assert_eq!(a.compute_mask(vocab.len()), b.compute_mask(vocab.len()));
+            a.advance(id).unwrap();
+            b.advance(id).unwrap();
+        }
+    }
+    assert!(a.is_complete());
+    // Another grammar's item refuses them.
+    assert!(Pairs::load_bound(vocab, &tables).is_err());
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -24,13 +24,13 @@ use std::sync::Arc;
 use bitvec::prelude::*;
 
 use crate::budget::BudgetTables;
-use crate::compiled::CompiledGrammar;
+use crate::compiled::{CompiledGrammar, SnapshotError};
 use crate::lexer::DEAD;
 use crate::trie::TokenTrie;
 use crate::vocab::Vocabulary;
 
 /// A set of token ids: a list when small, a bitset when large.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum TokenSet {
     Sparse(Vec<u32>),
     Dense(BitVec<u64, Lsb0>),
@@ -109,7 +109,7 @@ pub(crate) fn set_bit(words: &mut [u64], id: u32) {
 
 /// Tokens of one lexer state that end its lexeme after `k >= 1` bytes with
 /// the same winning terminal.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Boundary {
     pub winner: u32,
     /// Trie nodes where the next lexeme starts, sorted by the byte class of
@@ -118,7 +118,7 @@ pub struct Boundary {
     pub class_off: Vec<u32>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StateTables {
     pub within: TokenSet,
     /// `within`, split by the lexer state each token leaves (for budgets).
@@ -129,6 +129,40 @@ pub struct StateTables {
     /// Index into `end_filters` when this state has a winner and some first
     /// byte ends the lexeme; else `u32::MAX`.
     pub end_filter: u32,
+}
+
+const BOUND_MAGIC: &[u8; 8] = b"gcd-bind";
+/// Bumped whenever a serialized table changes shape.
+const BOUND_VERSION: u32 = 1;
+
+/// What [`BoundGrammar::to_bytes`] writes.
+#[derive(serde::Serialize)]
+struct TablesRef<'a> {
+    vocab_fingerprint: u64,
+    grammar_fingerprint: u64,
+    trie: &'a TokenTrie,
+    states: &'a [StateTables],
+    end_filters: &'a [EndFilter],
+    budget: &'a BudgetTables,
+}
+
+/// What [`BoundGrammar::from_bytes`] reads.
+#[derive(serde::Deserialize)]
+struct Tables {
+    vocab_fingerprint: u64,
+    grammar_fingerprint: u64,
+    trie: TokenTrie,
+    states: Vec<StateTables>,
+    end_filters: Vec<EndFilter>,
+    budget: BudgetTables,
+}
+
+/// Identifies a compiled grammar by its tables.
+fn grammar_fingerprint(g: &CompiledGrammar) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(&g.to_bytes());
+    h.finish()
 }
 
 /// A grammar bound to a vocabulary. `Send + Sync`: share it with `Arc`.
@@ -146,9 +180,10 @@ pub struct BoundGrammar {
 
 /// The tokens whose first byte ends a lexeme: as a token set (for the
 /// precomputed parts of a mask) and as bytes (for trie walks).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EndFilter {
     pub tokens: BitVec<u64, Lsb0>,
+    #[serde(with = "crate::serde_array256")]
     pub first_bytes: [bool; 256],
 }
 
@@ -282,6 +317,114 @@ impl BoundGrammar {
             states,
             end_filters,
             budget,
+        }
+    }
+
+    /// Serializes the vocabulary-dependent tables (trie, per-state token
+    /// tables, budget costs), so that a deployment with a fixed tokenizer
+    /// loads them (see [`from_bytes`](Self::from_bytes)) instead of binding.
+    /// The grammar and the vocabulary are not included, only their
+    /// fingerprints.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let tables = TablesRef {
+            vocab_fingerprint: self.vocab.fingerprint(),
+            grammar_fingerprint: grammar_fingerprint(&self.grammar),
+            trie: &self.trie,
+            states: &self.states,
+            end_filters: &self.end_filters,
+            budget: &self.budget,
+        };
+        let mut out = BOUND_MAGIC.to_vec();
+        out.extend_from_slice(&BOUND_VERSION.to_le_bytes());
+        postcard::to_extend(&tables, out).expect("serializing to a Vec cannot fail")
+    }
+
+    /// Loads tables written by [`to_bytes`](Self::to_bytes) for this same
+    /// grammar and vocabulary (checked by fingerprint), and checks the
+    /// indices the matcher relies on.
+    pub fn from_bytes(
+        grammar: Arc<CompiledGrammar>,
+        vocab: Arc<Vocabulary>,
+        bytes: &[u8],
+    ) -> Result<BoundGrammar, SnapshotError> {
+        let rest = bytes
+            .strip_prefix(BOUND_MAGIC.as_slice())
+            .ok_or(SnapshotError::NotASnapshot)?;
+        let version = rest
+            .get(..4)
+            .map(|v| u32::from_le_bytes(v.try_into().expect("4 bytes")))
+            .ok_or(SnapshotError::NotASnapshot)?;
+        if version != BOUND_VERSION {
+            return Err(SnapshotError::Version {
+                found: version,
+                expected: BOUND_VERSION,
+            });
+        }
+        let t: Tables =
+            postcard::from_bytes(&rest[4..]).map_err(|e| SnapshotError::Corrupt(e.to_string()))?;
+        if t.vocab_fingerprint != vocab.fingerprint() {
+            return Err(SnapshotError::Mismatch(format!(
+                "the tables were bound to another vocabulary than `{}`",
+                vocab.name()
+            )));
+        }
+        if t.grammar_fingerprint != grammar_fingerprint(&grammar) {
+            return Err(SnapshotError::Mismatch(
+                "the tables were bound to another grammar".into(),
+            ));
+        }
+        t.trie.check(vocab.len()).map_err(SnapshotError::Corrupt)?;
+        let bound = BoundGrammar {
+            grammar,
+            vocab,
+            trie: Arc::new(t.trie),
+            states: t.states,
+            end_filters: t.end_filters,
+            budget: t.budget,
+        };
+        bound.check_indices().map_err(SnapshotError::Corrupt)?;
+        Ok(bound)
+    }
+
+    fn check_indices(&self) -> Result<(), String> {
+        let lx = &self.grammar.lexer;
+        let n_states = lx.num_states();
+        let width = self.trie.vocab_len;
+        let nodes = self.trie.num_nodes();
+        let nc = lx.classes.len();
+        let set_ok = |s: &TokenSet| match s {
+            TokenSet::Sparse(ids) => ids.iter().all(|&i| (i as usize) < width),
+            TokenSet::Dense(bits) => bits.len() == width,
+        };
+        let state_ok = |s: u32| (s as usize) < n_states;
+        let ok = self.states.len() == n_states
+            && self.end_filters.iter().all(|f| f.tokens.len() == width)
+            && self.states.iter().all(|st| {
+                set_ok(&st.within)
+                    && st
+                        .within_by_end
+                        .iter()
+                        .all(|(e, s)| state_ok(*e) && set_ok(s))
+                    && st.first_ends.iter().all(|&(_, e)| state_ok(e))
+                    && (st.end_filter == u32::MAX
+                        || (st.end_filter as usize) < self.end_filters.len())
+                    && st.boundaries.iter().all(|b| {
+                        (b.winner as usize) < self.grammar.grammar.terminals.len()
+                            && b.nodes.iter().all(|&n| n > 0 && (n as usize) < nodes)
+                            && b.class_off.len() == nc + 1
+                            && b.class_off.windows(2).all(|w| w[0] <= w[1])
+                            && b.class_off[nc] as usize == b.nodes.len()
+                    })
+            })
+            && self.budget.check_sizes(
+                self.grammar.grammar.terminals.len(),
+                n_states,
+                self.grammar.grammar.nonterminals.len(),
+            );
+        if ok {
+            Ok(())
+        } else {
+            Err("inconsistent bound tables".into())
         }
     }
 

@@ -31,7 +31,7 @@ use crate::parser::{StackView, NT_BIT};
 /// An unreachable cost; sums of a few stay far from overflow.
 pub const INF: u32 = u32::MAX / 8;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BudgetTables {
     n_terms: usize,
     /// `n_terms + 1`: previous-lexeme index range.
@@ -39,6 +39,18 @@ pub struct BudgetTables {
     lexeme: Vec<u32>,
     pair: Vec<u32>,
     nt: Vec<u32>,
+}
+
+impl BudgetTables {
+    /// Table sizes as [`new`](Self::new) makes them, for loaded snapshots.
+    pub(crate) fn check_sizes(&self, n_terms: usize, n_states: usize, n_nts: usize) -> bool {
+        let cols = n_terms + 1;
+        self.n_terms == n_terms
+            && self.cols == cols
+            && self.lexeme.len() == n_states * n_terms
+            && self.pair.len() == cols * n_terms
+            && self.nt.len() == n_nts * cols * cols
+    }
 }
 
 fn add(a: u32, b: u32) -> u32 {

@@ -32,12 +32,14 @@ const SNAPSHOT_VERSION: u32 = 2;
 /// Why [`CompiledGrammar::from_bytes`] refused its input.
 #[derive(Debug, thiserror::Error)]
 pub enum SnapshotError {
-    #[error("not a gcd grammar snapshot (missing header)")]
+    #[error("not a gcd snapshot (missing header)")]
     NotASnapshot,
     #[error("grammar snapshot format {found}, this gcd-core reads format {expected}; rebuild it")]
     Version { found: u32, expected: u32 },
-    #[error("corrupt grammar snapshot: {0}")]
+    #[error("corrupt snapshot: {0}")]
     Corrupt(String),
+    #[error("snapshot does not match: {0}")]
+    Mismatch(String),
 }
 
 /// Limits that keep pathological grammars from exhausting memory.
@@ -227,7 +229,12 @@ impl CompiledGrammar {
             (self.dfas.len() == n, "one DFA per terminal"),
             (
                 self.completion.rule.len() == nts
-                    && self.completion.terminal_state.iter().map(Vec::len).eq(self.dfas.iter().map(|d| d.len())),
+                    && self
+                        .completion
+                        .terminal_state
+                        .iter()
+                        .map(Vec::len)
+                        .eq(self.dfas.iter().map(|d| d.len())),
                 "completion tables",
             ),
             (self.rank.len() == n, "one rank per terminal"),

@@ -51,7 +51,10 @@ impl ShortestCompletion {
                 }
             }
         }
-        ShortestCompletion { terminal_state, rule }
+        ShortestCompletion {
+            terminal_state,
+            rule,
+        }
     }
 
     /// Fewest bytes of a sentence of the grammar (a lower bound).
@@ -103,11 +106,24 @@ mod tests {
         let src = "start: pair+ | \"-\"\npair: KEY \"=\" VAL\nKEY: /[a-z]{3,}/\nVAL: /[0-9]+/";
         let g = CompiledGrammar::new(&parse_grammar(src).unwrap()).unwrap();
         let sc = &g.completion;
-        let key = g.grammar.terminals.iter().position(|t| t.name == "KEY").unwrap();
+        let key = g
+            .grammar
+            .terminals
+            .iter()
+            .position(|t| t.name == "KEY")
+            .unwrap();
         assert_eq!(sc.terminal_state[key][0], 3);
-        assert_eq!(sc.terminal_state[key][g.dfas[key].next(0, b'a') as usize], 2);
+        assert_eq!(
+            sc.terminal_state[key][g.dfas[key].next(0, b'a') as usize],
+            2
+        );
         assert_eq!(sc.min_sentence_bytes(&g.grammar), 1, "`-`");
-        let pair = g.grammar.nonterminals.iter().position(|n| n.name == "pair").unwrap();
+        let pair = g
+            .grammar
+            .nonterminals
+            .iter()
+            .position(|n| n.name == "pair")
+            .unwrap();
         assert_eq!(sc.rule[pair], 5, "`abc=1`");
     }
 }

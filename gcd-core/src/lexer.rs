@@ -222,7 +222,7 @@ impl TerminalDfa {
 /// indexed by class to stay small.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ByteClasses {
-    #[serde(with = "byte_table")]
+    #[serde(with = "crate::serde_array256")]
     pub class_of: [u8; 256],
     /// One byte of each class.
     pub representatives: Vec<u8>,
@@ -257,21 +257,6 @@ impl ByteClasses {
 
     pub fn is_empty(&self) -> bool {
         self.representatives.is_empty()
-    }
-}
-
-/// Serde for `[u8; 256]` (serde's own arrays stop at 32).
-mod byte_table {
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    pub fn serialize<S: Serializer>(table: &[u8; 256], s: S) -> Result<S::Ok, S::Error> {
-        table.as_slice().serialize(s)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[u8; 256], D::Error> {
-        let v = Vec::<u8>::deserialize(d)?;
-        v.try_into()
-            .map_err(|v: Vec<u8>| serde::de::Error::invalid_length(v.len(), &"256 bytes"))
     }
 }
 

@@ -23,6 +23,7 @@ pub mod lexer;
 pub mod matcher;
 pub mod parser;
 pub mod recognizer;
+mod serde_array256;
 pub mod transform;
 pub mod tree;
 pub mod trie;

@@ -7,7 +7,7 @@
 
 use crate::vocab::Vocabulary;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TokenTrie {
     /// Byte on the edge into each node; node 0 is the root (byte unused).
     pub byte: Vec<u8>,
@@ -82,6 +82,30 @@ impl TokenTrie {
             vocab_len: vocab.len(),
             first_byte,
             max_depth,
+        }
+    }
+
+    /// The invariants walks rely on, for tries loaded from bytes.
+    pub(crate) fn check(&self, vocab_len: usize) -> Result<(), String> {
+        let n = self.byte.len();
+        let ok = n > 0
+            && self.subtree_end.len() == n
+            && self.depth.len() == n
+            && self.token_off.len() == n + 1
+            && self.token_off.windows(2).all(|w| w[0] <= w[1])
+            && self.token_off[n] as usize == self.tokens.len()
+            && self.tokens.iter().all(|&t| (t as usize) < vocab_len)
+            && self.vocab_len == vocab_len
+            && self.first_byte.len() == vocab_len
+            && (0..n).all(|i| {
+                let end = self.subtree_end[i] as usize;
+                end > i && end <= n && (self.depth[i] as usize) <= self.max_depth
+            })
+            && (1..n).all(|i| self.depth[i] >= 1);
+        if ok {
+            Ok(())
+        } else {
+            Err("inconsistent token trie".into())
         }
     }
 

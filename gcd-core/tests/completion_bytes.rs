@@ -39,16 +39,25 @@ fn shortest_sentence(g: &CompiledGrammar, max_len: usize) -> Option<usize> {
 fn rule_costs_bound_the_shortest_sentence() {
     let (mut checked, mut exact) = (0, 0);
     for seed in 0..1500 {
-        let Some(Ok(g)) = common::random_grammar(seed).build().map(|g| CompiledGrammar::new(&g)) else {
+        let Some(Ok(g)) = common::random_grammar(seed)
+            .build()
+            .map(|g| CompiledGrammar::new(&g))
+        else {
             continue;
         };
         let bound = g.completion.min_sentence_bytes(&g.grammar);
-        assert_ne!(bound, UNREACHABLE, "seed {seed}: a compiled grammar is productive");
+        assert_ne!(
+            bound, UNREACHABLE,
+            "seed {seed}: a compiled grammar is productive"
+        );
         let Some(truth) = shortest_sentence(&g, 8) else {
             assert!(bound > 0, "seed {seed}");
             continue;
         };
-        assert!(bound as usize <= truth, "seed {seed}: table {bound} > shortest sentence {truth}");
+        assert!(
+            bound as usize <= truth,
+            "seed {seed}: table {bound} > shortest sentence {truth}"
+        );
         checked += 1;
         exact += (bound as usize == truth) as usize;
         // The shortest sentence is also never refused as `Dead` at the start.
@@ -62,7 +71,10 @@ fn rule_costs_bound_the_shortest_sentence() {
 fn terminal_state_costs_are_exact() {
     // Per terminal the table is exact: the DFA alone decides.
     for seed in 0..400 {
-        let Some(Ok(g)) = common::random_grammar(seed).build().map(|g| CompiledGrammar::new(&g)) else {
+        let Some(Ok(g)) = common::random_grammar(seed)
+            .build()
+            .map(|g| CompiledGrammar::new(&g))
+        else {
             continue;
         };
         for (t, dfa) in g.dfas.iter().enumerate() {
@@ -93,7 +105,11 @@ fn terminal_state_costs_are_exact() {
                     d += 1;
                 };
                 let table = g.completion.terminal_state[t][q as usize];
-                assert_eq!(truth.unwrap_or(UNREACHABLE), table, "seed {seed} terminal {t} state {q}");
+                assert_eq!(
+                    truth.unwrap_or(UNREACHABLE),
+                    table,
+                    "seed {seed} terminal {t} state {q}"
+                );
             }
         }
     }

@@ -176,6 +176,15 @@ fn emit(input: &GrammarInput, text: &str, snapshot: &[u8], origin: &Origin) -> T
                 #core::tree::parse(&Self::compiled(), input)
             }
 
+            /// Loads tables bound at build time to this same vocabulary
+            /// (see `gcd::build`) instead of binding now.
+            pub fn load_bound(
+                vocab: ::std::sync::Arc<#core::vocab::Vocabulary>,
+                tables: &[u8],
+            ) -> ::core::result::Result<::std::sync::Arc<#core::bind::BoundGrammar>, #core::compiled::SnapshotError> {
+                #core::bind::BoundGrammar::from_bytes(Self::compiled(), vocab, tables).map(::std::sync::Arc::new)
+            }
+
             /// Binds the grammar to a vocabulary, for token masks.
             pub fn bind(
                 vocab: ::std::sync::Arc<#core::vocab::Vocabulary>,
