@@ -40,14 +40,14 @@ fn runtime_build(source: &str) -> CompiledGrammar {
 
 #[test]
 fn emitted_tables_equal_a_run_time_build() {
-    assert_eq!(*Arith::compiled(), runtime_build(Arith::SOURCE));
-    assert_eq!(*Pairs::compiled(), runtime_build(Pairs::SOURCE));
+    assert_eq!(**Arith::compiled(), runtime_build(Arith::SOURCE));
+    assert_eq!(**Pairs::compiled(), runtime_build(Pairs::SOURCE));
     assert_eq!(
-        *JsonFromFile::compiled(),
+        **JsonFromFile::compiled(),
         runtime_build(JsonFromFile::SOURCE)
     );
     assert_eq!(
-        *JsonFromFile::compiled(),
+        **JsonFromFile::compiled(),
         *gcd::core::builtin::json_compiled()
     );
 }
@@ -101,12 +101,9 @@ fn masks_from_the_precompiled_grammar() {
 fn tables_bound_ahead_of_time_load_on_the_item() {
     let dir = std::env::temp_dir().join(format!("gcd-prebind-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let path = gcd::build::write_bound_tables_to(
-        dir.join("arith.bound"),
-        &Arith::compiled(),
-        "o200k_base",
-    )
-    .unwrap();
+    let path =
+        gcd::build::write_bound_tables_to(dir.join("arith.bound"), Arith::compiled(), "o200k_base")
+            .unwrap();
     let tables = std::fs::read(&path).unwrap();
     let vocab = Arc::new(Vocabulary::o200k_base().unwrap());
     let loaded = Arith::load_bound(vocab.clone(), &tables).unwrap();

@@ -152,7 +152,8 @@ fn emit(input: &GrammarInput, text: &str, snapshot: &[u8], origin: &Origin) -> T
 
             /// The compiled grammar, loaded from [`Self::SNAPSHOT`] on first
             /// use: no regex is compiled and no analysis runs at run time.
-            pub fn compiled() -> ::std::sync::Arc<#core::compiled::CompiledGrammar> {
+            /// Clone the `Arc` to share it.
+            pub fn compiled() -> &'static ::std::sync::Arc<#core::compiled::CompiledGrammar> {
                 #rebuild_on_change
                 static COMPILED: ::std::sync::OnceLock<::std::sync::Arc<#core::compiled::CompiledGrammar>> =
                     ::std::sync::OnceLock::new();
@@ -167,13 +168,12 @@ fn emit(input: &GrammarInput, text: &str, snapshot: &[u8], origin: &Origin) -> T
                         });
                         ::std::sync::Arc::new(g)
                     })
-                    .clone()
             }
 
             /// Parses `input` into a parse tree (rule names, children,
             /// token texts with byte spans).
             pub fn parse(input: &str) -> ::core::result::Result<#core::tree::Node, #core::tree::ParseError> {
-                #core::tree::parse(&Self::compiled(), input)
+                #core::tree::parse(Self::compiled(), input)
             }
 
             /// Loads tables bound at build time to this same vocabulary
@@ -182,14 +182,14 @@ fn emit(input: &GrammarInput, text: &str, snapshot: &[u8], origin: &Origin) -> T
                 vocab: ::std::sync::Arc<#core::vocab::Vocabulary>,
                 tables: &[u8],
             ) -> ::core::result::Result<::std::sync::Arc<#core::bind::BoundGrammar>, #core::compiled::SnapshotError> {
-                #core::bind::BoundGrammar::from_bytes(Self::compiled(), vocab, tables).map(::std::sync::Arc::new)
+                #core::bind::BoundGrammar::from_bytes(Self::compiled().clone(), vocab, tables).map(::std::sync::Arc::new)
             }
 
             /// Binds the grammar to a vocabulary, for token masks.
             pub fn bind(
                 vocab: ::std::sync::Arc<#core::vocab::Vocabulary>,
             ) -> ::std::sync::Arc<#core::bind::BoundGrammar> {
-                ::std::sync::Arc::new(#core::bind::BoundGrammar::new(Self::compiled(), vocab))
+                ::std::sync::Arc::new(#core::bind::BoundGrammar::new(Self::compiled().clone(), vocab))
             }
         }
     }
