@@ -24,8 +24,9 @@ use std::sync::Arc;
 use bitvec::prelude::*;
 
 use crate::budget::BudgetTables;
-use crate::compiled::{CompiledGrammar, SnapshotError};
+use crate::compiled::CompiledGrammar;
 use crate::lexer::DEAD;
+use crate::snapshot::{self, SnapshotError};
 use crate::trie::TokenTrie;
 use crate::vocab::Vocabulary;
 
@@ -334,9 +335,7 @@ impl BoundGrammar {
             end_filters: &self.end_filters,
             budget: &self.budget,
         };
-        let mut out = BOUND_MAGIC.to_vec();
-        out.extend_from_slice(&BOUND_VERSION.to_le_bytes());
-        postcard::to_extend(&tables, out).expect("serializing to a Vec cannot fail")
+        snapshot::encode(BOUND_MAGIC, BOUND_VERSION, &tables)
     }
 
     /// Loads tables written by [`to_bytes`](Self::to_bytes) for this same
@@ -347,21 +346,7 @@ impl BoundGrammar {
         vocab: Arc<Vocabulary>,
         bytes: &[u8],
     ) -> Result<BoundGrammar, SnapshotError> {
-        let rest = bytes
-            .strip_prefix(BOUND_MAGIC.as_slice())
-            .ok_or(SnapshotError::NotASnapshot)?;
-        let version = rest
-            .get(..4)
-            .map(|v| u32::from_le_bytes(v.try_into().expect("4 bytes")))
-            .ok_or(SnapshotError::NotASnapshot)?;
-        if version != BOUND_VERSION {
-            return Err(SnapshotError::Version {
-                found: version,
-                expected: BOUND_VERSION,
-            });
-        }
-        let t: Tables =
-            postcard::from_bytes(&rest[4..]).map_err(|e| SnapshotError::Corrupt(e.to_string()))?;
+        let t: Tables = snapshot::decode(BOUND_MAGIC, BOUND_VERSION, bytes)?;
         if t.vocab_fingerprint != vocab.fingerprint() {
             return Err(SnapshotError::Mismatch(format!(
                 "the tables were bound to another vocabulary than `{}`",

@@ -23,24 +23,14 @@ use crate::error::{Diagnostic, DiagnosticKind, Diagnostics, GrammarError};
 use crate::grammar::{Grammar, Symbol, TermId};
 use crate::lexer::{DfaError, LexerAutomaton, TerminalDfa, DEAD};
 use crate::parser::{ParseTables, NT_BIT};
+use crate::snapshot;
 use crate::transform::{self, TransformReport};
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"gcd-gram";
 /// Bumped whenever a serialized table changes shape.
 const SNAPSHOT_VERSION: u32 = 2;
 
-/// Why [`CompiledGrammar::from_bytes`] refused its input.
-#[derive(Debug, thiserror::Error)]
-pub enum SnapshotError {
-    #[error("not a gcd snapshot (missing header)")]
-    NotASnapshot,
-    #[error("grammar snapshot format {found}, this gcd-core reads format {expected}; rebuild it")]
-    Version { found: u32, expected: u32 },
-    #[error("corrupt snapshot: {0}")]
-    Corrupt(String),
-    #[error("snapshot does not match: {0}")]
-    Mismatch(String),
-}
+pub use crate::snapshot::SnapshotError;
 
 /// Limits that keep pathological grammars from exhausting memory.
 #[derive(Clone, Debug)]
@@ -189,9 +179,7 @@ impl CompiledGrammar {
     /// `grammar!` macro) is loaded with [`from_bytes`](Self::from_bytes)
     /// instead of compiling regexes and analysing the grammar at run time.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = SNAPSHOT_MAGIC.to_vec();
-        out.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
-        postcard::to_extend(self, out).expect("serializing to a Vec cannot fail")
+        snapshot::encode(SNAPSHOT_MAGIC, SNAPSHOT_VERSION, self)
     }
 
     /// Loads tables written by [`to_bytes`](Self::to_bytes) by the same
@@ -199,21 +187,7 @@ impl CompiledGrammar {
     /// the matcher relies on, so a corrupt snapshot is an error, not a panic
     /// later.
     pub fn from_bytes(bytes: &[u8]) -> Result<CompiledGrammar, SnapshotError> {
-        let rest = bytes
-            .strip_prefix(SNAPSHOT_MAGIC.as_slice())
-            .ok_or(SnapshotError::NotASnapshot)?;
-        if rest.len() < 4 {
-            return Err(SnapshotError::NotASnapshot);
-        }
-        let version = u32::from_le_bytes(rest[..4].try_into().expect("4 bytes"));
-        if version != SNAPSHOT_VERSION {
-            return Err(SnapshotError::Version {
-                found: version,
-                expected: SNAPSHOT_VERSION,
-            });
-        }
-        let g: CompiledGrammar =
-            postcard::from_bytes(&rest[4..]).map_err(|e| SnapshotError::Corrupt(e.to_string()))?;
+        let g: CompiledGrammar = snapshot::decode(SNAPSHOT_MAGIC, SNAPSHOT_VERSION, bytes)?;
         g.check_indices().map_err(SnapshotError::Corrupt)?;
         Ok(g)
     }

@@ -24,6 +24,7 @@ pub mod matcher;
 pub mod parser;
 pub mod recognizer;
 mod serde_array256;
+pub mod snapshot;
 pub mod transform;
 pub mod tree;
 pub mod trie;

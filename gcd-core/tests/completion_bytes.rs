@@ -39,10 +39,7 @@ fn shortest_sentence(g: &CompiledGrammar, max_len: usize) -> Option<usize> {
 fn rule_costs_bound_the_shortest_sentence() {
     let (mut checked, mut exact) = (0, 0);
     for seed in 0..1500 {
-        let Some(Ok(g)) = common::random_grammar(seed)
-            .build()
-            .map(|g| CompiledGrammar::new(&g))
-        else {
+        let Some(g) = common::random_grammar(seed).compile() else {
             continue;
         };
         let bound = g.completion.min_sentence_bytes(&g.grammar);
@@ -71,10 +68,7 @@ fn rule_costs_bound_the_shortest_sentence() {
 fn terminal_state_costs_are_exact() {
     // Per terminal the table is exact: the DFA alone decides.
     for seed in 0..400 {
-        let Some(Ok(g)) = common::random_grammar(seed)
-            .build()
-            .map(|g| CompiledGrammar::new(&g))
-        else {
+        let Some(g) = common::random_grammar(seed).compile() else {
             continue;
         };
         for (t, dfa) in g.dfas.iter().enumerate() {

@@ -121,6 +121,12 @@ impl Grammar_ {
     pub fn build(&self) -> Option<Grammar> {
         self.builder.build().ok()
     }
+
+    /// The compiled grammar, when it builds and is LL(1) without hazards.
+    #[allow(dead_code)]
+    pub fn compile(&self) -> Option<gcd_core::compiled::CompiledGrammar> {
+        gcd_core::compiled::CompiledGrammar::new(&self.build()?).ok()
+    }
 }
 
 /// A random vocabulary over the bytes the grammars use: single bytes, all
