@@ -97,7 +97,6 @@ fn distances_to_match(dfa: &TerminalDfa) -> Vec<u32> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::compiled::CompiledGrammar;
     use crate::grammar::lark::parse_grammar;
 
