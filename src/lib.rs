@@ -8,7 +8,9 @@
 extern crate self as gcd;
 
 pub mod build;
+pub mod constrained;
 
+pub use constrained::{Constrained, Decoder};
 pub use gcd_core as core;
 pub use gcd_macros::grammar;
 pub use gcd_schema as schema;

@@ -1,0 +1,320 @@
+//! Rust types as constraints: a type that implements [`Constrained`]
+//! describes the JSON that serde_json writes for it (and reads back), and a
+//! [`Decoder`] masks a model's tokens so that only such JSON comes out.
+//!
+//! `#[derive(Constrained)]` implements the trait for structs and enums,
+//! honouring serde's attributes; this module implements it for the standard
+//! types. The grammar of a type is linked once per process, at first use.
+//!
+//! Unknown fields are never generated, with or without
+//! `deny_unknown_fields`: the grammar only has the declared keys.
+
+use std::any::TypeId;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::marker::PhantomData;
+use std::rc::Rc;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use gcd_core::bind::BoundGrammar;
+use gcd_core::compiled::CompiledGrammar;
+use gcd_core::grammar::lark::parse_grammar;
+pub use gcd_core::json_shape::{Field, Shape, ShapeSet, StringRules, Whitespace};
+use gcd_core::matcher::{MatchError, Matcher};
+use gcd_core::vocab::Vocabulary;
+
+/// A type whose JSON form gcd can enforce.
+pub trait Constrained {
+    /// The JSON shape of `Self`. Named types define themselves in `set`
+    /// (and refer to themselves by name), so recursive types terminate.
+    fn shape(set: &mut ShapeSet) -> Shape;
+}
+
+/// Why a type's constraint or its output could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConstraintError {
+    #[error("type `{ty}` cannot be enforced exactly: {message}")]
+    Unsupported { ty: &'static str, message: String },
+    #[error(transparent)]
+    Match(#[from] MatchError),
+    #[error("the output is not complete yet ({0} bytes so far)")]
+    Incomplete(usize),
+    #[error("the output does not deserialize (a gcd bug): {0}")]
+    Deserialize(serde_json::Error),
+}
+
+/// The grammar text for `T` (gcd's Lark subset).
+pub fn grammar_text<T: Constrained + ?Sized>(ws: Whitespace) -> Result<String, ConstraintError> {
+    let mut set = ShapeSet::new();
+    let root = T::shape(&mut set);
+    gcd_core::json_shape::to_lark(&root, &set, ws).map_err(|e| ConstraintError::Unsupported {
+        ty: std::any::type_name::<T>(),
+        message: e.0,
+    })
+}
+
+/// The compiled grammar for `T`, built at first use and cached.
+pub fn compiled<T: Constrained + 'static>(
+    ws: Whitespace,
+) -> Result<Arc<CompiledGrammar>, ConstraintError> {
+    static CACHE: OnceLock<Mutex<HashMap<(TypeId, Whitespace), Arc<CompiledGrammar>>>> =
+        OnceLock::new();
+    let key = (TypeId::of::<T>(), ws);
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(g) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(g.clone());
+    }
+    let ty = std::any::type_name::<T>();
+    let text = grammar_text::<T>(ws)?;
+    let g = parse_grammar(&text)
+        .and_then(|g| CompiledGrammar::new(&g))
+        .map_err(|e| ConstraintError::Unsupported {
+            ty,
+            message: format!("{e}\ngrammar:\n{text}"),
+        })?;
+    let g = Arc::new(g);
+    cache
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, g.clone());
+    Ok(g)
+}
+
+/// Decodes one value of `T`: mask the logits, advance by the chosen token,
+/// and [`finish`](Decoder::finish) with the value.
+pub struct Decoder<T> {
+    matcher: Matcher,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T: Constrained + serde::de::DeserializeOwned + 'static> Decoder<T> {
+    /// Compact JSON, as `serde_json::to_string` writes it.
+    pub fn new(vocab: Arc<Vocabulary>) -> Result<Decoder<T>, ConstraintError> {
+        Self::with_whitespace(vocab, Whitespace::Compact)
+    }
+
+    pub fn with_whitespace(
+        vocab: Arc<Vocabulary>,
+        ws: Whitespace,
+    ) -> Result<Decoder<T>, ConstraintError> {
+        let bound = Arc::new(BoundGrammar::new(compiled::<T>(ws)?, vocab));
+        Ok(Decoder {
+            matcher: Matcher::new(bound),
+            _type: PhantomData,
+        })
+    }
+
+    /// At most `n` tokens, and the value is complete when they run out.
+    pub fn with_budget(mut self, n: usize) -> Result<Decoder<T>, ConstraintError> {
+        self.matcher = self.matcher.with_budget(n)?;
+        Ok(self)
+    }
+
+    pub fn mask_logits(&self, logits: &mut [f32]) {
+        self.matcher.mask_logits(logits)
+    }
+
+    pub fn advance(&mut self, token: u32) -> Result<(), ConstraintError> {
+        Ok(self.matcher.advance(token)?)
+    }
+
+    pub fn matcher(&self) -> &Matcher {
+        &self.matcher
+    }
+
+    pub fn matcher_mut(&mut self) -> &mut Matcher {
+        &mut self.matcher
+    }
+
+    /// The value, once the output is complete.
+    pub fn finish(&self) -> Result<T, ConstraintError> {
+        if !self.matcher.is_complete() {
+            return Err(ConstraintError::Incomplete(self.matcher.output().len()));
+        }
+        serde_json::from_slice(self.matcher.output()).map_err(ConstraintError::Deserialize)
+    }
+}
+
+macro_rules! integers {
+    ($($t:ty),*) => {$(
+        impl Constrained for $t {
+            fn shape(_: &mut ShapeSet) -> Shape {
+                Shape::Integer { min: <$t>::MIN as i128, max: <$t>::MAX as i128 }
+            }
+        }
+    )*};
+}
+integers!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
+
+impl Constrained for bool {
+    fn shape(_: &mut ShapeSet) -> Shape {
+        Shape::Bool
+    }
+}
+
+impl Constrained for f64 {
+    fn shape(_: &mut ShapeSet) -> Shape {
+        Shape::Number
+    }
+}
+
+impl Constrained for f32 {
+    fn shape(_: &mut ShapeSet) -> Shape {
+        Shape::Number
+    }
+}
+
+impl Constrained for char {
+    fn shape(_: &mut ShapeSet) -> Shape {
+        Shape::Char
+    }
+}
+
+impl Constrained for String {
+    fn shape(_: &mut ShapeSet) -> Shape {
+        Shape::String(StringRules::default())
+    }
+}
+
+impl Constrained for () {
+    fn shape(_: &mut ShapeSet) -> Shape {
+        Shape::Null
+    }
+}
+
+impl<T: Constrained> Constrained for Option<T> {
+    fn shape(set: &mut ShapeSet) -> Shape {
+        // `Option<Option<T>>` and `Option<()>` read `null` as the outer `None`.
+        match T::shape(set) {
+            Shape::Null => Shape::Null,
+            Shape::OneOf(alts) if alts.contains(&Shape::Null) => Shape::OneOf(alts),
+            s => Shape::OneOf(vec![s, Shape::Null]),
+        }
+    }
+}
+
+/// Helpers for code that `#[derive(Constrained)]` emits: a field's
+/// `#[constrained(...)]` rules applied to its type's shape. A rule that does
+/// not fit the type becomes an error at first use, naming the field.
+#[doc(hidden)]
+pub mod field_rules {
+    use super::{Shape, StringRules};
+
+    pub fn string(
+        field: &str,
+        shape: Shape,
+        pattern: Option<&str>,
+        min_len: Option<usize>,
+        max_len: Option<usize>,
+    ) -> Shape {
+        match shape {
+            Shape::String(_) => Shape::String(StringRules {
+                pattern: pattern.map(str::to_string),
+                min_len,
+                max_len,
+            }),
+            other => Shape::Invalid(format!(
+                "field `{field}`: pattern/min_len/max_len apply to strings, not to {other:?}"
+            )),
+        }
+    }
+
+    pub fn range(field: &str, shape: Shape, lo: i128, hi: i128) -> Shape {
+        match shape {
+            Shape::Integer { min, max } if min <= lo && hi <= max && lo <= hi => {
+                Shape::Integer { min: lo, max: hi }
+            }
+            Shape::Integer { min, max } => Shape::Invalid(format!(
+                "field `{field}`: range {lo}..={hi} is empty or outside the type's {min}..={max}"
+            )),
+            other => Shape::Invalid(format!(
+                "field `{field}`: range applies to integers, not to {other:?}"
+            )),
+        }
+    }
+
+    pub fn items(field: &str, shape: Shape, lo: Option<usize>, hi: Option<usize>) -> Shape {
+        match shape {
+            Shape::Array {
+                items,
+                min_items,
+                max_items,
+            } => Shape::Array {
+                items,
+                min_items: lo.unwrap_or(min_items).max(min_items),
+                max_items: match (hi, max_items) {
+                    (Some(h), Some(m)) => Some(h.min(m)),
+                    (h, m) => h.or(m),
+                },
+            },
+            other => Shape::Invalid(format!(
+                "field `{field}`: min_items/max_items apply to sequences, not to {other:?}"
+            )),
+        }
+    }
+}
+
+macro_rules! sequences {
+    ($($t:ident),*) => {$(
+        impl<T: Constrained> Constrained for $t<T> {
+            fn shape(set: &mut ShapeSet) -> Shape {
+                Shape::Array { items: Box::new(T::shape(set)), min_items: 0, max_items: None }
+            }
+        }
+    )*};
+}
+sequences!(Vec, VecDeque);
+
+impl<T: Constrained, const N: usize> Constrained for [T; N] {
+    fn shape(set: &mut ShapeSet) -> Shape {
+        Shape::Array {
+            items: Box::new(T::shape(set)),
+            min_items: N,
+            max_items: Some(N),
+        }
+    }
+}
+
+macro_rules! pointers {
+    ($($t:ident),*) => {$(
+        impl<T: Constrained + ?Sized> Constrained for $t<T> {
+            fn shape(set: &mut ShapeSet) -> Shape {
+                T::shape(set)
+            }
+        }
+    )*};
+}
+pointers!(Box, Rc, Arc);
+
+impl<V: Constrained, S> Constrained for HashMap<String, V, S> {
+    fn shape(set: &mut ShapeSet) -> Shape {
+        Shape::Map {
+            values: Box::new(V::shape(set)),
+        }
+    }
+}
+
+impl<V: Constrained> Constrained for BTreeMap<String, V> {
+    fn shape(set: &mut ShapeSet) -> Shape {
+        Shape::Map {
+            values: Box::new(V::shape(set)),
+        }
+    }
+}
+
+macro_rules! tuples {
+    ($(($($t:ident),+)),*) => {$(
+        impl<$($t: Constrained),+> Constrained for ($($t,)+) {
+            fn shape(set: &mut ShapeSet) -> Shape {
+                Shape::Tuple(vec![$($t::shape(set)),+])
+            }
+        }
+    )*};
+}
+tuples!(
+    (A),
+    (A, B),
+    (A, B, C),
+    (A, B, C, D),
+    (A, B, C, D, E),
+    (A, B, C, D, E, F)
+);
