@@ -127,7 +127,7 @@ impl<T: Constrained + serde::de::DeserializeOwned + 'static> Decoder<T> {
 
     /// The value, once the output is complete.
     pub fn finish(&self) -> Result<T, ConstraintError> {
-        if !self.matcher.is_complete() {
+        if !self.matcher.is_finished() && !self.matcher.is_complete() {
             return Err(ConstraintError::Incomplete(self.matcher.output().len()));
         }
         serde_json::from_slice(self.matcher.output()).map_err(ConstraintError::Deserialize)

@@ -12,5 +12,5 @@ pub mod constrained;
 
 pub use constrained::{Constrained, Decoder};
 pub use gcd_core as core;
-pub use gcd_macros::grammar;
+pub use gcd_macros::{grammar, Constrained};
 pub use gcd_schema as schema;

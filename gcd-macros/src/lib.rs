@@ -5,6 +5,7 @@
 
 use proc_macro::TokenStream;
 
+mod constrained;
 mod grammar;
 
 /// Defines a grammar checked and compiled at build time.
@@ -36,4 +37,14 @@ mod grammar;
 #[proc_macro]
 pub fn grammar(input: TokenStream) -> TokenStream {
     grammar::grammar(input.into()).into()
+}
+
+/// Derives `gcd::Constrained`: the JSON that serde_json writes for the type
+/// (and reads back), honouring serde's attributes, plus gcd's own rules in
+/// `#[constrained(pattern = "...", min_len = N, max_len = N, range = a..=b,
+/// min_items = N, max_items = N)]` on fields. Attributes gcd cannot follow
+/// exactly (`flatten`, `with`, `alias`, ...) are compile errors.
+#[proc_macro_derive(Constrained, attributes(constrained))]
+pub fn derive_constrained(input: TokenStream) -> TokenStream {
+    constrained::derive(input.into()).into()
 }

@@ -1,0 +1,296 @@
+//! `#[derive(Constrained)]`: the type's JSON shape as serde_json writes it,
+//! built from the shapes of its field types through the `Constrained`
+//! trait. What the type knows about itself (names, tags, rules) is fixed
+//! here at compile time; the composed grammar is linked at first use.
+
+mod attrs;
+mod case;
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Fields, Type};
+
+use attrs::{Container, Errors, Rules};
+
+pub fn derive(input: TokenStream) -> TokenStream {
+    match syn::parse2::<DeriveInput>(input).and_then(expand) {
+        Ok(t) => t,
+        Err(e) => e.to_compile_error(),
+    }
+}
+
+fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
+    let mut errors = Errors::default();
+    let c = attrs::container(&input.attrs, &mut errors);
+    let body = match &input.data {
+        Data::Struct(s) => struct_shape(&c, &s.fields, &mut errors),
+        Data::Enum(e) => enum_shape(&c, e, &mut errors),
+        Data::Union(u) => {
+            errors.push(syn::Error::new(
+                u.union_token.span,
+                "`Constrained` cannot be derived for unions",
+            ));
+            quote!(unreachable!())
+        }
+    };
+    if c.content.is_some() && c.tag.is_none() {
+        errors.push(syn::Error::new(
+            input.ident.span(),
+            "`#[serde(content = ...)]` needs `tag = ...` too",
+        ));
+    }
+    errors.finish()?;
+    let name = &input.ident;
+    let mut generics = input.generics.clone();
+    for p in generics.type_params_mut() {
+        p.bounds.push(syn::parse_quote!(::gcd::Constrained));
+    }
+    let (impl_g, ty_g, where_c) = generics.split_for_impl();
+    Ok(quote! {
+        impl #impl_g ::gcd::Constrained for #name #ty_g #where_c {
+            fn shape(set: &mut ::gcd::constrained::ShapeSet) -> ::gcd::constrained::Shape {
+                use ::gcd::constrained::{Field, Shape};
+                let name = ::std::any::type_name::<Self>();
+                if set.contains(name) {
+                    return Shape::Named(name.into());
+                }
+                set.reserve(name);
+                let shape: Shape = #body;
+                set.define(name, shape);
+                Shape::Named(name.into())
+            }
+        }
+    })
+}
+
+/// The shape of one field's type with its `#[constrained]` rules.
+fn field_type_shape(ty: &Type, field: &str, rules: &Rules) -> TokenStream {
+    let mut s = quote_spanned!(ty.span()=> <#ty as ::gcd::Constrained>::shape(set));
+    let r = quote!(::gcd::constrained::field_rules);
+    if rules.is_string() {
+        let pattern = rules
+            .pattern
+            .as_deref()
+            .map_or(quote!(None), |p| quote!(Some(#p)));
+        let opt = |v: Option<usize>| v.map_or(quote!(None), |v| quote!(Some(#v)));
+        let (lo, hi) = (opt(rules.min_len), opt(rules.max_len));
+        s = quote!(#r::string(#field, #s, #pattern, #lo, #hi));
+    }
+    if let Some((lo, hi)) = rules.range {
+        s = quote!(#r::range(#field, #s, #lo, #hi));
+    }
+    if rules.min_items.is_some() || rules.max_items.is_some() {
+        let opt = |v: Option<usize>| v.map_or(quote!(None), |v| quote!(Some(#v)));
+        let (lo, hi) = (opt(rules.min_items), opt(rules.max_items));
+        s = quote!(#r::items(#field, #s, #lo, #hi));
+    }
+    s
+}
+
+/// Whether serde treats a missing field of this type as `None`.
+fn is_option(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "Option"))
+}
+
+/// `Field { .. }` expressions for named fields (skipped ones left out).
+fn named_fields(
+    fields: &Fields,
+    case: Option<case::Case>,
+    all_default: bool,
+    errors: &mut Errors,
+) -> Vec<TokenStream> {
+    let mut out = Vec::new();
+    for f in fields {
+        let a = attrs::field(&f.attrs, errors);
+        if a.skip {
+            continue;
+        }
+        let ident = f.ident.as_ref().expect("named field").to_string();
+        let ident = ident.strip_prefix("r#").unwrap_or(&ident).to_string();
+        let json_name = a
+            .rename
+            .clone()
+            .unwrap_or_else(|| case.map_or(ident.clone(), |c| c.field(&ident)));
+        let shape = field_type_shape(&f.ty, &ident, &a.rules);
+        let required = !(a.default || all_default || is_option(&f.ty));
+        out.push(
+            quote!(Field { name: #json_name.to_string(), shape: #shape, required: #required }),
+        );
+    }
+    out
+}
+
+/// Shapes of unnamed fields (skipped ones left out).
+fn unnamed_fields(fields: &Fields, errors: &mut Errors) -> Vec<TokenStream> {
+    let mut out = Vec::new();
+    for (i, f) in fields.iter().enumerate() {
+        let a = attrs::field(&f.attrs, errors);
+        if a.rename.is_some() {
+            errors.push(syn::Error::new(
+                f.span(),
+                "`rename` has no meaning on a tuple field",
+            ));
+        }
+        if !a.skip {
+            out.push(field_type_shape(&f.ty, &i.to_string(), &a.rules));
+        }
+    }
+    out
+}
+
+fn struct_shape(c: &Container, fields: &Fields, errors: &mut Errors) -> TokenStream {
+    if c.tag.is_some() || c.untagged {
+        errors.push(syn::Error::new(
+            proc_macro2::Span::call_site(),
+            "`tag` and `untagged` apply to enums; a struct is always an object",
+        ));
+    }
+    match fields {
+        _ if c.transparent => {
+            transparent_field(fields, errors).unwrap_or_else(|| quote!(Shape::Null))
+        }
+        Fields::Named(_) => {
+            let f = named_fields(fields, c.rename_all, c.default, errors);
+            quote!(Shape::Object(vec![#(#f),*]))
+        }
+        Fields::Unnamed(_) => {
+            let f = unnamed_fields(fields, errors);
+            if f.len() == 1 {
+                // A newtype is its field, in serde_json.
+                f.into_iter().next().expect("one")
+            } else {
+                quote!(Shape::Tuple(vec![#(#f),*]))
+            }
+        }
+        Fields::Unit => quote!(Shape::Null),
+    }
+}
+
+/// The one field of a `transparent` struct.
+fn transparent_field(fields: &Fields, errors: &mut Errors) -> Option<TokenStream> {
+    let kept: Vec<_> = fields
+        .iter()
+        .filter(|f| !attrs::field(&f.attrs, &mut Errors::default()).skip)
+        .collect();
+    if kept.len() != 1 {
+        errors.push(syn::Error::new(
+            fields.span(),
+            "`transparent` needs exactly one field that is not skipped",
+        ));
+        return None;
+    }
+    let f = kept[0];
+    let a = attrs::field(&f.attrs, &mut Errors::default());
+    Some(field_type_shape(
+        &f.ty,
+        &f.ident.as_ref().map(|i| i.to_string()).unwrap_or_default(),
+        &a.rules,
+    ))
+}
+
+fn enum_shape(c: &Container, e: &syn::DataEnum, errors: &mut Errors) -> TokenStream {
+    if c.transparent {
+        errors.push(syn::Error::new(
+            e.enum_token.span,
+            "`transparent` applies to structs",
+        ));
+    }
+    let mut alts = Vec::new();
+    let mut tagged = Vec::new();
+    for v in &e.variants {
+        let a = attrs::variant(&v.attrs, errors);
+        if a.skip {
+            continue;
+        }
+        let name = a.rename.clone().unwrap_or_else(|| {
+            c.rename_all
+                .map_or(v.ident.to_string(), |k| k.variant(&v.ident.to_string()))
+        });
+        match (&c.tag, &c.content, c.untagged) {
+            (_, _, true) => alts.push(match &v.fields {
+                Fields::Unit => quote!(Shape::Null),
+                Fields::Named(_) => {
+                    let f = named_fields(&v.fields, a.rename_all, false, errors);
+                    quote!(Shape::Object(vec![#(#f),*]))
+                }
+                Fields::Unnamed(_) => tuple_or_newtype(unnamed_fields(&v.fields, errors)),
+            }),
+            (Some(_), None, false) => {
+                let fields = match &v.fields {
+                    Fields::Unit => quote!(vec![]),
+                    Fields::Named(_) => {
+                        let f = named_fields(&v.fields, a.rename_all, false, errors);
+                        quote!(vec![#(#f),*])
+                    }
+                    Fields::Unnamed(u) if u.unnamed.len() == 1 => {
+                        errors.push(syn::Error::new(
+                            v.span(),
+                            "internally tagged newtype variants merge the inner object's keys at run time; \
+                             write the fields in the variant, or use `content = ...`",
+                        ));
+                        quote!(vec![])
+                    }
+                    Fields::Unnamed(_) => {
+                        errors.push(syn::Error::new(
+                            v.span(),
+                            "serde cannot tag tuple variants internally",
+                        ));
+                        quote!(vec![])
+                    }
+                };
+                tagged.push(quote!((#name.to_string(), #fields)));
+            }
+            (Some(_), Some(content), false) => {
+                let fields = match &v.fields {
+                    // serde reads `{"t":"Unit"}` and `{"t":"Unit","c":null}`.
+                    Fields::Unit => quote!(
+                        vec![Field { name: #content.to_string(), shape: Shape::Null, required: false }]
+                    ),
+                    _ => {
+                        let inner = variant_content(&v.fields, a.rename_all, errors);
+                        quote!(
+                            vec![Field { name: #content.to_string(), shape: #inner, required: true }]
+                        )
+                    }
+                };
+                tagged.push(quote!((#name.to_string(), #fields)));
+            }
+            (None, _, false) => alts.push(match &v.fields {
+                Fields::Unit => quote!(Shape::Literal(::gcd::core::json_shape::json_quote(#name))),
+                _ => {
+                    let inner = variant_content(&v.fields, a.rename_all, errors);
+                    quote!(Shape::Object(
+                        vec![Field { name: #name.to_string(), shape: #inner, required: true }]
+                    ))
+                }
+            }),
+        }
+    }
+    match &c.tag {
+        Some(tag) if !c.untagged => {
+            quote!(Shape::Tagged { tag: #tag.to_string(), variants: vec![#(#tagged),*] })
+        }
+        _ if alts.len() == 1 => alts.pop().expect("one"),
+        _ => quote!(Shape::OneOf(vec![#(#alts),*])),
+    }
+}
+
+fn variant_content(fields: &Fields, case: Option<case::Case>, errors: &mut Errors) -> TokenStream {
+    match fields {
+        Fields::Named(_) => {
+            let f = named_fields(fields, case, false, errors);
+            quote!(Shape::Object(vec![#(#f),*]))
+        }
+        Fields::Unnamed(_) => tuple_or_newtype(unnamed_fields(fields, errors)),
+        Fields::Unit => quote!(Shape::Null),
+    }
+}
+
+fn tuple_or_newtype(mut shapes: Vec<TokenStream>) -> TokenStream {
+    if shapes.len() == 1 {
+        shapes.pop().expect("one")
+    } else {
+        quote!(Shape::Tuple(vec![#(#shapes),*]))
+    }
+}

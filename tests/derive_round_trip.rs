@@ -1,0 +1,324 @@
+//! `#[derive(Constrained)]`: every value serde_json writes for a type is
+//! accepted token by token with a real vocabulary, and EOS is allowed at its
+//! end; what serde_json would refuse to read is refused.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::Arc;
+
+use gcd::constrained::{compiled, grammar_text, Whitespace};
+use gcd::core::bind::BoundGrammar;
+use gcd::core::matcher::Matcher;
+use gcd::core::vocab::Vocabulary;
+use gcd::Constrained;
+use proptest::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Constrained, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Point {
+    x: i32,
+    y: i32,
+}
+
+#[derive(Constrained, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+struct Person {
+    first_name: String,
+    age: u8,
+    #[serde(default)]
+    nick_names: Vec<String>,
+    email: Option<String>,
+    #[serde(rename = "$score")]
+    score: f64,
+    #[serde(skip)]
+    cache: u32,
+}
+
+#[derive(Constrained, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "tool", content = "args", rename_all = "snake_case")]
+enum ToolCall {
+    Search {
+        query: String,
+        #[constrained(range = 1..=10)]
+        limit: u8,
+    },
+    Weather {
+        city: String,
+        unit: Option<Unit>,
+    },
+    Stop,
+}
+
+#[derive(Constrained, Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+#[serde(rename_all = "lowercase")]
+enum Unit {
+    Celsius,
+    Fahrenheit,
+}
+
+#[derive(Constrained, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "type")]
+enum Shape2 {
+    Circle { r: u16 },
+    Rect { w: u16, h: u16 },
+    Empty,
+}
+
+#[derive(Constrained, Serialize, Deserialize, Debug, Clone, PartialEq)]
+enum External {
+    Unit,
+    New(i64),
+    Pair(bool, char),
+    Named { a: Vec<u8> },
+}
+
+#[derive(Constrained, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(untagged)]
+enum Untagged {
+    Num(u32),
+    Text(String),
+    List(Vec<bool>),
+}
+
+#[derive(Constrained, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Tree {
+    value: i16,
+    children: Vec<Tree>,
+    next: Option<Box<Tree>>,
+}
+
+#[derive(Constrained, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Wrapper<T> {
+    inner: T,
+    items: VecDeque<T>,
+}
+
+#[derive(Constrained, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Newtype(u64);
+
+#[derive(Constrained, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Tuple3(i8, String, [u8; 3]);
+
+#[derive(Constrained, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(transparent)]
+struct Meters {
+    value: f32,
+}
+
+#[derive(Constrained, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Maps {
+    by_name: BTreeMap<String, (u8, Unit)>,
+    counts: HashMap<String, i64>,
+    #[constrained(pattern = "[a-z]{2,5}")]
+    code: String,
+    #[constrained(min_len = 1, max_len = 4)]
+    short: String,
+    #[constrained(min_items = 1, max_items = 2)]
+    few: Vec<Unit>,
+    unit: (),
+}
+
+fn vocab() -> Arc<Vocabulary> {
+    static V: std::sync::OnceLock<Arc<Vocabulary>> = std::sync::OnceLock::new();
+    V.get_or_init(|| Arc::new(Vocabulary::o200k_base().unwrap()))
+        .clone()
+}
+
+fn bound<T: Constrained + 'static>(ws: Whitespace) -> Arc<BoundGrammar> {
+    static B: std::sync::Mutex<Vec<(std::any::TypeId, Whitespace, Arc<BoundGrammar>)>> =
+        std::sync::Mutex::new(Vec::new());
+    let key = std::any::TypeId::of::<T>();
+    let mut b = B.lock().unwrap();
+    if let Some((_, _, g)) = b.iter().find(|(k, w, _)| *k == key && *w == ws) {
+        return g.clone();
+    }
+    let g = compiled::<T>(ws).unwrap_or_else(|e| panic!("{e}"));
+    let g = Arc::new(BoundGrammar::new(g, vocab()));
+    b.push((key, ws, g.clone()));
+    g
+}
+
+/// Feeds `text` token by token; true when every token is allowed and EOS is allowed at the end.
+fn accepts<T: Constrained + 'static>(text: &str, ws: Whitespace) -> bool {
+    let b = bound::<T>(ws);
+    let mut m = Matcher::new(b.clone());
+    for t in b.vocab.encode(text).unwrap() {
+        if m.advance(t).is_err() {
+            return false;
+        }
+    }
+    m.is_complete()
+}
+
+fn round_trip<
+    T: Constrained + Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug + 'static,
+>(
+    v: &T,
+) {
+    let compact = serde_json::to_string(v).unwrap();
+    assert!(
+        accepts::<T>(&compact, Whitespace::Compact),
+        "{} refused {compact}",
+        std::any::type_name::<T>()
+    );
+    let pretty = serde_json::to_string_pretty(v).unwrap();
+    assert!(
+        accepts::<T>(&pretty, Whitespace::Json),
+        "{} refused {pretty}",
+        std::any::type_name::<T>()
+    );
+    let spaced = gcd::core::jsonfmt::to_python_json(&serde_json::to_value(v).unwrap());
+    // Python's separators are exactly the single spaces of `Spaced` (maps with
+    // non-string keys aside, which no type here has).
+    assert!(
+        accepts::<T>(&spaced, Whitespace::Spaced),
+        "{} refused {spaced}",
+        std::any::type_name::<T>()
+    );
+}
+
+fn unit() -> impl Strategy<Value = Unit> {
+    prop_oneof![Just(Unit::Celsius), Just(Unit::Fahrenheit)]
+}
+
+fn tree() -> impl Strategy<Value = Tree> {
+    let leaf = any::<i16>().prop_map(|value| Tree {
+        value,
+        children: vec![],
+        next: None,
+    });
+    leaf.prop_recursive(3, 12, 3, |inner| {
+        (
+            any::<i16>(),
+            prop::collection::vec(inner.clone(), 0..3),
+            prop::option::of(inner),
+        )
+            .prop_map(|(value, children, next)| Tree {
+                value,
+                children,
+                next: next.map(Box::new),
+            })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn points_people_and_tools(x: i32, y: i32, name in "\\PC{0,12}", age: u8, nicks in prop::collection::vec("[a-z ]{0,5}", 0..3),
+                               email in prop::option::of("[a-z@.]{1,9}"), score in -1e6f64..1e6, query in "\\PC{0,20}",
+                               limit in 1u8..=10, city in "[A-Za-z ]{1,10}", u in prop::option::of(unit())) {
+        round_trip(&Point { x, y });
+        round_trip(&Person { first_name: name, age, nick_names: nicks, email, score, cache: 0 });
+        round_trip(&ToolCall::Search { query, limit });
+        round_trip(&ToolCall::Weather { city, unit: u });
+        round_trip(&ToolCall::Stop);
+    }
+
+    #[test]
+    fn enums_of_every_representation(r: u16, w: u16, h: u16, n: i64, b: bool, c: char, a: Vec<u8>, k: u32, s in "\\PC{0,8}", l: Vec<bool>) {
+        round_trip(&Shape2::Circle { r });
+        round_trip(&Shape2::Rect { w, h });
+        round_trip(&Shape2::Empty);
+        round_trip(&External::Unit);
+        round_trip(&External::New(n));
+        round_trip(&External::Pair(b, c));
+        round_trip(&External::Named { a });
+        round_trip(&Untagged::Num(k));
+        round_trip(&Untagged::Text(s));
+        round_trip(&Untagged::List(l));
+    }
+
+    #[test]
+    fn recursive_generic_and_tuple_types(t in tree(), p: (i32, i32), q: Vec<(i32, i32)>, v: u64, i: i8, s in "\\PC{0,6}", arr: [u8; 3], m in -1e30f32..1e30) {
+        round_trip(&t);
+        round_trip(&Wrapper { inner: Point { x: p.0, y: p.1 }, items: q.into_iter().map(|(x, y)| Point { x, y }).collect() });
+        round_trip(&Wrapper { inner: v, items: VecDeque::from(vec![v, 0]) });
+        round_trip(&Newtype(v));
+        round_trip(&Tuple3(i, s, arr));
+        round_trip(&Meters { value: m });
+    }
+
+    #[test]
+    fn maps_and_rules(names in prop::collection::btree_map("\\PC{0,5}", (any::<u8>(), unit()), 0..3),
+                      counts in prop::collection::hash_map("[a-z]{0,4}", any::<i64>(), 0..3),
+                      code in "[a-z]{2,5}", short in "\\PC{1,4}", few in prop::collection::vec(unit(), 1..=2)) {
+        round_trip(&Maps { by_name: names, counts, code, short, few, unit: () });
+    }
+}
+
+#[test]
+fn what_serde_refuses_is_refused() {
+    let c = Whitespace::Compact;
+    // Integer ranges of the type and of #[constrained(range)].
+    assert!(accepts::<Point>(r#"{"x":-2147483648,"y":2147483647}"#, c));
+    assert!(!accepts::<Point>(r#"{"x":2147483648,"y":0}"#, c));
+    assert!(!accepts::<ToolCall>(
+        r#"{"tool":"search","args":{"query":"a","limit":11}}"#,
+        c
+    ));
+    assert!(!accepts::<ToolCall>(
+        r#"{"tool":"search","args":{"query":"a","limit":0}}"#,
+        c
+    ));
+    // Required fields, and no unknown ones.
+    assert!(!accepts::<Point>(r#"{"x":1}"#, c));
+    assert!(!accepts::<Point>(r#"{"x":1,"y":2,"z":3}"#, c));
+    // Optional fields may be left out, as serde reads them.
+    assert!(accepts::<Person>(
+        r#"{"firstName":"A","age":3,"$score":1.5}"#,
+        c
+    ));
+    assert!(serde_json::from_str::<Person>(r#"{"firstName":"A","age":3,"$score":1.5}"#).is_ok());
+    // Rules.
+    assert!(!accepts::<Maps>(
+        r#"{"by_name":{},"counts":{},"code":"A","short":"x","few":["celsius"],"unit":null}"#,
+        c
+    ));
+    assert!(!accepts::<Maps>(
+        r#"{"by_name":{},"counts":{},"code":"ab","short":"xxxxx","few":["celsius"],"unit":null}"#,
+        c
+    ));
+    assert!(!accepts::<Maps>(
+        r#"{"by_name":{},"counts":{},"code":"ab","short":"x","few":[],"unit":null}"#,
+        c
+    ));
+    // serde_json reads `-0` as a float, which no integer type takes.
+    assert!(
+        serde_json::from_str::<u64>("-0").is_err() && serde_json::from_str::<i64>("-0").is_err()
+    );
+    assert!(!accepts::<Newtype>("-0", c) && !accepts::<Point>(r#"{"x":-0,"y":0}"#, c));
+    // Each grammar is linked once.
+    assert_eq!(
+        grammar_text::<Point>(c).unwrap(),
+        grammar_text::<Point>(c).unwrap()
+    );
+}
+
+#[test]
+fn decoder_with_a_budget_always_deserializes() {
+    use gcd::Decoder;
+    let vocab = vocab();
+    for seed in 0..20u64 {
+        let mut d = Decoder::<ToolCall>::new(vocab.clone())
+            .unwrap()
+            .with_budget(40)
+            .unwrap();
+        let mut logits = vec![0f32; vocab.len()];
+        let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+        while !d.matcher().is_finished() {
+            for l in logits.iter_mut() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                *l = (x % 1000) as f32;
+            }
+            d.mask_logits(&mut logits);
+            let best = (0..logits.len())
+                .max_by(|&a, &b| logits[a].total_cmp(&logits[b]))
+                .unwrap();
+            d.advance(best as u32).unwrap();
+        }
+        let call: ToolCall = d.finish().unwrap();
+        assert!(d.matcher().tokens().len() - 1 <= 40, "{call:?}");
+    }
+}
