@@ -322,3 +322,37 @@ fn decoder_with_a_budget_always_deserializes() {
         assert!(d.matcher().tokens().len() - 1 <= 40, "{call:?}");
     }
 }
+
+#[derive(Constrained, Deserialize, Debug)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum Ambiguous {
+    A { id: u8 },
+    B { id: u8 },
+}
+
+#[derive(Constrained, Deserialize, Debug)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum TellApartByValue {
+    A { id: u8 },
+    B { id: String },
+}
+
+#[test]
+fn ambiguity_is_an_error_at_first_use_naming_the_type() {
+    let e = compiled::<Ambiguous>(Whitespace::Compact)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("Ambiguous") && e.contains("conflict"), "{e}");
+    // Left factoring tells apart objects that differ after a common key.
+    assert!(compiled::<TellApartByValue>(Whitespace::Compact).is_ok());
+    assert!(accepts::<TellApartByValue>(
+        r#"{"id":"x"}"#,
+        Whitespace::Compact
+    ));
+    assert!(accepts::<TellApartByValue>(
+        r#"{"id":7}"#,
+        Whitespace::Compact
+    ));
+}

@@ -44,7 +44,7 @@ pub fn grammar(input: TokenStream) -> TokenStream {
 /// `#[constrained(pattern = "...", min_len = N, max_len = N, range = a..=b,
 /// min_items = N, max_items = N)]` on fields. Attributes gcd cannot follow
 /// exactly (`flatten`, `with`, `alias`, ...) are compile errors.
-#[proc_macro_derive(Constrained, attributes(constrained))]
+#[proc_macro_derive(Constrained, attributes(constrained, serde))]
 pub fn derive_constrained(input: TokenStream) -> TokenStream {
     constrained::derive(input.into()).into()
 }

@@ -32,6 +32,8 @@ pub struct Container {
     pub transparent: bool,
     /// `#[serde(default)]` on the container: every field may be left out.
     pub default: bool,
+    /// Where an enum-only attribute (`tag`, `content`, `untagged`) was written.
+    pub enum_only: Option<proc_macro2::Span>,
 }
 
 #[derive(Default)]
@@ -119,6 +121,9 @@ pub fn container(attrs: &[Attribute], errors: &mut Errors) -> Container {
     for a in attrs.iter().filter(|a| is_serde(a)) {
         let r = a.parse_nested_meta(|meta| {
             let p = &meta.path;
+            if ["tag", "content", "untagged"].iter().any(|n| p.is_ident(n)) {
+                c.enum_only.get_or_insert(p.span());
+            }
             if p.is_ident("rename_all") {
                 c.rename_all = Some(case(&meta)?);
             } else if p.is_ident("tag") {
@@ -201,16 +206,18 @@ pub fn field(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
     }
     if let (Some(lo), Some(hi)) = (f.rules.min_len, f.rules.max_len) {
         if lo > hi {
-            errors.push(syn::Error::new(
-                span_of(attrs, "constrained"),
+            errors.push(error_at(
+                attrs,
+                "constrained",
                 format!("min_len {lo} is greater than max_len {hi}"),
             ));
         }
     }
     if let (Some(lo), Some(hi)) = (f.rules.min_items, f.rules.max_items) {
         if lo > hi {
-            errors.push(syn::Error::new(
-                span_of(attrs, "constrained"),
+            errors.push(error_at(
+                attrs,
+                "constrained",
                 format!("min_items {lo} is greater than max_items {hi}"),
             ));
         }
@@ -218,11 +225,11 @@ pub fn field(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
     f
 }
 
-fn span_of(attrs: &[Attribute], name: &str) -> proc_macro2::Span {
-    attrs
-        .iter()
-        .find(|a| a.path().is_ident(name))
-        .map_or_else(proc_macro2::Span::call_site, |a| a.span())
+fn error_at(attrs: &[Attribute], name: &str, msg: String) -> syn::Error {
+    match attrs.iter().find(|a| a.path().is_ident(name)) {
+        Some(a) => syn::Error::new_spanned(a, msg),
+        None => syn::Error::new(proc_macro2::Span::call_site(), msg),
+    }
 }
 
 fn usize_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<usize> {

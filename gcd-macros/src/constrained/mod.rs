@@ -88,6 +88,60 @@ fn field_type_shape(ty: &Type, field: &str, rules: &Rules) -> TokenStream {
     s
 }
 
+/// Rules that cannot fit a field's primitive type, caught now rather than
+/// at first use.
+fn check_rules(ty: &Type, rules: &Rules, attr: Option<&syn::Attribute>, errors: &mut Errors) {
+    let error = |msg: String| match attr {
+        Some(a) => syn::Error::new_spanned(a, msg),
+        None => syn::Error::new(ty.span(), msg),
+    };
+    let Type::Path(p) = ty else { return };
+    let Some(ident) = p.path.get_ident().map(|i| i.to_string()) else {
+        return;
+    };
+    let bounds: Option<(i128, i128)> = match ident.as_str() {
+        "u8" => Some((0, u8::MAX as i128)),
+        "u16" => Some((0, u16::MAX as i128)),
+        "u32" => Some((0, u32::MAX as i128)),
+        "u64" | "usize" => Some((0, u64::MAX as i128)),
+        "i8" => Some((i8::MIN as i128, i8::MAX as i128)),
+        "i16" => Some((i16::MIN as i128, i16::MAX as i128)),
+        "i32" => Some((i32::MIN as i128, i32::MAX as i128)),
+        "i64" | "isize" => Some((i64::MIN as i128, i64::MAX as i128)),
+        _ => None,
+    };
+    if let (Some((lo, hi)), Some((min, max))) = (rules.range, bounds) {
+        if lo < min || hi > max {
+            errors.push(error(format!(
+                "range {lo}..={hi} does not fit `{ident}` ({min}..={max})"
+            )));
+        }
+    }
+    let is_string = ident == "String";
+    let is_number = bounds.is_some() || matches!(ident.as_str(), "f32" | "f64" | "bool" | "char");
+    if rules.range.is_some()
+        && (is_string || matches!(ident.as_str(), "f32" | "f64" | "bool" | "char"))
+    {
+        errors.push(error(format!(
+            "`range` applies to integer types, not `{ident}`"
+        )));
+    }
+    if rules.is_string() && is_number {
+        errors.push(error(format!(
+            "`pattern`, `min_len` and `max_len` apply to strings, not `{ident}`"
+        )));
+    }
+    if (rules.min_items.is_some() || rules.max_items.is_some()) && (is_string || is_number) {
+        errors.push(error(format!(
+            "`min_items` and `max_items` apply to sequences, not `{ident}`"
+        )));
+    }
+}
+
+fn rules_attr(attrs: &[syn::Attribute]) -> Option<&syn::Attribute> {
+    attrs.iter().find(|a| a.path().is_ident("constrained"))
+}
+
 /// Whether serde treats a missing field of this type as `None`.
 fn is_option(ty: &Type) -> bool {
     matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "Option"))
@@ -112,6 +166,7 @@ fn named_fields(
             .rename
             .clone()
             .unwrap_or_else(|| case.map_or(ident.clone(), |c| c.field(&ident)));
+        check_rules(&f.ty, &a.rules, rules_attr(&f.attrs), errors);
         let shape = field_type_shape(&f.ty, &ident, &a.rules);
         let required = !(a.default || all_default || is_option(&f.ty));
         out.push(
@@ -133,6 +188,7 @@ fn unnamed_fields(fields: &Fields, errors: &mut Errors) -> Vec<TokenStream> {
             ));
         }
         if !a.skip {
+            check_rules(&f.ty, &a.rules, rules_attr(&f.attrs), errors);
             out.push(field_type_shape(&f.ty, &i.to_string(), &a.rules));
         }
     }
@@ -140,10 +196,10 @@ fn unnamed_fields(fields: &Fields, errors: &mut Errors) -> Vec<TokenStream> {
 }
 
 fn struct_shape(c: &Container, fields: &Fields, errors: &mut Errors) -> TokenStream {
-    if c.tag.is_some() || c.untagged {
+    if let Some(span) = c.enum_only {
         errors.push(syn::Error::new(
-            proc_macro2::Span::call_site(),
-            "`tag` and `untagged` apply to enums; a struct is always an object",
+            span,
+            "`tag`, `content` and `untagged` apply to enums; a struct is always an object",
         ));
     }
     match fields {
