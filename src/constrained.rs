@@ -24,6 +24,10 @@ use gcd_core::vocab::Vocabulary;
 
 /// A type whose JSON form gcd can enforce.
 pub trait Constrained {
+    /// Where whitespace may go when this is the type decoded (set with
+    /// `#[constrained(whitespace = "compact" | "spaced" | "json")]`).
+    const WHITESPACE: Whitespace = Whitespace::Compact;
+
     /// The JSON shape of `Self`. Named types define themselves in `set`
     /// (and refer to themselves by name), so recursive types terminate.
     fn shape(set: &mut ShapeSet) -> Shape;
@@ -87,9 +91,9 @@ pub struct Decoder<T> {
 }
 
 impl<T: Constrained + serde::de::DeserializeOwned + 'static> Decoder<T> {
-    /// Compact JSON, as `serde_json::to_string` writes it.
+    /// JSON with the type's whitespace policy ([`Constrained::WHITESPACE`]).
     pub fn new(vocab: Arc<Vocabulary>) -> Result<Decoder<T>, ConstraintError> {
-        Self::with_whitespace(vocab, Whitespace::Compact)
+        Self::with_whitespace(vocab, T::WHITESPACE)
     }
 
     pub fn with_whitespace(

@@ -2,7 +2,7 @@
 //! accepted token by token with a real vocabulary, and EOS is allowed at its
 //! end; what serde_json would refuse to read is refused.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use gcd::constrained::{compiled, grammar_text, Whitespace};
@@ -13,109 +13,9 @@ use gcd::Constrained;
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
 
-#[derive(Constrained, Serialize, Deserialize, Debug, Clone, PartialEq)]
-struct Point {
-    x: i32,
-    y: i32,
-}
+mod derive_types;
 
-#[derive(Constrained, Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[serde(rename_all = "camelCase")]
-struct Person {
-    first_name: String,
-    age: u8,
-    #[serde(default)]
-    nick_names: Vec<String>,
-    email: Option<String>,
-    #[serde(rename = "$score")]
-    score: f64,
-    #[serde(skip)]
-    cache: u32,
-}
-
-#[derive(Constrained, Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[serde(tag = "tool", content = "args", rename_all = "snake_case")]
-enum ToolCall {
-    Search {
-        query: String,
-        #[constrained(range = 1..=10)]
-        limit: u8,
-    },
-    Weather {
-        city: String,
-        unit: Option<Unit>,
-    },
-    Stop,
-}
-
-#[derive(Constrained, Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
-#[serde(rename_all = "lowercase")]
-enum Unit {
-    Celsius,
-    Fahrenheit,
-}
-
-#[derive(Constrained, Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[serde(tag = "type")]
-enum Shape2 {
-    Circle { r: u16 },
-    Rect { w: u16, h: u16 },
-    Empty,
-}
-
-#[derive(Constrained, Serialize, Deserialize, Debug, Clone, PartialEq)]
-enum External {
-    Unit,
-    New(i64),
-    Pair(bool, char),
-    Named { a: Vec<u8> },
-}
-
-#[derive(Constrained, Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[serde(untagged)]
-enum Untagged {
-    Num(u32),
-    Text(String),
-    List(Vec<bool>),
-}
-
-#[derive(Constrained, Serialize, Deserialize, Debug, Clone, PartialEq)]
-struct Tree {
-    value: i16,
-    children: Vec<Tree>,
-    next: Option<Box<Tree>>,
-}
-
-#[derive(Constrained, Serialize, Deserialize, Debug, Clone, PartialEq)]
-struct Wrapper<T> {
-    inner: T,
-    items: VecDeque<T>,
-}
-
-#[derive(Constrained, Serialize, Deserialize, Debug, Clone, PartialEq)]
-struct Newtype(u64);
-
-#[derive(Constrained, Serialize, Deserialize, Debug, Clone, PartialEq)]
-struct Tuple3(i8, String, [u8; 3]);
-
-#[derive(Constrained, Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[serde(transparent)]
-struct Meters {
-    value: f32,
-}
-
-#[derive(Constrained, Serialize, Deserialize, Debug, Clone, PartialEq)]
-struct Maps {
-    by_name: BTreeMap<String, (u8, Unit)>,
-    counts: HashMap<String, i64>,
-    #[constrained(pattern = "[a-z]{2,5}")]
-    code: String,
-    #[constrained(min_len = 1, max_len = 4)]
-    short: String,
-    #[constrained(min_items = 1, max_items = 2)]
-    few: Vec<Unit>,
-    unit: (),
-}
+use derive_types::*;
 
 fn vocab() -> Arc<Vocabulary> {
     static V: std::sync::OnceLock<Arc<Vocabulary>> = std::sync::OnceLock::new();

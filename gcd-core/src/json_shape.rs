@@ -20,7 +20,7 @@ pub enum Shape {
         min: i128,
         max: i128,
     },
-    /// Any JSON number.
+    /// A JSON number that is finite as an `f64` (see [`finite_number_regex`]).
     Number,
     /// A string of exactly one character.
     Char,
@@ -150,11 +150,7 @@ pub fn to_lark(root: &Shape, set: &ShapeSet, ws: Whitespace) -> Result<String, S
     };
     writeln!(out, "_COLON: {colon}\n_COMMA: {comma}").unwrap();
     writeln!(out, "STRING: /{}/", json_string_regex(&format!("{CHAR}*"))).unwrap();
-    writeln!(
-        out,
-        "NUMBER: /-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/"
-    )
-    .unwrap();
+    writeln!(out, "NUMBER: /{}/", finite_number_regex()).unwrap();
     if ws == Whitespace::Json {
         out.push_str("%ignore /[ \\t\\n\\r]+/\n");
     }
@@ -444,6 +440,54 @@ fn lark_literal(text: &str) -> String {
     out
 }
 
+/// JSON numbers that serde_json reads as a finite `f64`, so that reading a
+/// float can never fail with "number out of range". "Finite" is not a
+/// regular property of the text in general (it weighs the digit count
+/// against the exponent), so this is a regular subset: every number with at
+/// most 308 integer digits and no positive exponent, every number with a
+/// negative exponent, and with a positive exponent `k` integer digits
+/// (k <= 17) and an exponent up to `308 - k`, plus the one-digit mantissas
+/// up to `1.7976931348623157e308` (`f64::MAX`). That covers everything
+/// serde_json writes for a finite float (at most 17 significant digits,
+/// scientific beyond 1e16); it refuses some exotic spellings serde_json
+/// would accept, such as `17e307` or a 400-digit integer.
+pub fn finite_number_regex() -> String {
+    let frac = r"(?:\.[0-9]+)?";
+    let mut alts = vec![format!(r"(?:0|[1-9][0-9]{{0,307}}){frac}(?:[eE]-[0-9]+)?")];
+    for k in 1..=17usize {
+        let int = if k == 1 {
+            "[0-9]".to_string()
+        } else {
+            format!("[1-9][0-9]{{{}}}", k - 1)
+        };
+        let exp = int_range_regex(0, (308 - k) as i128);
+        alts.push(format!(r"{int}{frac}[eE]\+?0*{exp}"));
+    }
+    // f64::MAX = 1.7976931348623157e308.
+    alts.push(format!(
+        r"1(?:\.{})?[eE]\+?0*308",
+        fraction_at_most("7976931348623157")
+    ));
+    format!("-?(?:{})", alts.join("|"))
+}
+
+/// Digit strings `d` with `0.d <= 0.c` (non-empty).
+fn fraction_at_most(c: &str) -> String {
+    let c = c.as_bytes();
+    let mut alts = Vec::new();
+    for i in 0..c.len() {
+        let prefix = std::str::from_utf8(&c[..i]).expect("digits");
+        if c[i] > b'0' {
+            alts.push(format!("{prefix}[0-{}][0-9]*", (c[i] - 1) as char));
+        }
+        if i > 0 {
+            alts.push(prefix.to_string());
+        }
+    }
+    alts.push(format!("{}0*", std::str::from_utf8(c).expect("digits")));
+    format!("(?:{})", alts.join("|"))
+}
+
 /// A regex for the decimal integers in `lo..=hi`, as JSON writes them: no
 /// leading zeros, `-` only on negatives (serde_json reads `-0` as a float,
 /// which no integer type accepts).
@@ -543,6 +587,58 @@ mod tests {
     fn matches(re: &Regex, s: &str) -> bool {
         re.find(s)
             .is_some_and(|m| m.start() == 0 && m.end() == s.len())
+    }
+
+    #[test]
+    fn finite_numbers_cover_what_serde_json_writes() {
+        let re = Regex::new(&format!("^(?:{})$", finite_number_regex())).unwrap();
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut floats = vec![
+            f64::MAX,
+            f64::MIN,
+            f64::MIN_POSITIVE,
+            f64::EPSILON,
+            5e-324,
+            1e308,
+            1e16,
+            1e15,
+            0.1,
+            -0.0,
+            123456.789,
+        ];
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            floats.push(f64::from_bits(x));
+        }
+        for f in floats.into_iter().filter(|f| f.is_finite()) {
+            let text = serde_json::to_string(&f).unwrap();
+            assert!(matches(&re, &text), "{text}");
+        }
+        for (text, ok) in [
+            ("1e308", true),
+            ("1.7976931348623157e308", true),
+            ("1.7976931348623158e308", false),
+            ("1.8e308", false),
+            ("2e308", false),
+            ("1e309", false),
+            ("10e306", true),
+            ("0.5e-999", true),
+            ("12345678901234567e291", true),
+            ("12345678901234567e292", false),
+        ] {
+            assert_eq!(matches(&re, text), ok, "{text}");
+            if ok {
+                assert!(serde_json::from_str::<f64>(text).is_ok(), "{text}");
+            }
+        }
+        for bad in ["1e400", "-1e309", "9e308"] {
+            assert!(
+                serde_json::from_str::<f64>(bad).is_err() && !matches(&re, bad),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

@@ -32,6 +32,8 @@ pub struct Container {
     pub transparent: bool,
     /// `#[serde(default)]` on the container: every field may be left out.
     pub default: bool,
+    /// `#[constrained(whitespace = "...")]`: the variant name of `Whitespace`.
+    pub whitespace: Option<&'static str>,
     /// Where an enum-only attribute (`tag`, `content`, `untagged`) was written.
     pub enum_only: Option<proc_macro2::Span>,
 }
@@ -118,6 +120,29 @@ fn string(meta: &syn::meta::ParseNestedMeta) -> syn::Result<String> {
 
 pub fn container(attrs: &[Attribute], errors: &mut Errors) -> Container {
     let mut c = Container::default();
+    for a in attrs.iter().filter(|a| a.path().is_ident("constrained")) {
+        let r = a.parse_nested_meta(|meta| {
+            if !meta.path.is_ident("whitespace") {
+                return Err(meta.error("on a type, `#[constrained(...)]` takes `whitespace = \"compact\" | \"spaced\" | \"json\"`"));
+            }
+            let s: LitStr = meta.value()?.parse()?;
+            c.whitespace = Some(match s.value().as_str() {
+                "compact" => "Compact",
+                "spaced" => "Spaced",
+                "json" => "Json",
+                other => {
+                    return Err(syn::Error::new(
+                        s.span(),
+                        format!("unknown whitespace policy `{other}`: expected compact, spaced or json"),
+                    ))
+                }
+            });
+            Ok(())
+        });
+        if let Err(e) = r {
+            errors.push(e);
+        }
+    }
     for a in attrs.iter().filter(|a| is_serde(a)) {
         let r = a.parse_nested_meta(|meta| {
             let p = &meta.path;
@@ -302,6 +327,9 @@ fn rule(r: &mut Rules, meta: syn::meta::ParseNestedMeta) -> syn::Result<()> {
 
 pub fn variant(attrs: &[Attribute], errors: &mut Errors) -> VariantAttrs {
     let mut v = VariantAttrs::default();
+    for a in attrs.iter().filter(|a| a.path().is_ident("constrained")) {
+        errors.push(syn::Error::new_spanned(a, "`#[constrained(...)]` goes on fields or on the type, not on variants"));
+    }
     for a in attrs.iter().filter(|a| is_serde(a)) {
         let r = a.parse_nested_meta(|meta| {
             let p = &meta.path;

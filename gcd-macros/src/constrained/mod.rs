@@ -42,6 +42,10 @@ fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
     }
     errors.finish()?;
     let name = &input.ident;
+    let whitespace = c.whitespace.map(|w| {
+        let w = syn::Ident::new(w, proc_macro2::Span::call_site());
+        quote!(const WHITESPACE: ::gcd::constrained::Whitespace = ::gcd::constrained::Whitespace::#w;)
+    });
     let mut generics = input.generics.clone();
     for p in generics.type_params_mut() {
         p.bounds.push(syn::parse_quote!(::gcd::Constrained));
@@ -49,6 +53,7 @@ fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
     let (impl_g, ty_g, where_c) = generics.split_for_impl();
     Ok(quote! {
         impl #impl_g ::gcd::Constrained for #name #ty_g #where_c {
+            #whitespace
             fn shape(set: &mut ::gcd::constrained::ShapeSet) -> ::gcd::constrained::Shape {
                 use ::gcd::constrained::{Field, Shape};
                 let name = ::std::any::type_name::<Self>();
