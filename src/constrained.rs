@@ -83,6 +83,24 @@ pub fn compiled<T: Constrained + 'static>(
     Ok(g)
 }
 
+/// `T`'s grammar bound to `vocab`, built once per process (per type,
+/// whitespace policy and vocabulary) and shared by every decoder after.
+pub fn bound<T: Constrained + 'static>(
+    ws: Whitespace,
+    vocab: Arc<Vocabulary>,
+) -> Result<Arc<BoundGrammar>, ConstraintError> {
+    type Key = (TypeId, Whitespace, u64);
+    static CACHE: OnceLock<Mutex<HashMap<Key, Arc<BoundGrammar>>>> = OnceLock::new();
+    let key = (TypeId::of::<T>(), ws, vocab.fingerprint());
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(b) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(b.clone());
+    }
+    let b = Arc::new(BoundGrammar::new(compiled::<T>(ws)?, vocab));
+    cache.lock().unwrap_or_else(|e| e.into_inner()).insert(key, b.clone());
+    Ok(b)
+}
+
 /// Decodes one value of `T`: mask the logits, advance by the chosen token,
 /// and [`finish`](Decoder::finish) with the value.
 pub struct Decoder<T> {
@@ -100,9 +118,8 @@ impl<T: Constrained + serde::de::DeserializeOwned + 'static> Decoder<T> {
         vocab: Arc<Vocabulary>,
         ws: Whitespace,
     ) -> Result<Decoder<T>, ConstraintError> {
-        let bound = Arc::new(BoundGrammar::new(compiled::<T>(ws)?, vocab));
         Ok(Decoder {
-            matcher: Matcher::new(bound),
+            matcher: Matcher::new(bound::<T>(ws, vocab)?),
             _type: PhantomData,
         })
     }
