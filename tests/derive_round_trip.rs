@@ -163,6 +163,9 @@ fn what_serde_refuses_is_refused() {
     // Required fields, and no unknown ones.
     assert!(!accepts::<Point>(r#"{"x":1}"#, c));
     assert!(!accepts::<Point>(r#"{"x":1,"y":2,"z":3}"#, c));
+    // An alias is read as serde reads it.
+    let aliased = r#"{"firstName":"A","years":3,"$score":1.5}"#;
+    assert!(accepts::<Person>(aliased, c) && serde_json::from_str::<Person>(aliased).is_ok());
     // Optional fields may be left out, as serde reads them.
     assert!(accepts::<Person>(
         r#"{"firstName":"A","age":3,"$score":1.5}"#,

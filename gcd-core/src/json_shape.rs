@@ -66,6 +66,8 @@ pub struct StringRules {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Field {
     pub name: String,
+    /// Other keys accepted for the field (serde's `alias`).
+    pub aliases: Vec<String>,
     pub shape: Shape,
     /// Must be present (else it may be left out).
     pub required: bool,
@@ -326,12 +328,12 @@ impl LarkWriter<'_> {
         after_lead: bool,
     ) -> Result<(String, String), ShapeError> {
         let mut seen = std::collections::HashSet::new();
-        for f in fields {
-            if !seen.insert(&f.name) {
-                return Err(ShapeError(format!(
-                    "two fields are both named `{}`",
-                    f.name
-                )));
+        for name in fields
+            .iter()
+            .flat_map(|f| std::iter::once(&f.name).chain(&f.aliases))
+        {
+            if !seen.insert(name) {
+                return Err(ShapeError(format!("two fields are both named `{name}`")));
             }
         }
         let values = fields
@@ -340,7 +342,17 @@ impl LarkWriter<'_> {
             .collect::<Result<Vec<_>, _>>()?;
         let keys: Vec<String> = fields
             .iter()
-            .map(|f| lark_literal(&json_quote(&f.name)))
+            .map(|f| {
+                let names: Vec<String> = std::iter::once(&f.name)
+                    .chain(&f.aliases)
+                    .map(|n| lark_literal(&json_quote(n)))
+                    .collect();
+                if names.len() == 1 {
+                    names[0].clone()
+                } else {
+                    format!("({})", names.join(" | "))
+                }
+            })
             .collect();
         let n = fields.len();
         let id = self.fresh("obj");
@@ -698,6 +710,7 @@ mod grammar_tests {
     fn field(name: &str, shape: Shape, required: bool) -> Field {
         Field {
             name: name.into(),
+            aliases: Vec::new(),
             shape,
             required,
         }

@@ -17,6 +17,7 @@ pub struct Point {
 #[serde(rename_all = "camelCase")]
 pub struct Person {
     pub first_name: String,
+    #[serde(alias = "years")]
     pub age: u8,
     #[serde(default)]
     pub nick_names: Vec<String>,

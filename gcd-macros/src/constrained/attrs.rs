@@ -41,6 +41,7 @@ pub struct Container {
 #[derive(Default)]
 pub struct FieldAttrs {
     pub rename: Option<String>,
+    pub aliases: Vec<String>,
     pub skip: bool,
     pub default: bool,
     pub rules: Rules,
@@ -212,8 +213,7 @@ pub fn field(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
                 } else if p.is_ident("flatten") {
                     errors.push(unsupported(p, "a flattened field's keys are only known at run time; nest the struct instead"));
                 } else if p.is_ident("alias") {
-                    errors.push(unsupported(p, "gcd generates the one serialized name; remove the alias"));
-                    skip_value(&meta)?;
+                    f.aliases.push(meta.value()?.parse::<LitStr>()?.value());
                 } else {
                     errors.push(unsupported(p, "it changes the JSON in a way gcd cannot follow"));
                     skip_value(&meta)?;
@@ -328,7 +328,10 @@ fn rule(r: &mut Rules, meta: syn::meta::ParseNestedMeta) -> syn::Result<()> {
 pub fn variant(attrs: &[Attribute], errors: &mut Errors) -> VariantAttrs {
     let mut v = VariantAttrs::default();
     for a in attrs.iter().filter(|a| a.path().is_ident("constrained")) {
-        errors.push(syn::Error::new_spanned(a, "`#[constrained(...)]` goes on fields or on the type, not on variants"));
+        errors.push(syn::Error::new_spanned(
+            a,
+            "`#[constrained(...)]` goes on fields or on the type, not on variants",
+        ));
     }
     for a in attrs.iter().filter(|a| is_serde(a)) {
         let r = a.parse_nested_meta(|meta| {

@@ -167,6 +167,7 @@ fn named_fields(
         }
         let ident = f.ident.as_ref().expect("named field").to_string();
         let ident = ident.strip_prefix("r#").unwrap_or(&ident).to_string();
+        let aliases = &a.aliases;
         let json_name = a
             .rename
             .clone()
@@ -175,7 +176,7 @@ fn named_fields(
         let shape = field_type_shape(&f.ty, &ident, &a.rules);
         let required = !(a.default || all_default || is_option(&f.ty));
         out.push(
-            quote!(Field { name: #json_name.to_string(), shape: #shape, required: #required }),
+            quote!(Field { name: #json_name.to_string(), aliases: vec![#(#aliases.to_string()),*], shape: #shape, required: #required }),
         );
     }
     out
@@ -306,12 +307,12 @@ fn enum_shape(c: &Container, e: &syn::DataEnum, errors: &mut Errors) -> TokenStr
                 let fields = match &v.fields {
                     // serde reads `{"t":"Unit"}` and `{"t":"Unit","c":null}`.
                     Fields::Unit => quote!(
-                        vec![Field { name: #content.to_string(), shape: Shape::Null, required: false }]
+                        vec![Field { name: #content.to_string(), aliases: vec![], shape: Shape::Null, required: false }]
                     ),
                     _ => {
                         let inner = variant_content(&v.fields, a.rename_all, errors);
                         quote!(
-                            vec![Field { name: #content.to_string(), shape: #inner, required: true }]
+                            vec![Field { name: #content.to_string(), aliases: vec![], shape: #inner, required: true }]
                         )
                     }
                 };
@@ -322,7 +323,7 @@ fn enum_shape(c: &Container, e: &syn::DataEnum, errors: &mut Errors) -> TokenStr
                 _ => {
                     let inner = variant_content(&v.fields, a.rename_all, errors);
                     quote!(Shape::Object(
-                        vec![Field { name: #name.to_string(), shape: #inner, required: true }]
+                        vec![Field { name: #name.to_string(), aliases: vec![], shape: #inner, required: true }]
                     ))
                 }
             }),
