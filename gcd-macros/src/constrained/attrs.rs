@@ -75,6 +75,39 @@ fn is_serde(a: &Attribute) -> bool {
     a.path().is_ident("serde")
 }
 
+/// What a reader made of one `#[serde(...)]` item.
+enum Item {
+    Read,
+    /// Known to serde, but gcd cannot follow it exactly: why.
+    Unsupported(&'static str),
+    Unknown,
+}
+
+/// Runs `read` on every item of the `#[serde(...)]` attributes. Items it
+/// cannot use are errors naming them; their values are skipped.
+fn read_serde(
+    attrs: &[Attribute],
+    errors: &mut Errors,
+    mut read: impl FnMut(&syn::meta::ParseNestedMeta) -> syn::Result<Item>,
+) {
+    let mut refused = Vec::new();
+    for a in attrs.iter().filter(|a| is_serde(a)) {
+        let r = a.parse_nested_meta(|meta| {
+            let why = match read(&meta)? {
+                Item::Read => return Ok(()),
+                Item::Unsupported(why) => why,
+                Item::Unknown => "it changes the JSON in a way gcd cannot follow",
+            };
+            refused.push(unsupported(&meta.path, why));
+            skip_value(&meta)
+        });
+        if let Err(e) = r {
+            errors.push(e);
+        }
+    }
+    refused.into_iter().for_each(|e| errors.push(e));
+}
+
 fn unsupported(path: &syn::Path, what: &str) -> syn::Error {
     let name = path.get_ident().map(|i| i.to_string()).unwrap_or_default();
     syn::Error::new(
@@ -144,88 +177,81 @@ pub fn container(attrs: &[Attribute], errors: &mut Errors) -> Container {
             errors.push(e);
         }
     }
-    for a in attrs.iter().filter(|a| is_serde(a)) {
-        let r = a.parse_nested_meta(|meta| {
-            let p = &meta.path;
-            if ["tag", "content", "untagged"].iter().any(|n| p.is_ident(n)) {
-                c.enum_only.get_or_insert(p.span());
-            }
-            if p.is_ident("rename_all") {
-                c.rename_all = Some(case(&meta)?);
-            } else if p.is_ident("tag") {
-                c.tag = Some(string(&meta)?);
-            } else if p.is_ident("content") {
-                c.content = Some(string(&meta)?);
-            } else if p.is_ident("untagged") {
-                c.untagged = true;
-            } else if p.is_ident("transparent") {
-                c.transparent = true;
-            } else if p.is_ident("default") {
-                c.default = true;
-                skip_value(&meta)?;
-            } else if [
-                "deny_unknown_fields",
-                "rename",
-                "bound",
-                "crate",
-                "expecting",
-            ]
-            .iter()
-            .any(|n| p.is_ident(n))
-            {
-                // Unknown fields are never generated anyway; the others do not change the JSON.
-                skip_value(&meta)?;
-            } else {
-                errors.push(unsupported(
-                    p,
-                    "it changes the JSON in a way gcd cannot follow",
-                ));
-                skip_value(&meta)?;
-            }
-            Ok(())
-        });
-        if let Err(e) = r {
-            errors.push(e);
+    read_serde(attrs, errors, |meta| {
+        let p = &meta.path;
+        if ["tag", "content", "untagged"].iter().any(|n| p.is_ident(n)) {
+            c.enum_only.get_or_insert(p.span());
         }
-    }
+        if p.is_ident("rename_all") {
+            c.rename_all = Some(case(meta)?);
+        } else if p.is_ident("tag") {
+            c.tag = Some(string(meta)?);
+        } else if p.is_ident("content") {
+            c.content = Some(string(meta)?);
+        } else if p.is_ident("untagged") {
+            c.untagged = true;
+        } else if p.is_ident("transparent") {
+            c.transparent = true;
+        } else if p.is_ident("default") {
+            c.default = true;
+            skip_value(meta)?;
+        } else if [
+            "deny_unknown_fields",
+            "rename",
+            "bound",
+            "crate",
+            "expecting",
+        ]
+        .iter()
+        .any(|n| p.is_ident(n))
+        {
+            // Unknown fields are never generated anyway; the others do not change the JSON.
+            skip_value(meta)?;
+        } else {
+            return Ok(Item::Unknown);
+        }
+        Ok(Item::Read)
+    });
     c
 }
 
 pub fn field(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
     let mut f = FieldAttrs::default();
-    for a in attrs {
-        let r = if is_serde(a) {
-            a.parse_nested_meta(|meta| {
-                let p = &meta.path;
-                if p.is_ident("rename") {
-                    f.rename = Some(string(&meta)?);
-                } else if p.is_ident("skip") || p.is_ident("skip_deserializing") {
-                    f.skip = true;
-                } else if p.is_ident("default") {
-                    f.default = true;
-                    skip_value(&meta)?;
-                } else if ["skip_serializing", "skip_serializing_if", "serialize_with", "borrow", "bound", "getter"]
-                    .iter()
-                    .any(|n| p.is_ident(n))
-                {
-                    // Serialization-only, or no effect on the JSON read.
-                    skip_value(&meta)?;
-                } else if p.is_ident("flatten") {
-                    errors.push(unsupported(p, "a flattened field's keys are only known at run time; nest the struct instead"));
-                } else if p.is_ident("alias") {
-                    f.aliases.push(meta.value()?.parse::<LitStr>()?.value());
-                } else {
-                    errors.push(unsupported(p, "it changes the JSON in a way gcd cannot follow"));
-                    skip_value(&meta)?;
-                }
-                Ok(())
-            })
-        } else if a.path().is_ident("constrained") {
-            a.parse_nested_meta(|meta| rule(&mut f.rules, meta))
+    read_serde(attrs, errors, |meta| {
+        let p = &meta.path;
+        if p.is_ident("rename") {
+            f.rename = Some(string(meta)?);
+        } else if p.is_ident("skip") || p.is_ident("skip_deserializing") {
+            f.skip = true;
+        } else if p.is_ident("default") {
+            f.default = true;
+            skip_value(meta)?;
+        } else if p.is_ident("alias") {
+            f.aliases.push(meta.value()?.parse::<LitStr>()?.value());
+        } else if [
+            "skip_serializing",
+            "skip_serializing_if",
+            "serialize_with",
+            "borrow",
+            "bound",
+            "getter",
+        ]
+        .iter()
+        .any(|n| p.is_ident(n))
+        {
+            // Serialization-only, or no effect on the JSON read.
+            skip_value(meta)?;
+        } else if p.is_ident("flatten") {
+            return Ok(Item::Unsupported(
+                "a flattened field's keys are only known at run time; nest the struct instead",
+            ));
         } else {
-            Ok(())
-        };
-        if let Err(e) = r {
+            return Ok(Item::Unknown);
+        }
+        Ok(Item::Read)
+    });
+    for a in attrs.iter().filter(|a| a.path().is_ident("constrained")) {
+        if let Err(e) = a.parse_nested_meta(|meta| rule(&mut f.rules, meta)) {
             errors.push(e);
         }
     }
@@ -333,32 +359,23 @@ pub fn variant(attrs: &[Attribute], errors: &mut Errors) -> VariantAttrs {
             "`#[constrained(...)]` goes on fields or on the type, not on variants",
         ));
     }
-    for a in attrs.iter().filter(|a| is_serde(a)) {
-        let r = a.parse_nested_meta(|meta| {
-            let p = &meta.path;
-            if p.is_ident("rename") {
-                v.rename = Some(string(&meta)?);
-            } else if p.is_ident("rename_all") {
-                v.rename_all = Some(case(&meta)?);
-            } else if p.is_ident("skip") || p.is_ident("skip_deserializing") {
-                v.skip = true;
-            } else if ["skip_serializing", "serialize_with", "bound"]
-                .iter()
-                .any(|n| p.is_ident(n))
-            {
-                skip_value(&meta)?;
-            } else {
-                errors.push(unsupported(
-                    p,
-                    "it changes the JSON in a way gcd cannot follow",
-                ));
-                skip_value(&meta)?;
-            }
-            Ok(())
-        });
-        if let Err(e) = r {
-            errors.push(e);
+    read_serde(attrs, errors, |meta| {
+        let p = &meta.path;
+        if p.is_ident("rename") {
+            v.rename = Some(string(meta)?);
+        } else if p.is_ident("rename_all") {
+            v.rename_all = Some(case(meta)?);
+        } else if p.is_ident("skip") || p.is_ident("skip_deserializing") {
+            v.skip = true;
+        } else if ["skip_serializing", "serialize_with", "bound"]
+            .iter()
+            .any(|n| p.is_ident(n))
+        {
+            skip_value(meta)?;
+        } else {
+            return Ok(Item::Unknown);
         }
-    }
+        Ok(Item::Read)
+    });
     v
 }
