@@ -45,7 +45,12 @@ enum Unit {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let t0 = Instant::now();
     let vocab = Arc::new(Vocabulary::o200k_base()?);
-    println!("vocabulary {} ({} ids) loaded in {:.0} ms", vocab.name(), vocab.len(), t0.elapsed().as_secs_f64() * 1e3);
+    println!(
+        "vocabulary {} ({} ids) loaded in {:.0} ms",
+        vocab.name(),
+        vocab.len(),
+        t0.elapsed().as_secs_f64() * 1e3
+    );
     let mut model = common::StandInModel::new(&vocab, 42);
     let mut logits = vec![0f32; vocab.len()];
     let t0 = Instant::now();
@@ -67,7 +72,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             decoder.mask_logits(&mut logits);
             mask_time += t.elapsed();
             steps += 1;
-            let best = (0..logits.len()).max_by(|&a, &b| logits[a].total_cmp(&logits[b])).expect("a vocabulary");
+            let best = (0..logits.len())
+                .max_by(|&a, &b| logits[a].total_cmp(&logits[b]))
+                .expect("a vocabulary");
             decoder.advance(best as u32)?;
         }
         let json = String::from_utf8_lossy(decoder.matcher().output()).into_owned();

@@ -97,7 +97,10 @@ pub fn bound<T: Constrained + 'static>(
         return Ok(b.clone());
     }
     let b = Arc::new(BoundGrammar::new(compiled::<T>(ws)?, vocab));
-    cache.lock().unwrap_or_else(|e| e.into_inner()).insert(key, b.clone());
+    cache
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, b.clone());
     Ok(b)
 }
 
