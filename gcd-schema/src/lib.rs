@@ -1,1 +1,140 @@
-//! JSON Schema front end for gcd. Compiling schemas to grammars lands here.
+//! JSON Schema → gcd grammars, exactly.
+//!
+//! [`compile`] turns a schema into a [`CompiledGrammar`] whose language is
+//! a subset of the JSON texts (under the chosen [`Whitespace`] policy) that
+//! the schema validates: every text the grammar accepts is valid. The
+//! subset is exact except for these documented restrictions, each of which
+//! only ever *refuses* valid texts:
+//!
+//! - object members appear in schema order (declared properties first, in
+//!   `properties` order, then `required` names not declared, then any
+//!   additional keys), and no key repeats;
+//! - with [`Escapes::Canonical`] (default), constrained strings and keys
+//!   take one spelling per character (`"\u0061"` is not `"a"` there);
+//! - integers with an exponent are accepted only when certainly integral
+//!   (`1e5`, `1.5e+52`), and bounded numbers only without an exponent;
+//!   `const`/`enum` numbers only as written (plus `.0…`/trailing zeros);
+//! - `format: time`/`date-time` leap seconds only in UTC.
+//!
+//! Every keyword we cannot enforce is a [`SchemaError`] naming the keyword
+//! and the JSON pointer; nothing is silently dropped. Unknown keywords are
+//! ignored, as JSON Schema validators ignore them; so are annotations
+//! (`title`, `description`, `default`, `examples`, `$comment`, `$id`,
+//! `deprecated`, `readOnly`, `writeOnly`, `content*`, …). A `$schema`
+//! other than a known draft is an error (it may switch vocabularies).
+//!
+//! | keyword | support |
+//! |---|---|
+//! | `type` (incl. arrays), `enum`, `const` | yes (`enum`/`const` beside other constraints than `type`: error; several object or array values: error) |
+//! | `properties`, `required`, `additionalProperties` (false/true/schema) | yes; `patternProperties`, `propertyNames`, `dependencies`/`dependent*`: error unless empty/`true` |
+//! | `minProperties` / `maxProperties` | only when implied by `required` / the closed property list, else error |
+//! | `items` (schema, bool, draft-4 array), `prefixItems`, `additionalItems`, `minItems`, `maxItems` | yes (≤ 1000 positions); `uniqueItems: true`, `contains`: error |
+//! | `minLength`, `maxLength` (characters, ≤ 1000), `pattern` (ECMA-262) | yes; `pattern` with a length bound: error; lookaround, backreferences, `\b`: error |
+//! | `format` | `date`, `time`, `date-time`, `uuid`, `ipv4`; others: error |
+//! | `minimum`, `maximum`, `exclusive*` (draft-4 booleans too) | integers: exact digit automata; numbers: exact decimal automata (both bounds fractional in one integer interval: error) |
+//! | `multipleOf` | `1` (= integer) only; others: error |
+//! | `anyOf` | union per JSON type; several object branches: union, made LL(1) by gcd-core's left factoring on the first key or a shared tag's value (else error); several array branches: error |
+//! | `oneOf` | as `anyOf` when branches are provably disjoint (types, finite value sets, or a required tag property with disjoint values); else error |
+//! | `allOf`, `$ref` beside keywords | merged when keywords do not interact (else error) |
+//! | `$ref` / `$defs` / `definitions` | local JSON pointers, recursion through arrays/objects; remote refs, `$anchor` refs, `$dynamicRef`: error |
+//! | `not`, `if`/`then`/`else`, `unevaluated*` | error |
+//!
+//! Pipeline: `compile` (schema → per-type [`node`]s, lazily per location)
+//! → `emit` (nodes → rules) → gcd-core's LL(1) compiler.
+
+mod compile;
+pub mod decimal;
+mod emit;
+pub mod error;
+pub mod format;
+pub mod maskbench;
+pub mod node;
+pub mod numeric;
+pub mod pattern;
+pub mod spell;
+
+use gcd_core::compiled::CompiledGrammar;
+use gcd_core::grammar::Grammar;
+use serde_json::Value;
+
+pub use error::{SchemaError, SchemaErrorKind};
+
+/// Where whitespace may appear between JSON lexemes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Whitespace {
+    /// Any RFC 8259 whitespace between lexemes (the default: documents in
+    /// the wild have it, and it accepts Python's `", "` / `": "`).
+    #[default]
+    Json,
+    /// No whitespace at all: `{"a":1,"b":[1,2]}`.
+    Compact,
+    /// Exactly Python's `json.dumps` separators: `{"a": 1, "b": [1, 2]}`.
+    SingleSpace,
+}
+
+/// Which spellings of a character constrained strings and object keys
+/// accept (unconstrained strings always accept every spelling).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Escapes {
+    /// One spelling per character: raw, else the short escape, else
+    /// `\u00XX` (what serializers write). A strict subset of what the schema
+    /// allows (`"\u0061"` is refused where `"a"` is required), never more,
+    /// and much smaller automata.
+    #[default]
+    Canonical,
+    /// Every RFC 8259 spelling, including `\uXXXX` for any character.
+    Any,
+}
+
+/// The JSON Schema dialect, when the schema's `$schema` does not say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Draft {
+    /// Drafts 4, 6 and 7: keywords beside `$ref` are ignored.
+    Draft7,
+    /// 2019-09 and 2020-12: keywords beside `$ref` apply too.
+    #[default]
+    Draft2020,
+}
+
+/// Compilation options.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub whitespace: Whitespace,
+    pub escapes: Escapes,
+    /// Default dialect; a root `$schema` naming a known draft overrides it.
+    pub draft: Draft,
+    /// Refuse grammars whose contextual lexer needs more states than this
+    /// (gcd-core's default limit when `None`). Binding to a vocabulary
+    /// costs time and memory per lexer state, so servers may want a cap.
+    pub max_lexer_states: Option<usize>,
+}
+
+/// The grammar IR of a schema (before gcd-core's LL(1) compilation).
+pub fn to_grammar(schema: &Value, options: &Options) -> Result<Grammar, SchemaError> {
+    let mut c = compile::Compiler::new(schema, options.escapes, options.draft);
+    let root = c.root_id();
+    let b = emit::Emitter::new(&mut c, options.whitespace).run(root)?;
+    b.build().map_err(|e| grammar_error(&e))
+}
+
+/// Compiles a schema to gcd-core's static tables, ready to bind to a
+/// vocabulary.
+pub fn compile(schema: &Value, options: &Options) -> Result<CompiledGrammar, SchemaError> {
+    let g = to_grammar(schema, options)?;
+    let mut config = gcd_core::compiled::Config::default();
+    if let Some(n) = options.max_lexer_states {
+        config.max_lexer_states = n;
+    }
+    CompiledGrammar::with_config(&g, &config).map_err(|e| grammar_error(&e))
+}
+
+fn grammar_error(e: &gcd_core::error::GrammarError) -> SchemaError {
+    let first = e.to_string();
+    let first = first.lines().next().unwrap_or("").to_string();
+    SchemaError::new(
+        SchemaErrorKind::Grammar,
+        None,
+        "",
+        format!("generated grammar rejected by gcd-core: {first}"),
+    )
+}

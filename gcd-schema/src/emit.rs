@@ -1,0 +1,377 @@
+//! [`Node`]s → grammar rules (gcd-core's [`GrammarBuilder`]).
+//!
+//! One rule per reachable schema location. Objects list members in schema
+//! order: a member rule at position `i` offers every property that may come
+//! next (the next ones up to and including the first required one), each
+//! key a terminal matching all spellings of that name, so the choice is
+//! LL(1) and keys never clash in the lexer. Extra keys (additionalProperties)
+//! come after the declared ones, matched by a terminal that excludes every
+//! declared name. Arrays count positions up to `maxItems`/prefix length.
+
+use std::collections::{HashMap, VecDeque};
+
+use gcd_core::grammar::{Expr, GrammarBuilder, TerminalPattern};
+
+use crate::compile::Compiler;
+use crate::error::SchemaError;
+use crate::node::{ArrayShape, Id, Node, ObjectShape};
+use crate::spell::other_than;
+use crate::Whitespace;
+
+/// More array positions than this are refused (rule count grows with it).
+const MAX_POSITIONS: u64 = 1000;
+
+pub struct Emitter<'c, 'a> {
+    c: &'c mut Compiler<'a>,
+    b: GrammarBuilder,
+    comma: String,
+    colon: String,
+    done: HashMap<Id, ()>,
+    shapes: HashMap<String, Id>,
+    queue: VecDeque<Id>,
+}
+
+fn rule(id: Id) -> String {
+    format!("v{id}")
+}
+
+impl<'c, 'a> Emitter<'c, 'a> {
+    pub fn new(c: &'c mut Compiler<'a>, ws: Whitespace) -> Self {
+        let mut b = GrammarBuilder::new();
+        let (comma, colon) = match ws {
+            Whitespace::Json => {
+                b.ignore_pattern(TerminalPattern::Regex(r"[ \t\n\r]+".into()), None);
+                (",", ":")
+            }
+            Whitespace::Compact => (",", ":"),
+            Whitespace::SingleSpace => (", ", ": "),
+        };
+        Emitter {
+            c,
+            b,
+            comma: comma.into(),
+            colon: colon.into(),
+            done: HashMap::new(),
+            shapes: HashMap::new(),
+            queue: VecDeque::new(),
+        }
+    }
+
+    fn want(&mut self, id: Id) -> Expr {
+        if self.done.insert(id, ()).is_none() {
+            self.queue.push_back(id);
+        }
+        Expr::name(&rule(id))
+    }
+
+    /// Emits the rules reachable from `root` and returns the builder.
+    pub fn run(mut self, root: Id) -> Result<GrammarBuilder, SchemaError> {
+        self.b.rule("start", vec![Expr::name(&rule(root))]);
+        self.want(root);
+        while let Some(id) = self.queue.pop_front() {
+            let n = self.c.node(id)?;
+            if n.is_empty() {
+                return Err(SchemaError::unsatisfiable(
+                    &self.c.pointer(id),
+                    "no JSON value matches this schema",
+                ));
+            }
+            // Structurally equal nodes (same parts, same children) share
+            // one set of rules.
+            let key = format!("{n:?}");
+            if let Some(&same) = self.shapes.get(&key) {
+                self.b.rule(&rule(id), vec![Expr::name(&rule(same))]);
+                continue;
+            }
+            self.shapes.insert(key, id);
+            let alts = self.alternatives(id, &n)?;
+            if alts.is_empty() {
+                return Err(SchemaError::unsatisfiable(
+                    &self.c.pointer(id),
+                    "no JSON value matches this schema",
+                ));
+            }
+            self.b.rule(&rule(id), alts);
+        }
+        Ok(self.b)
+    }
+
+    fn lit(&self, s: &str) -> Expr {
+        Expr::literal(s)
+    }
+
+    fn alternatives(&mut self, id: Id, n: &Node) -> Result<Vec<Expr>, SchemaError> {
+        let n = &self.prune_arrays(n)?;
+        let mut alts = Vec::new();
+        if n.null {
+            alts.push(self.lit("null"));
+        }
+        if n.t {
+            alts.push(self.lit("true"));
+        }
+        if n.f {
+            alts.push(self.lit("false"));
+        }
+        if let Some(s) = &n.number {
+            alts.push(Expr::regex(&s.regex));
+        }
+        if let Some(s) = &n.string {
+            alts.push(Expr::regex(&s.regex));
+        }
+        if let Some(a) = &n.array {
+            let name = format!("a{id}");
+            self.array(&name, a, id)?;
+            alts.push(Expr::name(&name));
+        }
+        // A property whose schema allows nothing may only be absent; an
+        // object needing it is impossible.
+        let mut objects = Vec::new();
+        for o in n.object.iter().chain(&n.more_objects) {
+            let mut o = o.clone();
+            let mut possible = true;
+            let mut keep = Vec::new();
+            for p in o.props.drain(..) {
+                if self.c.node(p.schema)?.is_empty() {
+                    possible &= !p.required;
+                } else {
+                    keep.push(p);
+                }
+            }
+            o.props = keep;
+            if possible {
+                objects.push(o);
+            }
+        }
+        if !objects.is_empty() {
+            // Several object shapes share one rule: their first members sit
+            // side by side, so gcd-core's left factoring can split them on
+            // the first key (or on a shared tag key's value).
+            let mut empty = false;
+            let mut first = Vec::new();
+            for (k, o) in objects.iter().enumerate() {
+                let (e, m0) = self.object(&format!("o{id}_{k}"), o);
+                empty |= e;
+                first.extend(m0);
+            }
+            let name = format!("o{id}");
+            let mut oalts = Vec::new();
+            if empty {
+                oalts.push(self.lit("}"));
+            }
+            if !first.is_empty() {
+                self.b.rule(&format!("{name}_m0"), first);
+                oalts.push(Expr::seq(vec![
+                    Expr::name(&format!("{name}_m0")),
+                    self.lit("}"),
+                ]));
+            }
+            self.b.rule(&format!("{name}_b"), oalts);
+            self.b.rule(
+                &name,
+                vec![Expr::seq(vec![
+                    self.lit("{"),
+                    Expr::name(&format!("{name}_b")),
+                ])],
+            );
+            alts.push(Expr::name(&name));
+        }
+        Ok(alts)
+    }
+
+    /// Items whose schema allows nothing end the array there.
+    fn prune_arrays(&mut self, n: &Node) -> Result<Node, SchemaError> {
+        let mut n = n.clone();
+        if let Some(a) = &mut n.array {
+            if let Some(i) = a
+                .prefix
+                .iter()
+                .position(|&p| self.c.node(p).is_ok_and(|x| x.is_empty()))
+            {
+                a.prefix.truncate(i);
+                a.items = None;
+            }
+            if let Some(it) = a.items {
+                if self.c.node(it)?.is_empty() {
+                    a.items = None;
+                }
+            }
+            if a.items.is_none() {
+                let k = a.prefix.len() as u64;
+                a.max = Some(a.max.map_or(k, |m| m.min(k)));
+            }
+            if a.max.is_some_and(|m| m < a.min) {
+                n.array = None;
+            }
+        }
+        Ok(n)
+    }
+
+    fn array(&mut self, name: &str, a: &ArrayShape, id: Id) -> Result<(), SchemaError> {
+        let k = a.prefix.len() as u64;
+        let elem = |s: &mut Self, i: u64| -> Option<Expr> {
+            if i < k {
+                Some(s.want(a.prefix[i as usize]))
+            } else {
+                a.items.map(|x| s.want(x))
+            }
+        };
+        let open = self.lit("[");
+        let close = self.lit("]");
+        let last = a.max.unwrap_or(k.max(a.min));
+        if a.min.max(last) > MAX_POSITIONS {
+            return Err(SchemaError::unsupported(
+                if a.min > MAX_POSITIONS {
+                    "minItems"
+                } else {
+                    "maxItems"
+                },
+                &self.c.pointer(id),
+                format!("more than {MAX_POSITIONS} array positions"),
+            ));
+        }
+        // t{i}: the rest after i elements (only if an element can come).
+        let tail = |i: u64| format!("{name}_t{i}");
+        let first = if a.max == Some(0) {
+            None
+        } else {
+            elem(self, 0)
+        };
+        let mut i = 1;
+        while first.is_some() {
+            let can_stop = i >= a.min;
+            let more = if a.max.is_some_and(|m| i >= m) {
+                None
+            } else {
+                elem(self, i)
+            };
+            if a.max.is_none() && i >= k && i >= a.min {
+                // Unbounded homogeneous tail.
+                let body = match more {
+                    Some(e) => Expr::star(Expr::seq(vec![self.lit(&self.comma.clone()), e])),
+                    None => Expr::seq(vec![]),
+                };
+                self.b.rule(&tail(i), vec![body]);
+                break;
+            }
+            let mut alts = Vec::new();
+            if let Some(e) = more.clone() {
+                alts.push(Expr::seq(vec![
+                    self.lit(&self.comma.clone()),
+                    e,
+                    Expr::name(&tail(i + 1)),
+                ]));
+            }
+            if can_stop || more.is_none() {
+                alts.push(Expr::seq(vec![]));
+            }
+            self.b.rule(&tail(i), alts);
+            if more.is_none() {
+                break;
+            }
+            i += 1;
+        }
+        // Factored by hand (`[` then `]` or the elements): keeps gcd-core's
+        // left factoring out of it, which is costly on large grammars.
+        let mut alts = Vec::new();
+        if a.min == 0 {
+            alts.push(close.clone());
+        }
+        if let Some(e0) = first {
+            alts.push(Expr::seq(vec![e0, Expr::name(&tail(1)), close]));
+        }
+        let body = format!("{name}_b");
+        self.b.rule(&body, alts);
+        self.b
+            .rule(name, vec![Expr::seq(vec![open, Expr::name(&body)])]);
+        Ok(())
+    }
+
+    /// Emits an object shape's member rules; returns whether `{}` is
+    /// allowed and the alternatives of its first member.
+    #[allow(clippy::needless_range_loop)] // positions index several tables
+    fn object(&mut self, name: &str, o: &ObjectShape) -> (bool, Vec<Expr>) {
+        let n = o.props.len();
+        let esc = self.c.esc;
+        let key = |s: &str| Expr::regex(&crate::spell::quoted(s, esc));
+        let extra_key = {
+            let names: Vec<&str> = o.reserved.iter().map(String::as_str).collect();
+            Expr::regex(&format!("\"{}\"", other_than(&names, esc)))
+        };
+        let m = |i: usize| format!("{name}_m{i}");
+        let t = |i: usize| format!("{name}_t{i}");
+        let x = format!("{name}_x");
+        let req_from: Vec<bool> = (0..=n)
+            .map(|i| o.props[i..].iter().any(|p| p.required))
+            .collect();
+        let comma = self.comma.clone();
+        let colon = self.colon.clone();
+        let mut first = Vec::new();
+        for i in 0..=n {
+            // m{i}: one member chosen among the properties from position i
+            // on. m0 lists every candidate (so unions of objects can be
+            // factored on the first key); later ones chain `KEY_i ... |
+            // m{i+1}` — LL(1) because keys are disjoint, and linear in size.
+            let mut alts = Vec::new();
+            for j in i..n {
+                let p = &o.props[j];
+                let v = self.want(p.schema);
+                alts.push(Expr::seq(vec![
+                    key(&p.name),
+                    self.lit(&colon),
+                    v,
+                    Expr::name(&t(j + 1)),
+                ]));
+                if p.required {
+                    break;
+                }
+                if i > 0 {
+                    // m{n} exists only when extra keys are allowed.
+                    if j + 1 < n || o.additional.is_some() {
+                        alts.push(Expr::name(&m(j + 1)));
+                    }
+                    break;
+                }
+            }
+            let chained = i > 0 && i < n && !o.props[i].required;
+            if !req_from[i] && !chained {
+                if let Some(a) = o.additional {
+                    let v = self.want(a);
+                    alts.push(Expr::seq(vec![
+                        extra_key.clone(),
+                        self.lit(&colon),
+                        v,
+                        Expr::name(&x),
+                    ]));
+                }
+            }
+            let has_m = !alts.is_empty();
+            if i == 0 {
+                first = alts;
+                continue;
+            }
+            if has_m {
+                self.b.rule(&m(i), alts);
+            }
+            // t{i}: after some member, before position i.
+            let mut talts = Vec::new();
+            if has_m {
+                talts.push(Expr::seq(vec![self.lit(&comma), Expr::name(&m(i))]));
+            }
+            if !req_from[i] {
+                talts.push(Expr::seq(vec![]));
+            }
+            self.b.rule(&t(i), talts);
+        }
+        if let Some(a) = o.additional {
+            let v = self.want(a);
+            let one = Expr::seq(vec![
+                self.lit(&comma),
+                extra_key.clone(),
+                self.lit(&colon),
+                v,
+            ]);
+            self.b.rule(&x, vec![Expr::star(one)]);
+        }
+        (!req_from[0], first)
+    }
+}

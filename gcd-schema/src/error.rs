@@ -1,0 +1,95 @@
+//! Schema compilation errors: a kind, the keyword and the JSON pointer.
+
+use std::fmt;
+
+/// What went wrong, for callers that branch on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SchemaErrorKind {
+    /// A keyword (or keyword value) we cannot enforce exactly.
+    Unsupported,
+    /// The schema itself is malformed (wrong JSON type for a keyword, bad ref).
+    Invalid,
+    /// The schema (or a part that must be used) allows no value at all.
+    Unsatisfiable,
+    /// The generated grammar is not LL(1) / too large for gcd-core.
+    Grammar,
+}
+
+/// A schema we refuse to compile, and where.
+#[derive(Debug, Clone, thiserror::Error)]
+pub struct SchemaError {
+    kind: SchemaErrorKind,
+    keyword: Option<String>,
+    pointer: String,
+    message: String,
+}
+
+impl fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = if self.pointer.is_empty() {
+            "/"
+        } else {
+            &self.pointer
+        };
+        write!(f, "{} at {at}", self.message)
+    }
+}
+
+impl SchemaError {
+    pub(crate) fn new(
+        kind: SchemaErrorKind,
+        keyword: Option<&str>,
+        pointer: &str,
+        message: String,
+    ) -> Self {
+        SchemaError {
+            kind,
+            keyword: keyword.map(str::to_string),
+            pointer: pointer.to_string(),
+            message,
+        }
+    }
+
+    /// `unsupported keyword "K"` (or value of it), with details.
+    pub(crate) fn unsupported(keyword: &str, pointer: &str, detail: impl fmt::Display) -> Self {
+        let detail = detail.to_string();
+        let msg = if detail.is_empty() {
+            format!("unsupported keyword \"{keyword}\"")
+        } else {
+            format!("unsupported keyword \"{keyword}\" ({detail})")
+        };
+        Self::new(SchemaErrorKind::Unsupported, Some(keyword), pointer, msg)
+    }
+
+    pub(crate) fn invalid(keyword: Option<&str>, pointer: &str, detail: impl fmt::Display) -> Self {
+        Self::new(
+            SchemaErrorKind::Invalid,
+            keyword,
+            pointer,
+            format!("invalid schema: {detail}"),
+        )
+    }
+
+    pub(crate) fn unsatisfiable(pointer: &str, detail: impl fmt::Display) -> Self {
+        Self::new(
+            SchemaErrorKind::Unsatisfiable,
+            None,
+            pointer,
+            format!("schema allows no value: {detail}"),
+        )
+    }
+
+    pub fn kind(&self) -> SchemaErrorKind {
+        self.kind
+    }
+
+    /// The keyword at fault, when one is.
+    pub fn keyword(&self) -> Option<&str> {
+        self.keyword.as_deref()
+    }
+
+    /// JSON pointer of the (sub)schema at fault.
+    pub fn pointer(&self) -> &str {
+        &self.pointer
+    }
+}

@@ -1,0 +1,116 @@
+//! The JSON shape of one schema: the values it allows, split by JSON type.
+//!
+//! Splitting by type is what makes unions LL(1): every JSON value's first
+//! byte says its type, so `anyOf`/`oneOf` branches merge per type (scalars
+//! by regex union, containers only when one branch has them).
+
+use std::collections::BTreeSet;
+
+/// Index of a schema location (or constant) in the compiler's arena.
+pub type Id = usize;
+
+/// Regex for every JSON number.
+pub const ANY_NUMBER: &str = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?";
+
+/// A scalar type's allowed spellings as a regex, remembering when it is a
+/// finite set of values (from `enum`/`const`), or the whole type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scalar {
+    pub regex: String,
+    /// `Some` when the part is exactly these values (canonical JSON text).
+    pub values: Option<BTreeSet<String>>,
+    /// The part is the whole JSON type.
+    pub full: bool,
+}
+
+impl Scalar {
+    pub fn full(regex: &str) -> Scalar {
+        Scalar {
+            regex: regex.to_string(),
+            values: None,
+            full: true,
+        }
+    }
+    pub fn some(regex: String) -> Scalar {
+        Scalar {
+            regex,
+            values: None,
+            full: false,
+        }
+    }
+    /// Union of two parts.
+    pub fn union(&self, o: &Scalar) -> Scalar {
+        if self.full {
+            return self.clone();
+        }
+        if o.full {
+            return o.clone();
+        }
+        let values = match (&self.values, &o.values) {
+            (Some(a), Some(b)) => Some(a.union(b).cloned().collect()),
+            _ => None,
+        };
+        Scalar {
+            regex: format!("(?:{}|{})", self.regex, o.regex),
+            values,
+            full: false,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArrayShape {
+    pub prefix: Vec<Id>,
+    /// Schema of items after the prefix; `None`: no more items.
+    pub items: Option<Id>,
+    pub min: u64,
+    pub max: Option<u64>,
+    pub full: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Property {
+    pub name: String,
+    pub schema: Id,
+    pub required: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ObjectShape {
+    /// Declared properties, in schema order.
+    pub props: Vec<Property>,
+    /// Names that may never appear as extra keys (every declared name,
+    /// including those whose schema is `false`).
+    pub reserved: Vec<String>,
+    /// Schema of any other key's value; `None`: no other keys.
+    pub additional: Option<Id>,
+    pub full: bool,
+}
+
+/// The values one schema allows, by JSON type.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Node {
+    pub null: bool,
+    pub t: bool,
+    pub f: bool,
+    pub number: Option<Scalar>,
+    pub string: Option<Scalar>,
+    pub array: Option<ArrayShape>,
+    pub object: Option<ObjectShape>,
+    /// Further object alternatives (from `anyOf`/`oneOf` branches): the
+    /// object part is the union of `object` and these. gcd-core's left
+    /// factoring must make their union LL(1), else compiling fails.
+    pub more_objects: Vec<ObjectShape>,
+}
+
+impl Node {
+    pub fn is_empty(&self) -> bool {
+        !self.null
+            && !self.t
+            && !self.f
+            && self.number.is_none()
+            && self.string.is_none()
+            && self.array.is_none()
+            && self.object.is_none()
+    }
+}

@@ -1,0 +1,240 @@
+//! ECMA-262 `pattern` regexes → regexes over JSON string spellings.
+//!
+//! `pattern` is an unanchored search over the decoded string, in ECMA-262
+//! syntax. We rewrite the ECMA-only escapes (`\d \w \s` are ASCII or
+//! ECMA-specific; `.` excludes all ECMA line terminators), parse with
+//! regex-syntax (which refuses lookaround and backreferences, so those
+//! become errors), strip `^`/`$` where they anchor a whole branch, and
+//! translate every literal and class to its spellings (see [`crate::spell`]).
+
+use regex_syntax::hir::{Class, Hir, HirKind, Look};
+
+use crate::spell::{char_spelling, class_spelling, JSON_CHAR};
+use crate::Escapes;
+
+/// Why a pattern cannot be enforced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatternError(pub String);
+
+const ECMA_SPACE: &str =
+    r"\t\n\x0B\x0C\r \xA0\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}";
+
+/// Rewrites ECMA escapes that regex-syntax reads differently.
+fn rewrite(p: &str) -> Result<String, PatternError> {
+    let mut out = String::new();
+    let mut chars = p.chars().peekable();
+    let mut in_class = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let Some(e) = chars.next() else {
+                    return Err(PatternError("trailing backslash".into()));
+                };
+                let (inner, outer): (String, String) = match e {
+                    'd' => ("0-9".into(), "[0-9]".into()),
+                    'D' => ("[^0-9]".into(), "[^0-9]".into()),
+                    'w' => ("0-9A-Za-z_".into(), "[0-9A-Za-z_]".into()),
+                    'W' => ("[^0-9A-Za-z_]".into(), "[^0-9A-Za-z_]".into()),
+                    's' => (ECMA_SPACE.into(), format!("[{ECMA_SPACE}]")),
+                    'S' => (format!("[^{ECMA_SPACE}]"), format!("[^{ECMA_SPACE}]")),
+                    'c' | 'k' => return Err(PatternError(format!("unsupported escape \\{e}"))),
+                    'b' | 'B' if !in_class => {
+                        return Err(PatternError("word boundaries are not supported".into()))
+                    }
+                    'b' => (r"\x08".into(), String::new()),
+                    '0' if !chars.peek().is_some_and(|d| d.is_ascii_digit()) => {
+                        (r"\x00".into(), r"\x00".into())
+                    }
+                    d if d.is_ascii_digit() => {
+                        return Err(PatternError("backreferences are not supported".into()))
+                    }
+                    'u' if chars.peek() == Some(&'{') => {
+                        // \u{...} is already regex-syntax's spelling.
+                        (r"\x".into(), r"\x".into())
+                    }
+                    other => {
+                        let s = format!("\\{other}");
+                        (s.clone(), s)
+                    }
+                };
+                out.push_str(if in_class { &inner } else { &outer });
+            }
+            '[' if !in_class => {
+                in_class = true;
+                out.push('[');
+                if chars.peek() == Some(&'^') {
+                    out.push(chars.next().unwrap());
+                }
+                // A leading ']' is literal in regex-syntax but ends an empty
+                // class in ECMA: refuse rather than guess.
+                if chars.peek() == Some(&']') {
+                    return Err(PatternError("empty character class".into()));
+                }
+            }
+            '[' => out.push_str(r"\["),
+            ']' if in_class => {
+                in_class = false;
+                out.push(']');
+            }
+            '.' if !in_class => out.push_str(r"[^\n\r\x{2028}\x{2029}]"),
+            '&' | '~' | '-' if in_class && chars.peek() == Some(&c) => {
+                // `&&` `~~` `--` are set operators in regex-syntax only.
+                out.push('\\');
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    Ok(out)
+}
+
+/// The spelling regex (string content, without quotes) of strings that
+/// `pattern` matches somewhere.
+pub fn translate(pattern: &str, esc: Escapes) -> Result<String, PatternError> {
+    let src = rewrite(pattern)?;
+    let hir = regex_syntax::ParserBuilder::new()
+        .utf8(true)
+        .unicode(true)
+        .build()
+        .parse(&src)
+        .map_err(|e| {
+            let msg = e.to_string();
+            if msg.contains("look-around") || msg.contains("backreference") {
+                PatternError("lookaround and backreferences are not supported".into())
+            } else {
+                PatternError(format!(
+                    "invalid or unsupported regex: {}",
+                    msg.lines().last().unwrap_or("")
+                ))
+            }
+        })?;
+    let branches: Vec<&Hir> = match hir.kind() {
+        HirKind::Alternation(xs) => xs.iter().collect(),
+        _ => vec![&hir],
+    };
+    let any = format!("{JSON_CHAR}*");
+    let mut alts = Vec::new();
+    for b in branches {
+        let mut items: Vec<&Hir> = match b.kind() {
+            HirKind::Concat(xs) => xs.iter().collect(),
+            _ => vec![b],
+        };
+        let mut start = false;
+        while items
+            .first()
+            .is_some_and(|h| matches!(h.kind(), HirKind::Look(Look::Start)))
+        {
+            items.remove(0);
+            start = true;
+        }
+        let mut end = false;
+        while items
+            .last()
+            .is_some_and(|h| matches!(h.kind(), HirKind::Look(Look::End)))
+        {
+            items.pop();
+            end = true;
+        }
+        let mut s = String::new();
+        if !start {
+            s.push_str(&any);
+        }
+        for h in items {
+            s.push_str(&spell(h, esc)?);
+        }
+        if !end {
+            s.push_str(&any);
+        }
+        alts.push(s);
+    }
+    Ok(format!("(?:{})", alts.join("|")))
+}
+
+fn spell(h: &Hir, esc: Escapes) -> Result<String, PatternError> {
+    Ok(match h.kind() {
+        HirKind::Empty => String::new(),
+        HirKind::Literal(l) => {
+            let s =
+                std::str::from_utf8(&l.0).map_err(|_| PatternError("non-UTF-8 literal".into()))?;
+            s.chars().map(|c| char_spelling(c, esc)).collect()
+        }
+        HirKind::Class(Class::Unicode(c)) => {
+            let ranges: Vec<(char, char)> =
+                c.ranges().iter().map(|r| (r.start(), r.end())).collect();
+            // An empty class matches nothing.
+            class_spelling(&ranges, esc).unwrap_or_else(|| "[^\\x00-\\x{10FFFF}]".into())
+        }
+        HirKind::Class(Class::Bytes(_)) => {
+            return Err(PatternError("byte classes are not supported".into()))
+        }
+        HirKind::Look(_) => {
+            return Err(PatternError(
+                "anchors are supported only at the start and end of the pattern".into(),
+            ))
+        }
+        HirKind::Repetition(r) => {
+            let sub = spell(&r.sub, esc)?;
+            match r.max {
+                Some(m) => format!("(?:{sub}){{{},{m}}}", r.min),
+                None => format!("(?:{sub}){{{},}}", r.min),
+            }
+        }
+        HirKind::Capture(c) => format!("(?:{})", spell(&c.sub, esc)?),
+        HirKind::Concat(xs) => xs
+            .iter()
+            .map(|x| spell(x, esc))
+            .collect::<Result<String, _>>()?,
+        HirKind::Alternation(xs) => {
+            let v = xs
+                .iter()
+                .map(|x| spell(x, esc))
+                .collect::<Result<Vec<_>, _>>()?;
+            format!("(?:{})", v.join("|"))
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::numeric::tests::full;
+
+    fn m(p: &str) -> impl Fn(&str) -> bool {
+        full(&translate(p, Escapes::Any).unwrap())
+    }
+
+    #[test]
+    fn unanchored_search_semantics() {
+        let f = m("a+b");
+        assert!(f("xxaab"));
+        assert!(f("ab"));
+        assert!(!f("ba"));
+        let f = m("^[0-9]{3}$");
+        assert!(f("123"));
+        assert!(!f("1234"));
+        assert!(f(r"\u0031\u00323"));
+        let f = m("^a|b$");
+        assert!(f("ax"));
+        assert!(f("xb"));
+        assert!(!f("xa"));
+    }
+
+    #[test]
+    fn ecma_classes_are_ascii() {
+        let f = m(r"^\d+$");
+        assert!(f("42"));
+        assert!(!f("٤٢"));
+        let f = m(r"^\w$");
+        assert!(!f("é"));
+        let f = m(r"^.$");
+        assert!(!f(r"\r"));
+        assert!(!f(r"\u2028"));
+    }
+
+    #[test]
+    fn refused() {
+        for p in ["(?=a)", "(a)\\1", "\\bword", "a(?!b)", "(?<=x)y", "^a$b"] {
+            assert!(translate(p, Escapes::Any).is_err(), "{p}");
+        }
+    }
+}

@@ -1,0 +1,342 @@
+//! Regexes over the JSON *spellings* of string content.
+//!
+//! A schema constrains decoded strings, but the grammar sees bytes, and one
+//! character has several spellings (`a`, `\u0061`, `\u0061` in either hex
+//! case; `"` only as `\"` or `\u0022`). Every string constraint is therefore
+//! translated to a regex over spellings: a literal character becomes the
+//! alternation of all its spellings, a class the union of its raw members
+//! and their escapes. That keeps `"n\u0061me"` and `"name"` the same key,
+//! which exactness requires (else an escaped key could dodge a constraint).
+//!
+//! With [`Escapes::Canonical`] (the default) constrained strings and keys
+//! take only the one canonical spelling per character (raw, or the short
+//! escape, or `\u00XX` for other controls — what Python's `json.dumps`
+//! and serde_json write): a subset of the language (never a superset), and
+//! far smaller automata, which is what binding to a large vocabulary pays
+//! for. Unconstrained strings always take every spelling.
+
+use crate::numeric::fixed_range;
+use crate::Escapes;
+
+/// One JSON string character in any spelling (RFC 8259; unpaired
+/// surrogate escapes refused, as serde_json does).
+pub const JSON_CHAR: &str = r#"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u(?:[0-9a-cA-CefEF][0-9a-fA-F]{3}|[dD][0-7][0-9a-fA-F]{2})|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})"#;
+
+/// The short escapes and the characters they stand for.
+const SHORT: [(char, &str); 8] = [
+    ('"', r#"\\""#),
+    ('\\', r"\\\\"),
+    ('/', r"\\/"),
+    ('\u{8}', r"\\b"),
+    ('\u{c}', r"\\f"),
+    ('\n', r"\\n"),
+    ('\r', r"\\r"),
+    ('\t', r"\\t"),
+];
+
+fn raw_ok(c: char) -> bool {
+    c != '"' && c != '\\' && (c as u32) >= 0x20
+}
+
+/// `\uXXXX` for one code unit, hex case-insensitive.
+fn unit(u: u32) -> String {
+    let mut s = String::from(r"\\u");
+    for ch in format!("{u:04x}").chars() {
+        if ch.is_ascii_alphabetic() {
+            s.push_str(&format!("[{ch}{}]", ch.to_ascii_uppercase()));
+        } else {
+            s.push(ch);
+        }
+    }
+    s
+}
+
+/// All spellings of one character.
+pub fn char_spelling(c: char, esc: Escapes) -> String {
+    let mut alts = Vec::new();
+    if raw_ok(c) {
+        alts.push(regex_syntax::escape(c.encode_utf8(&mut [0; 4])));
+    }
+    if let Some((_, e)) = SHORT.iter().find(|(x, _)| *x == c) {
+        alts.push(e.to_string());
+    }
+    let cp = c as u32;
+    if esc == Escapes::Canonical && !alts.is_empty() {
+        // Raw, or the short escape: exactly one canonical spelling.
+        return alts.swap_remove(0);
+    }
+    if cp < 0x10000 {
+        alts.push(unit(cp));
+    } else {
+        let v = cp - 0x10000;
+        alts.push(format!(
+            "{}{}",
+            unit(0xd800 + (v >> 10)),
+            unit(0xdc00 + (v & 0x3ff))
+        ));
+    }
+    if alts.len() == 1 {
+        alts.pop().unwrap()
+    } else {
+        format!("(?:{})", alts.join("|"))
+    }
+}
+
+/// All spellings of a string's content (without the quotes).
+pub fn string_spelling(s: &str, esc: Escapes) -> String {
+    s.chars().map(|c| char_spelling(c, esc)).collect()
+}
+
+/// A quoted JSON string whose decoded value is exactly `s`.
+pub fn quoted(s: &str, esc: Escapes) -> String {
+    format!("\"{}\"", string_spelling(s, esc))
+}
+
+fn hex_range(lo: u32, hi: u32) -> String {
+    format!(r"\\u{}", fixed_range(lo as u128, hi as u128, 4, 16))
+}
+
+/// All spellings of any character in the (sorted, disjoint) ranges.
+/// `None` when no character is in them.
+pub fn class_spelling(ranges: &[(char, char)], esc: Escapes) -> Option<String> {
+    let mut alts = Vec::new();
+    // Raw members.
+    let mut raw = String::new();
+    for &(a, b) in ranges {
+        let (a, b) = (a as u32, b as u32);
+        // Remove controls, '"' (0x22) and '\' (0x5c) from [a, b].
+        let mut pieces = vec![(a.max(0x20), b)];
+        for bad in [0x22u32, 0x5c] {
+            pieces = pieces
+                .into_iter()
+                .flat_map(|(x, y)| {
+                    if x > y || bad < x || bad > y {
+                        vec![(x, y)]
+                    } else {
+                        vec![(x, bad.wrapping_sub(1)), (bad + 1, y)]
+                    }
+                })
+                .filter(|(x, y)| x <= y)
+                .collect();
+        }
+        for (x, y) in pieces.into_iter().filter(|(x, y)| x <= y) {
+            raw.push_str(&format!("\\x{{{x:x}}}-\\x{{{y:x}}}"));
+        }
+    }
+    if !raw.is_empty() {
+        alts.push(format!("[{raw}]"));
+    }
+    // Short escapes.
+    for (c, e) in SHORT {
+        if ranges.iter().any(|&(a, b)| a <= c && c <= b) {
+            alts.push(e.to_string());
+        }
+    }
+    if esc == Escapes::Canonical {
+        // Controls without a short escape are written \u00XX.
+        for &(a, b) in ranges {
+            for c in (a as u32)..=(b as u32).min(0x1f) {
+                if !SHORT.iter().any(|(x, _)| *x as u32 == c) {
+                    alts.push(unit(c));
+                }
+            }
+        }
+        return if alts.is_empty() {
+            None
+        } else {
+            Some(format!("(?:{})", alts.join("|")))
+        };
+    }
+    // \u escapes: BMP without surrogates, and surrogate pairs.
+    for &(a, b) in ranges {
+        let (a, b) = (a as u32, b as u32);
+        for (x, y) in [(a, b.min(0xd7ff)), (a.max(0xe000), b.min(0xffff))] {
+            if x <= y {
+                alts.push(hex_range(x, y));
+            }
+        }
+        let (x, y) = (a.max(0x10000), b);
+        if x <= y {
+            let (x, y) = (x - 0x10000, y - 0x10000);
+            let (hx, lx) = (0xd800 + (x >> 10), 0xdc00 + (x & 0x3ff));
+            let (hy, ly) = (0xd800 + (y >> 10), 0xdc00 + (y & 0x3ff));
+            if hx == hy {
+                alts.push(format!("{}{}", unit(hx), hex_range(lx, ly)));
+            } else {
+                alts.push(format!("{}{}", unit(hx), hex_range(lx, 0xdfff)));
+                if hx + 1 < hy {
+                    alts.push(format!(
+                        "{}{}",
+                        hex_range(hx + 1, hy - 1),
+                        hex_range(0xdc00, 0xdfff)
+                    ));
+                }
+                alts.push(format!("{}{}", unit(hy), hex_range(0xdc00, ly)));
+            }
+        }
+    }
+    if alts.is_empty() {
+        None
+    } else {
+        Some(format!("(?:{})", alts.join("|")))
+    }
+}
+
+/// Content spellings of every string *not* in `names` (without quotes):
+/// the keys an object may add beside its declared properties. Built from
+/// the trie of `names`: either the string leaves the trie at some
+/// character (then anything may follow: one shared tail, which keeps the
+/// automaton small), or it ends inside the trie at a node that is no name.
+pub fn other_than(names: &[&str], esc: Escapes) -> String {
+    if names.is_empty() {
+        return format!("{JSON_CHAR}*");
+    }
+    let chars: Vec<Vec<char>> = names.iter().map(|s| s.chars().collect()).collect();
+    let idx: Vec<usize> = (0..chars.len()).collect();
+    let mut alts = Vec::new();
+    if let Some(d) = diverge(&chars, &idx, 0, esc) {
+        alts.push(format!("{d}{JSON_CHAR}*"));
+    }
+    if let Some(e) = inner_end(&chars, &idx, 0, esc) {
+        alts.push(e);
+    }
+    format!("(?:{})", alts.join("|"))
+}
+
+fn children(names: &[Vec<char>], live: &[usize], depth: usize) -> Vec<(char, Vec<usize>)> {
+    let mut next: Vec<char> = live
+        .iter()
+        .filter_map(|&i| names[i].get(depth).copied())
+        .collect();
+    next.sort();
+    next.dedup();
+    next.into_iter()
+        .map(|c| {
+            (
+                c,
+                live.iter()
+                    .copied()
+                    .filter(|&i| names[i].get(depth) == Some(&c))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// A path inside the trie, then one character that continues no name.
+fn diverge(names: &[Vec<char>], live: &[usize], depth: usize, esc: Escapes) -> Option<String> {
+    let kids = children(names, live, depth);
+    let mut ranges = Vec::new();
+    let mut from = 0u32;
+    for (c, _) in &kids {
+        let c = *c as u32;
+        if c > from {
+            ranges.push((from, c - 1));
+        }
+        from = c + 1;
+    }
+    ranges.push((from, 0x10ffff));
+    let ranges: Vec<(char, char)> = ranges
+        .into_iter()
+        // Skip the surrogate gap, which `char` cannot hold.
+        .flat_map(|(a, b)| [(a, b.min(0xd7ff)), (a.max(0xe000), b)])
+        .filter(|(a, b)| a <= b)
+        .map(|(a, b)| (char::from_u32(a).unwrap(), char::from_u32(b).unwrap()))
+        .collect();
+    let mut alts: Vec<String> = class_spelling(&ranges, esc).into_iter().collect();
+    for (c, sub) in &kids {
+        if let Some(d) = diverge(names, sub, depth + 1, esc) {
+            alts.push(format!("{}{d}", char_spelling(*c, esc)));
+        }
+    }
+    (!alts.is_empty()).then(|| format!("(?:{})", alts.join("|")))
+}
+
+/// Paths that end inside the trie at a node which is not a name.
+fn inner_end(names: &[Vec<char>], live: &[usize], depth: usize, esc: Escapes) -> Option<String> {
+    let mut alts = Vec::new();
+    if !live.iter().any(|&i| names[i].len() == depth) {
+        alts.push(String::new());
+    }
+    for (c, sub) in children(names, live, depth) {
+        if let Some(e) = inner_end(names, &sub, depth + 1, esc) {
+            alts.push(format!("{}{e}", char_spelling(c, esc)));
+        }
+    }
+    (!alts.is_empty()).then(|| format!("(?:{})", alts.join("|")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::numeric::tests::full;
+
+    #[test]
+    fn spellings_of_one_string() {
+        let m = full(&quoted("a\"é😀", Escapes::Any));
+        assert!(m(r#""a\"é😀""#));
+        assert!(m(r#""\u0061\u0022\u00E9\ud83d\uDE00""#));
+        assert!(!m(r#""a"é😀""#));
+        assert!(!m(r#""b\"é😀""#));
+    }
+
+    #[test]
+    fn other_keys_exclude_every_spelling() {
+        let m = full(&format!(
+            "\"{}\"",
+            other_than(&["name", "n", "age"], Escapes::Any)
+        ));
+        for ok in [
+            r#""""#,
+            r#""na""#,
+            r#""names""#,
+            r#""x""#,
+            r#""nam\u0065s""#,
+            r#""\n""#,
+        ] {
+            assert!(m(ok), "{ok}");
+        }
+        for bad in [
+            r#""name""#,
+            r#""n\u0061me""#,
+            r#""n""#,
+            r#""\u006E""#,
+            r#""age""#,
+        ] {
+            assert!(!m(bad), "{bad}");
+        }
+        // Excluding the empty string.
+        let m = full(&format!("\"{}\"", other_than(&[""], Escapes::Any)));
+        assert!(!m(r#""""#));
+        assert!(m(r#""a""#));
+    }
+
+    #[test]
+    fn canonical_spellings_are_a_subset() {
+        let m = full(&quoted("a\"\n\u{1}é", Escapes::Canonical));
+        assert!(m(r#""a\"\n\u0001é""#));
+        assert!(!m(r#""\u0061\"\n\u0001é""#));
+        let m = full(&format!(
+            "\"{}\"",
+            other_than(&["name"], Escapes::Canonical)
+        ));
+        assert!(!m(r#""name""#));
+        assert!(
+            !m(r#""n\u0061me""#),
+            "non-canonical spelling of a declared name"
+        );
+        assert!(m(r#""nam""#));
+        assert!(m(r#""x\u0061""#), "after diverging, any spelling");
+    }
+
+    #[test]
+    fn class_spelling_covers_escapes() {
+        let m = full(&class_spelling(&[('\n', '\n'), ('a', 'c')], Escapes::Any).unwrap());
+        for ok in [r"\n", r"\u000a", "a", r"\u0062", "c"] {
+            assert!(m(ok), "{ok}");
+        }
+        for bad in ["\n", "d", r"\u0064"] {
+            assert!(!m(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! Shared helpers: locating ../shared/data and byte-level acceptance.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use gcd_core::bind::BoundGrammar;
+use gcd_core::compiled::CompiledGrammar;
+use gcd_core::matcher::Matcher;
+use gcd_core::recognizer::Recognizer;
+use gcd_core::vocab::Vocabulary;
+
+/// `../shared/data` from the workspace root, or `None` (tests then skip).
+pub fn shared_data() -> Option<PathBuf> {
+    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data"));
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!(
+            "SKIP: ../shared/data not found at {}; real-data tests skipped",
+            p.display()
+        );
+        None
+    }
+}
+
+fn byte_vocab() -> Arc<Vocabulary> {
+    static V: OnceLock<Arc<Vocabulary>> = OnceLock::new();
+    V.get_or_init(|| {
+        Arc::new(Vocabulary::from_tokens_with_eos(
+            (0..=255u8).map(|b| vec![b]).collect(),
+            "<eos>",
+        ))
+    })
+    .clone()
+}
+
+/// A byte-level acceptor: the matcher over single-byte tokens, checked
+/// against gcd-core's brute-force recognizer.
+pub struct Acceptor {
+    compiled: Arc<CompiledGrammar>,
+    matcher: Matcher,
+}
+
+impl Acceptor {
+    pub fn new(c: CompiledGrammar) -> Self {
+        let compiled = Arc::new(c);
+        let matcher = Matcher::new(Arc::new(BoundGrammar::new(compiled.clone(), byte_vocab())));
+        Acceptor { compiled, matcher }
+    }
+
+    pub fn accepts(&self, text: &str) -> bool {
+        let mut m = self.matcher.clone();
+        let by_matcher = text.bytes().all(|b| m.advance(b as u32).is_ok()) && m.is_complete();
+        let by_reference = Recognizer::new(&self.compiled).is_complete(text.as_bytes());
+        assert_eq!(
+            by_matcher, by_reference,
+            "matcher and reference disagree on {text}"
+        );
+        by_matcher
+    }
+}
+
+pub fn accepts(schema: &serde_json::Value, ws: gcd_schema::Whitespace, text: &str) -> bool {
+    let c = gcd_schema::compile(
+        schema,
+        &gcd_schema::Options {
+            whitespace: ws,
+            escapes: gcd_schema::Escapes::Any,
+            ..Default::default()
+        },
+    )
+    .expect("schema compiles");
+    Acceptor::new(c).accepts(text)
+}

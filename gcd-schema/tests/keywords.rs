@@ -1,0 +1,461 @@
+//! One test per keyword: what the schema allows is accepted, what it
+//! forbids is refused, and what we cannot enforce is an error naming the
+//! keyword and the pointer.
+
+mod common;
+
+use common::accepts;
+use gcd_schema::{compile, Escapes, Options, SchemaErrorKind, Whitespace};
+use serde_json::{json, Value};
+
+/// Checks every `ok` text is accepted and every `bad` text refused, under
+/// JSON whitespace with every escape.
+fn check(schema: Value, ok: &[&str], bad: &[&str]) {
+    for t in ok {
+        assert!(
+            accepts(&schema, Whitespace::Json, t),
+            "{schema} should accept {t}"
+        );
+    }
+    for t in bad {
+        assert!(
+            !accepts(&schema, Whitespace::Json, t),
+            "{schema} should refuse {t}"
+        );
+    }
+}
+
+fn error(schema: Value) -> gcd_schema::SchemaError {
+    match compile(&schema, &Options::default()) {
+        Ok(_) => panic!("{schema} should not compile"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn type_and_type_arrays() {
+    check(
+        json!({"type": "integer"}),
+        &["0", "-7", "12", "3.0", "1e5"],
+        &["1.5", "\"1\"", "null", "01"],
+    );
+    check(
+        json!({"type": ["string", "null"]}),
+        &["\"x\"", "null"],
+        &["1", "true", "[]"],
+    );
+    check(
+        json!({"type": "boolean"}),
+        &["true", "false"],
+        &["null", "0"],
+    );
+    check(
+        json!({"type": "number"}),
+        &["1.5e-3", "-0", "2"],
+        &["+1", ".5", "1."],
+    );
+}
+
+#[test]
+fn properties_required_and_order() {
+    let s = json!({
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+        "required": ["name"],
+        "additionalProperties": false
+    });
+    check(
+        s.clone(),
+        &[
+            r#"{"name":"a"}"#,
+            r#"{"name": "a", "age": 3}"#,
+            "{ \"name\" : \"a\" ,\n \"age\":3 }",
+        ],
+        &[
+            "{}",                            // required missing
+            r#"{"age": 3}"#,                 // required missing
+            r#"{"name": 1}"#,                // wrong type
+            r#"{"name": "a", "age": "3"}"#,  // wrong type
+            r#"{"name": "a", "extra": 1}"#,  // additionalProperties false
+            r#"{"name": "a", "name": "b"}"#, // duplicate key
+            r#"{"name": "a",}"#,             // trailing comma
+        ],
+    );
+    // Schema order: a documented restriction (valid, but refused).
+    assert!(!accepts(&s, Whitespace::Json, r#"{"age": 3, "name": "a"}"#));
+}
+
+#[test]
+fn additional_properties_schema_and_escaped_keys() {
+    let s = json!({"properties": {"a": {"type": "integer"}}, "additionalProperties": {"type": "string"}});
+    check(
+        s.clone(),
+        &[
+            r#"{"a": 1, "b": "x", "c": "y"}"#,
+            r#"{"b": "x"}"#,
+            "{}",
+            r#"{"ab": "x"}"#,
+        ],
+        &[r#"{"a": 1, "b": 2}"#, r#"{"a": "x"}"#],
+    );
+    // An escaped spelling of "a" is still "a": it must satisfy the schema of
+    // "a", so it cannot sneak through as an additional property.
+    assert!(!accepts(&s, Whitespace::Json, r#"{"\u0061": "x"}"#));
+    // With every escape accepted, it is the property "a".
+    assert!(accepts(&s, Whitespace::Json, r#"{"\u0061": 1}"#));
+    // Canonical escapes (the default) only refuse more, never accept more.
+    let canon = compile(&s, &Options::default()).unwrap();
+    let acc = common::Acceptor::new(canon);
+    assert!(!acc.accepts(r#"{"\u0061": "x"}"#));
+    assert!(!acc.accepts(r#"{"\u0061": 1}"#));
+    assert!(acc.accepts(r#"{"a": 1}"#));
+}
+
+#[test]
+fn required_without_properties() {
+    check(
+        json!({"required": ["id"]}),
+        &[r#"{"id": null}"#, r#"{"id": 1, "x": 2}"#],
+        &["{}", r#"{"x": 2}"#],
+    );
+    // Without a type, only the object part is impossible.
+    check(
+        json!({"required": ["id"], "additionalProperties": false}),
+        &["1", "\"s\""],
+        &["{}", r#"{"id": 1}"#],
+    );
+    assert_eq!(
+        error(json!({"type": "object", "required": ["id"], "additionalProperties": false})).kind(),
+        SchemaErrorKind::Unsatisfiable
+    );
+}
+
+#[test]
+fn enum_and_const() {
+    check(
+        json!({"enum": ["red", "green", 3, null]}),
+        &["\"red\"", "\"green\"", "3", "3.0", "null"],
+        &["\"blue\"", "4", "\"Red\""],
+    );
+    check(
+        json!({"const": {"a": [1, "x"]}}),
+        &[r#"{"a": [1, "x"]}"#],
+        &[r#"{"a": [1]}"#, r#"{"a": [1, "x"], "b": 1}"#],
+    );
+    check(
+        json!({"type": "string", "enum": ["a", 1]}),
+        &["\"a\""],
+        &["1"],
+    );
+    assert_eq!(
+        error(json!({"enum": ["a"], "maxLength": 3})).keyword(),
+        Some("maxLength")
+    );
+}
+
+#[test]
+fn arrays() {
+    check(
+        json!({"type": "array", "items": {"type": "integer"}, "minItems": 1, "maxItems": 3}),
+        &["[1]", "[1, 2, 3]"],
+        &["[]", "[1,2,3,4]", "[1.5]"],
+    );
+    check(
+        json!({"prefixItems": [{"type": "string"}, {"type": "integer"}], "items": false}),
+        &["[]", "[\"a\"]", "[\"a\", 1]"],
+        &["[1]", "[\"a\", 1, 2]"],
+    );
+    // draft-04 array form of items, with additionalItems.
+    check(
+        json!({"items": [{"type": "string"}], "additionalItems": {"type": "boolean"}}),
+        &["[\"a\", true, false]"],
+        &["[\"a\", 1]"],
+    );
+    assert_eq!(
+        error(json!({"uniqueItems": true})).to_string(),
+        "unsupported keyword \"uniqueItems\" at /"
+    );
+}
+
+#[test]
+fn string_lengths_count_characters() {
+    check(
+        json!({"type": "string", "minLength": 2, "maxLength": 3}),
+        &["\"ab\"", "\"abc\"", "\"é😀\"", r#""\n\u0041""#],
+        &["\"a\"", "\"abcd\"", "\"😀\""],
+    );
+}
+
+#[test]
+fn patterns() {
+    check(
+        json!({"pattern": "^[a-z]+-[0-9]{2}$"}),
+        &["\"ab-12\"", "5"],
+        &["\"ab-1\"", "\"AB-12\"", "\"xab-123\""],
+    );
+    check(json!({"pattern": "b+"}), &["\"abbbc\""], &["\"ac\""]);
+    let e = error(json!({"properties": {"p": {"pattern": "(?=x)"}}}));
+    assert_eq!(e.keyword(), Some("pattern"));
+    assert_eq!(e.pointer(), "/properties/p");
+}
+
+#[test]
+fn formats() {
+    check(
+        json!({"format": "date"}),
+        &["\"2024-02-29\""],
+        &["\"2023-02-29\"", "\"2024-2-01\""],
+    );
+    check(
+        json!({"format": "uuid"}),
+        &["\"123e4567-e89b-12d3-a456-426614174000\""],
+        &["\"123e4567\""],
+    );
+    check(
+        json!({"format": "ipv4"}),
+        &["\"10.0.0.255\""],
+        &["\"10.0.0.256\""],
+    );
+    check(
+        json!({"format": "date-time"}),
+        &["\"2024-01-01T10:00:00Z\""],
+        &["\"2024-01-01\""],
+    );
+    assert_eq!(error(json!({"format": "email"})).keyword(), Some("format"));
+}
+
+#[test]
+fn integer_bounds() {
+    check(
+        json!({"type": "integer", "minimum": 0, "maximum": 255}),
+        &["0", "255", "17", "-0"],
+        &["256", "300", "-1", "1000"],
+    );
+    check(
+        json!({"type": "integer", "exclusiveMinimum": -3, "exclusiveMaximum": 3}),
+        &["-2", "2"],
+        &["-3", "3"],
+    );
+    check(
+        json!({"type": "integer", "minimum": 1.5}),
+        &["2", "100"],
+        &["1", "0"],
+    );
+    // draft-04 boolean exclusiveMaximum.
+    check(
+        json!({"type": "integer", "maximum": 10, "exclusiveMaximum": true}),
+        &["9"],
+        &["10"],
+    );
+}
+
+#[test]
+fn number_bounds() {
+    check(
+        json!({"type": "number", "minimum": -1.5, "exclusiveMaximum": 2}),
+        &["-1.5", "0", "1.999", "-0.0", "1", "-1.25"],
+        &["-1.51", "2", "2.0", "7", "-2"],
+    );
+    // Exponent spellings are refused under bounds (a documented subset).
+    assert!(!accepts(
+        &json!({"type": "number", "minimum": 0}),
+        Whitespace::Json,
+        "1e2"
+    ));
+    check(
+        json!({"type": "number", "exclusiveMinimum": 0}),
+        &["0.001", "3"],
+        &["0", "-0.0", "-1"],
+    );
+    // Both bounds inside one integer interval: not built yet, an error.
+    let e = error(json!({"type": "number", "minimum": 0.25, "maximum": 0.75}));
+    assert_eq!(
+        (e.kind(), e.keyword()),
+        (SchemaErrorKind::Unsupported, Some("minimum"))
+    );
+}
+
+#[test]
+fn any_of_and_one_of() {
+    check(
+        json!({"anyOf": [{"type": "string", "maxLength": 1}, {"type": "integer"}, {"type": "object", "properties": {"k": {"type": "null"}}, "additionalProperties": false}]}),
+        &["\"a\"", "5", r#"{"k": null}"#, "{}"],
+        &["\"ab\"", "1.5", r#"{"j": 1}"#],
+    );
+    // Overlapping finite sets: oneOf keeps values in exactly one branch.
+    check(
+        json!({"oneOf": [{"enum": [1, 2]}, {"enum": [2, 3]}]}),
+        &["1", "3"],
+        &["2"],
+    );
+    // Two full types: every string is in both, so none is valid.
+    check(
+        json!({"oneOf": [{"type": "string"}, {"type": "string"}, {"type": "null"}]}),
+        &["null"],
+        &["\"x\""],
+    );
+    assert_eq!(error(json!({"oneOf": [{"type": "object", "required": ["a"]}, {"type": "object", "required": ["b"]}]})).keyword(), Some("oneOf"));
+}
+
+#[test]
+fn unions_of_objects() {
+    // anyOf: the union of the branches' object languages.
+    let shapes = json!({"anyOf": [
+        {"type": "object", "properties": {"kind": {"const": "circle"}, "r": {"type": "number"}}, "required": ["kind", "r"], "additionalProperties": false},
+        {"type": "object", "properties": {"kind": {"const": "square"}, "side": {"type": "integer"}}, "required": ["kind"], "additionalProperties": false}
+    ]});
+    let ok = [
+        r#"{"kind": "circle", "r": 1.5}"#,
+        r#"{"kind": "square", "side": 2}"#,
+        r#"{"kind": "square"}"#,
+    ];
+    let bad = [
+        r#"{"kind": "circle"}"#,
+        r#"{"kind": "circle", "side": 2}"#,
+        r#"{"kind": "square", "r": 1}"#,
+        r#"{"kind": "oval"}"#,
+        "{}",
+    ];
+    check(shapes.clone(), &ok, &bad);
+    // oneOf with a tag property whose values differ: exact, same language.
+    let mut one = shapes.clone();
+    one["oneOf"] = one["anyOf"].take();
+    one.as_object_mut().unwrap().remove("anyOf");
+    check(one, &ok, &bad);
+    // Different first keys.
+    check(
+        json!({"anyOf": [
+            {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"], "additionalProperties": false},
+            {"type": "object", "properties": {"b": {"type": "string"}}, "required": ["b"], "additionalProperties": false}
+        ]}),
+        &[r#"{"a": 1}"#, r#"{"b": "x"}"#],
+        &[r#"{"a": "x"}"#, r#"{"b": 1}"#, r#"{"a": 1, "b": "x"}"#],
+    );
+}
+
+#[test]
+fn all_of_merges_or_refuses() {
+    check(
+        json!({"allOf": [{"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}, {"properties": {"b": {"type": "string"}}}]}),
+        &[r#"{"a": 1}"#, r#"{"a": 1, "b": "x"}"#],
+        &[r#"{"b": "x"}"#, r#"{"a": "1"}"#],
+    );
+    let e = error(
+        json!({"allOf": [{"properties": {"a": true}, "additionalProperties": false}, {"properties": {"b": true}}]}),
+    );
+    assert_eq!(e.keyword(), Some("allOf"));
+}
+
+#[test]
+fn refs_defs_and_recursion() {
+    let tree = json!({
+        "$defs": {"node": {"type": "object", "properties": {"v": {"type": "integer"}, "kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}}, "required": ["v"], "additionalProperties": false}},
+        "$ref": "#/$defs/node"
+    });
+    check(
+        tree,
+        &[r#"{"v": 1, "kids": [{"v": 2}, {"v": 3, "kids": []}]}"#],
+        &[r#"{"v": 1, "kids": [{}]}"#],
+    );
+    check(
+        json!({"definitions": {"s": {"type": "string"}}, "properties": {"x": {"$ref": "#/definitions/s"}}}),
+        &[r#"{"x": "a"}"#],
+        &[r#"{"x": 1}"#],
+    );
+    let e = error(json!({"$ref": "other.json#/a"}));
+    assert_eq!(
+        (e.kind(), e.keyword()),
+        (SchemaErrorKind::Unsupported, Some("$ref"))
+    );
+    assert_eq!(
+        error(json!({"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"})).keyword(),
+        Some("$ref")
+    );
+}
+
+#[test]
+fn boolean_schemas_and_annotations() {
+    check(json!(true), &["1", "\"x\"", "[{}]", "null"], &["", "[1,]"]);
+    check(
+        json!({"properties": {"gone": false}}),
+        &[r#"{"x": 1}"#],
+        &[r#"{"gone": 1}"#],
+    );
+    check(
+        json!({"title": "t", "description": "d", "examples": [1], "default": 2, "x-unknown": 5, "type": "integer"}),
+        &["1"],
+        &["\"a\""],
+    );
+    assert_eq!(error(json!(false)).kind(), SchemaErrorKind::Unsatisfiable);
+    for kw in [
+        "not",
+        "if",
+        "contains",
+        "unevaluatedProperties",
+        "patternProperties",
+        "propertyNames",
+        "dependentRequired",
+    ] {
+        let mut m = serde_json::Map::new();
+        m.insert(kw.into(), json!({"a": ["b"]}));
+        let e = error(Value::Object(m));
+        assert_eq!(e.keyword(), Some(kw), "{e}");
+    }
+}
+
+#[test]
+fn impossible_children() {
+    // An optional property that allows nothing must be absent.
+    check(
+        json!({"type": "object", "properties": {"x": {"type": "object", "enum": ["a"]}, "y": {"type": "integer"}}}),
+        &[r#"{"y": 1}"#, "{}", r#"{"z": 1}"#],
+        &[r#"{"x": "a"}"#, r#"{"x": {}}"#],
+    );
+    // Required: the object is impossible (here only the null part remains).
+    check(
+        json!({"type": ["object", "null"], "properties": {"x": {"type": []}}, "required": ["x"]}),
+        &["null"],
+        &["{}", r#"{"x": 1}"#],
+    );
+    // Items that allow nothing end the array.
+    check(
+        json!({"type": "array", "items": {"enum": []}}),
+        &["[]"],
+        &["[1]"],
+    );
+}
+
+#[test]
+fn whitespace_policies() {
+    let s = json!({"type": "object", "properties": {"a": {"type": "array"}}});
+    let c = |ws| {
+        common::Acceptor::new(
+            compile(
+                &s,
+                &Options {
+                    whitespace: ws,
+                    escapes: Escapes::Canonical,
+                    ..Default::default()
+                },
+            )
+            .unwrap(),
+        )
+    };
+    let (json, compact, python) = (
+        c(Whitespace::Json),
+        c(Whitespace::Compact),
+        c(Whitespace::SingleSpace),
+    );
+    for t in [
+        r#"{"a":[1,2]}"#,
+        r#"{"a": [1, 2]}"#,
+        " {\n\t\"a\" : [ 1 ] } ",
+    ] {
+        assert!(json.accepts(t), "{t}");
+    }
+    assert!(compact.accepts(r#"{"a":[1,2]}"#));
+    assert!(!compact.accepts(r#"{"a": [1, 2]}"#));
+    assert!(python.accepts(r#"{"a": [1, 2]}"#));
+    assert!(!python.accepts(r#"{"a":[1,2]}"#));
+    assert!(!python.accepts(r#"{"a": [1,  2]}"#));
+}

@@ -1,0 +1,45 @@
+//! MaskBench protocol on a sample of the corpus (every 500th file, GPT-2
+//! vocabulary for speed): every compiled schema must be handled exactly.
+
+mod common;
+
+use std::sync::Arc;
+
+use gcd_core::vocab::Vocabulary;
+use gcd_schema::maskbench::{category, run, Config};
+
+#[test]
+fn sample_is_exact() {
+    let Some(root) = common::shared_data() else {
+        return;
+    };
+    let vocab = Arc::new(
+        Vocabulary::from_tokenizer_json(root.join("tokenizers/gpt2/tokenizer.json")).unwrap(),
+    );
+    let cfg = Config {
+        data: root.join("maskbench"),
+        stride: 500,
+        options: Default::default(),
+    };
+    let r = run(&cfg, vocab, &mut |_, _| {}).unwrap();
+    print!("{}{}", r.summary(), r.breakdown());
+    for f in &r.failures {
+        println!("FAIL {f}");
+    }
+    assert_eq!(r.invalid_accepted, 0);
+    assert_eq!(r.validation_err, 0);
+    assert!(
+        r.schemas >= 16 && r.pass * 2 >= r.schemas,
+        "{} of {} passed",
+        r.pass,
+        r.schemas
+    );
+    assert_eq!(r.summary().lines().count(), 3);
+}
+
+#[test]
+fn categories_from_file_names() {
+    assert_eq!(category("Github_easy---o1234.json"), "Github_easy");
+    assert_eq!(category("BFCL_java_11.json"), "BFCL_java");
+    assert_eq!(category("Glaiveai2K---calc_95c5.json"), "Glaiveai2K");
+}
