@@ -85,6 +85,20 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         stride: usize,
     },
+    /// MaskBench: compile each schema, replay its instances token by token,
+    /// and print pass / error counts, mask times and time to first mask.
+    Maskbench {
+        #[arg(long)]
+        tokenizer: String,
+        #[arg(long)]
+        data: PathBuf,
+        /// Use every N-th file.
+        #[arg(long, default_value_t = 1)]
+        stride: usize,
+        /// Refuse schemas whose lexer needs more states (binding memory grows with them).
+        #[arg(long, default_value_t = 20_000)]
+        max_lexer_states: usize,
+    },
 }
 
 fn main() -> ExitCode {
@@ -115,6 +129,12 @@ fn main() -> ExitCode {
             data,
             stride,
         } => bench(&grammar, &tokenizer, &data, stride),
+        Command::Maskbench {
+            tokenizer,
+            data,
+            stride,
+            max_lexer_states,
+        } => maskbench(&tokenizer, data, stride, max_lexer_states),
     };
     match result {
         Ok(code) => code,
@@ -455,4 +475,31 @@ fn bench(grammar: &str, tokenizer: &str, data: &Path, stride: usize) -> Result<E
     } else {
         ExitCode::from(1)
     })
+}
+
+fn maskbench(
+    tokenizer: &str,
+    data: PathBuf,
+    stride: usize,
+    max_lexer_states: usize,
+) -> Result<ExitCode> {
+    let vocab = load_vocab(tokenizer)?;
+    let cfg = gcd_schema::maskbench::Config {
+        data,
+        stride,
+        options: gcd_schema::Options {
+            max_lexer_states: Some(max_lexer_states),
+            ..Default::default()
+        },
+    };
+    let bar = indicatif::ProgressBar::new(0);
+    let report = gcd_schema::maskbench::run(&cfg, vocab, &mut |done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    })
+    .map_err(|e| format!("{}: {e}", cfg.data.display()))?;
+    bar.finish_and_clear();
+    print!("{}", report.summary());
+    print!("{}", report.breakdown());
+    Ok(ExitCode::SUCCESS)
 }
