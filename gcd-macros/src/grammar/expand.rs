@@ -29,7 +29,10 @@ pub fn expand(input: GrammarInput) -> syn::Result<TokenStream> {
             let text = std::fs::read_to_string(&path).map_err(|e| {
                 syn::Error::new(
                     lit.span(),
-                    format!("cannot read grammar file {}: {e}", path.display()),
+                    format!(
+                        "cannot read grammar file `{}` (paths are relative to the crate's Cargo.toml): {e}",
+                        lit.value()
+                    ),
                 )
             })?;
             (
