@@ -56,31 +56,40 @@ pub fn grammar_text<T: Constrained + ?Sized>(ws: Whitespace) -> Result<String, C
     })
 }
 
+/// The value under `key` in a process-wide cache, built by `build` the first
+/// time. Building runs outside the lock; a rare race builds twice.
+fn cached<K: std::hash::Hash + Eq, V: Clone>(
+    cache: &OnceLock<Mutex<HashMap<K, V>>>,
+    key: K,
+    build: impl FnOnce() -> Result<V, ConstraintError>,
+) -> Result<V, ConstraintError> {
+    let map = cache.get_or_init(Default::default);
+    if let Some(v) = map.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(v.clone());
+    }
+    let v = build()?;
+    map.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, v.clone());
+    Ok(v)
+}
+
 /// The compiled grammar for `T`, built at first use and cached.
 pub fn compiled<T: Constrained + 'static>(
     ws: Whitespace,
 ) -> Result<Arc<CompiledGrammar>, ConstraintError> {
     static CACHE: OnceLock<Mutex<HashMap<(TypeId, Whitespace), Arc<CompiledGrammar>>>> =
         OnceLock::new();
-    let key = (TypeId::of::<T>(), ws);
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some(g) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-        return Ok(g.clone());
-    }
-    let ty = std::any::type_name::<T>();
-    let text = grammar_text::<T>(ws)?;
-    let g = parse_grammar(&text)
-        .and_then(|g| CompiledGrammar::new(&g))
-        .map_err(|e| ConstraintError::Unsupported {
-            ty,
-            message: format!("{e}\ngrammar:\n{text}"),
-        })?;
-    let g = Arc::new(g);
-    cache
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(key, g.clone());
-    Ok(g)
+    cached(&CACHE, (TypeId::of::<T>(), ws), || {
+        let text = grammar_text::<T>(ws)?;
+        let g = parse_grammar(&text)
+            .and_then(|g| CompiledGrammar::new(&g))
+            .map_err(|e| ConstraintError::Unsupported {
+                ty: std::any::type_name::<T>(),
+                message: format!("{e}\ngrammar:\n{text}"),
+            })?;
+        Ok(Arc::new(g))
+    })
 }
 
 /// `T`'s grammar bound to `vocab`, built once per process (per type,
@@ -92,16 +101,9 @@ pub fn bound<T: Constrained + 'static>(
     type Key = (TypeId, Whitespace, u64);
     static CACHE: OnceLock<Mutex<HashMap<Key, Arc<BoundGrammar>>>> = OnceLock::new();
     let key = (TypeId::of::<T>(), ws, vocab.fingerprint());
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some(b) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-        return Ok(b.clone());
-    }
-    let b = Arc::new(BoundGrammar::new(compiled::<T>(ws)?, vocab));
-    cache
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(key, b.clone());
-    Ok(b)
+    cached(&CACHE, key, || {
+        Ok(Arc::new(BoundGrammar::new(compiled::<T>(ws)?, vocab)))
+    })
 }
 
 /// Decodes one value of `T`: mask the logits, advance by the chosen token,

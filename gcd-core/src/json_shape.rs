@@ -76,7 +76,6 @@ pub struct Field {
 /// Named shapes, so that recursive types refer to themselves by name.
 #[derive(Clone, Debug, Default)]
 pub struct ShapeSet {
-    names: Vec<String>,
     shapes: Vec<Option<Shape>>,
     index: HashMap<String, usize>,
 }
@@ -95,8 +94,7 @@ impl ShapeSet {
     /// reference inside it finds the name.
     pub fn reserve(&mut self, name: &str) {
         if !self.contains(name) {
-            self.index.insert(name.to_string(), self.names.len());
-            self.names.push(name.to_string());
+            self.index.insert(name.to_string(), self.shapes.len());
             self.shapes.push(None);
         }
     }
@@ -232,8 +230,11 @@ impl LarkWriter<'_> {
                     .iter()
                     .map(|i| self.expr(i))
                     .collect::<Result<Vec<_>, _>>()?;
-                format!("\"[\" {} \"]\"", parts.join(" _COMMA "))
-                    .replace("\"[\"  \"]\"", "\"[\" \"]\"")
+                if parts.is_empty() {
+                    "\"[\" \"]\"".to_string()
+                } else {
+                    format!("\"[\" {} \"]\"", parts.join(" _COMMA "))
+                }
             }
             Shape::Map { values } => {
                 let v = self.expr(values)?;
