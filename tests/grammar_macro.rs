@@ -108,7 +108,7 @@ fn tables_bound_ahead_of_time_load_on_the_item() {
     let vocab = Arc::new(Vocabulary::o200k_base().unwrap());
     let loaded = Arith::load_bound(vocab.clone(), &tables).unwrap();
     let fresh = Arith::bind(vocab.clone());
-    assert_eq!(loaded.states, fresh.states);
+    assert_eq!(loaded.states(), fresh.states());
     let (mut a, mut b) = (Matcher::new(loaded), Matcher::new(fresh));
     for text in ["12", "*", "(", "3", "+", "4", ")"] {
         let ids = vocab.encode(text).unwrap();

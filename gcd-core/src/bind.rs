@@ -19,7 +19,7 @@
 //! built once per (grammar, vocabulary) and shared by all matchers.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use bitvec::prelude::*;
 
@@ -142,8 +142,8 @@ struct TablesRef<'a> {
     vocab_fingerprint: u64,
     grammar_fingerprint: u64,
     trie: &'a TokenTrie,
-    states: &'a [StateTables],
-    end_filters: &'a [EndFilter],
+    states: Vec<&'a StateTables>,
+    end_filters: Vec<&'a EndFilter>,
     budget: &'a BudgetTables,
 }
 
@@ -167,16 +167,25 @@ fn grammar_fingerprint(g: &CompiledGrammar) -> u64 {
 }
 
 /// A grammar bound to a vocabulary. `Send + Sync`: share it with `Arc`.
+///
+/// Tables are built lazily, per lexer state on the first mask that needs
+/// it: a schema compiled per request has hundreds of lexer states, most of
+/// them never visited by one output, and walking the trie for all of them
+/// up front made binding cost 100× the first mask. [`build_all`](Self::build_all)
+/// builds everything now, for servers that prefer steady mask times.
 #[derive(Debug)]
 pub struct BoundGrammar {
     pub grammar: Arc<CompiledGrammar>,
     pub vocab: Arc<Vocabulary>,
     pub trie: Arc<TokenTrie>,
-    pub states: Vec<StateTables>,
-    /// "First byte ends the lexeme" filters, shared by states with equal extension bytes.
-    pub end_filters: Vec<EndFilter>,
-    /// Token-cost tables for budgeted masks.
-    pub budget: BudgetTables,
+    states: Vec<OnceLock<StateTables>>,
+    /// Per lexer state: index into `end_filters`, or `u32::MAX`.
+    end_filter_of: Vec<u32>,
+    /// "First byte ends the lexeme" filters, shared by states with equal
+    /// extension bytes; the token sets are filled on first use.
+    end_filters: Vec<(Box<[bool; 256]>, OnceLock<EndFilter>)>,
+    /// Token-cost tables for budgeted masks; they need every state's tables.
+    budget: OnceLock<BudgetTables>,
 }
 
 /// The tokens whose first byte ends a lexeme: as a token set (for the
@@ -196,128 +205,188 @@ impl BoundGrammar {
         Self::with_trie(grammar, vocab, trie)
     }
 
+    /// Binds lazily: nothing is walked until a mask needs it.
     pub fn with_trie(
         grammar: Arc<CompiledGrammar>,
         vocab: Arc<Vocabulary>,
         trie: Arc<TokenTrie>,
     ) -> BoundGrammar {
-        Self::with_progress(grammar, vocab, trie, &mut |_, _| {})
+        let lx = &grammar.lexer;
+        let n_states = lx.num_states();
+        let mut index: HashMap<[bool; 256], u32> = HashMap::new();
+        let mut end_filters = Vec::new();
+        let end_filter_of = (0..n_states as u32)
+            .map(|q| {
+                if lx.winner(q).is_none() {
+                    return u32::MAX;
+                }
+                let ext = lx.extending_bytes(q);
+                if ext.iter().all(|&e| e) {
+                    return u32::MAX;
+                }
+                *index.entry(ext).or_insert_with(|| {
+                    end_filters.push((Box::new(ext.map(|e| !e)), OnceLock::new()));
+                    end_filters.len() as u32 - 1
+                })
+            })
+            .collect();
+        BoundGrammar {
+            states: (0..n_states).map(|_| OnceLock::new()).collect(),
+            end_filter_of,
+            end_filters,
+            budget: OnceLock::new(),
+            grammar,
+            vocab,
+            trie,
+        }
     }
 
-    /// Like [`with_trie`](Self::with_trie), calling `progress(done, total)` per lexer state.
+    /// Binds and builds every table now, calling `progress(done, total)`
+    /// per lexer state.
     pub fn with_progress(
         grammar: Arc<CompiledGrammar>,
         vocab: Arc<Vocabulary>,
         trie: Arc<TokenTrie>,
         progress: &mut dyn FnMut(usize, usize),
     ) -> BoundGrammar {
-        let lx = &grammar.lexer;
-        let n_states = lx.num_states();
-        let width = trie.vocab_len;
-        let mut end_filter_index: HashMap<[bool; 256], u32> = HashMap::new();
-        let mut end_filters = Vec::new();
-        let mut states = Vec::with_capacity(n_states);
-        let mut depth_state = vec![DEAD; 1 + trie.max_depth];
-        for q in 0..n_states as u32 {
-            let mut within = Vec::new();
-            let mut by_end: HashMap<u32, Vec<u32>> = HashMap::new();
-            let mut first_ends: Vec<(u8, u32)> = Vec::new();
-            let mut by_winner: HashMap<u32, Vec<u32>> = HashMap::new();
-            depth_state[0] = q;
-            let mut first = 0u8;
-            let mut i = 1;
-            while i < trie.num_nodes() {
-                let d = trie.depth[i] as usize;
-                if d == 1 {
-                    first = trie.byte[i];
-                }
-                let s = depth_state[d - 1];
-                let ns = lx.next(s, trie.byte[i]);
-                if ns == DEAD {
-                    if d > 1 {
-                        if let Some(w) = lx.winner(s) {
-                            by_winner.entry(w).or_default().push(i as u32);
-                        }
-                    }
-                    i = trie.subtree_end[i] as usize;
-                    continue;
-                }
-                depth_state[d] = ns;
-                let toks = trie.tokens_at(i);
-                if !toks.is_empty() {
-                    within.extend_from_slice(toks);
-                    by_end.entry(ns).or_default().extend_from_slice(toks);
-                    first_ends.push((first, ns));
-                }
-                i += 1;
-            }
-            first_ends.sort_unstable();
-            first_ends.dedup();
-            let mut within_by_end: Vec<(u32, TokenSet)> = by_end
-                .into_iter()
-                .map(|(e, ids)| (e, TokenSet::from_list(ids, width)))
-                .collect();
-            within_by_end.sort_by_key(|(e, _)| *e);
-            let nc = lx.classes.len();
-            let mut boundaries: Vec<Boundary> = by_winner
-                .into_iter()
-                .map(|(winner, mut nodes)| {
-                    nodes
-                        .sort_by_key(|&n| (lx.classes.class_of[trie.byte[n as usize] as usize], n));
-                    let mut class_off = vec![0u32; nc + 1];
-                    for &n in &nodes {
-                        class_off
-                            [lx.classes.class_of[trie.byte[n as usize] as usize] as usize + 1] += 1;
-                    }
-                    for c in 0..nc {
-                        class_off[c + 1] += class_off[c];
-                    }
-                    Boundary {
-                        winner,
-                        nodes,
-                        class_off,
-                    }
-                })
-                .collect();
-            boundaries.sort_by_key(|b| b.winner);
-            let mut end_filter = u32::MAX;
-            if lx.winner(q).is_some() {
-                let ext = lx.extending_bytes(q);
-                if ext.iter().any(|&e| !e) {
-                    let next = end_filters.len() as u32;
-                    end_filter = *end_filter_index.entry(ext).or_insert_with(|| {
-                        let first_bytes = ext.map(|e| !e);
-                        let mut tokens = bitvec![u64, Lsb0; 0; width];
-                        for (id, fb) in trie.first_byte.iter().enumerate() {
-                            if fb.is_some_and(|b| first_bytes[b as usize]) {
-                                tokens.set(id, true);
-                            }
-                        }
-                        end_filters.push(EndFilter {
-                            tokens,
-                            first_bytes,
-                        });
-                        next
-                    });
-                }
-            }
-            states.push(StateTables {
-                within: TokenSet::from_list(within, width),
-                within_by_end,
-                first_ends,
-                boundaries,
-                end_filter,
-            });
-            progress(q as usize + 1, n_states);
+        let bound = Self::with_trie(grammar, vocab, trie);
+        let n = bound.states.len();
+        for q in 0..n {
+            bound.state(q as u32);
+            progress(q + 1, n);
         }
-        let budget = BudgetTables::new(&grammar, &states);
-        BoundGrammar {
-            grammar,
-            vocab,
-            trie,
-            states,
-            end_filters,
-            budget,
+        bound.budget();
+        bound
+    }
+
+    /// Builds every table not built yet (all lexer states, end filters and
+    /// the budget tables).
+    pub fn build_all(&self) {
+        self.states();
+        for i in 0..self.end_filters.len() {
+            self.end_filter(i as u32);
+        }
+        self.budget();
+    }
+
+    /// Number of lexer states, i.e. of [`state`](Self::state) tables.
+    pub fn num_states(&self) -> usize {
+        self.states.len()
+    }
+
+    /// The tables of lexer state `q`, built on first use.
+    pub fn state(&self, q: u32) -> &StateTables {
+        self.states[q as usize].get_or_init(|| self.build_state(q))
+    }
+
+    /// Every state's tables, building the missing ones.
+    pub fn states(&self) -> Vec<&StateTables> {
+        (0..self.states.len() as u32).map(|q| self.state(q)).collect()
+    }
+
+    /// End filter `i` (as named by [`StateTables::end_filter`]).
+    pub fn end_filter(&self, i: u32) -> &EndFilter {
+        let (first_bytes, cell) = &self.end_filters[i as usize];
+        cell.get_or_init(|| {
+            let width = self.trie.vocab_len;
+            let mut tokens = bitvec![u64, Lsb0; 0; width];
+            for (id, fb) in self.trie.first_byte.iter().enumerate() {
+                if fb.is_some_and(|b| first_bytes[b as usize]) {
+                    tokens.set(id, true);
+                }
+            }
+            EndFilter {
+                tokens,
+                first_bytes: **first_bytes,
+            }
+        })
+    }
+
+    /// Every end filter, building the missing ones.
+    pub fn end_filters(&self) -> Vec<&EndFilter> {
+        (0..self.end_filters.len() as u32)
+            .map(|i| self.end_filter(i))
+            .collect()
+    }
+
+    /// The budget tables, built (with every state's tables) on first use.
+    pub fn budget(&self) -> &BudgetTables {
+        self.budget
+            .get_or_init(|| BudgetTables::new(&self.grammar, &self.states()))
+    }
+
+    /// Walks the trie from lexer state `q` once.
+    fn build_state(&self, q: u32) -> StateTables {
+        let lx = &self.grammar.lexer;
+        let trie = &*self.trie;
+        let width = trie.vocab_len;
+        let mut depth_state = vec![DEAD; 1 + trie.max_depth];
+        let mut within = Vec::new();
+        let mut by_end: HashMap<u32, Vec<u32>> = HashMap::new();
+        let mut first_ends: Vec<(u8, u32)> = Vec::new();
+        let mut by_winner: HashMap<u32, Vec<u32>> = HashMap::new();
+        depth_state[0] = q;
+        let mut first = 0u8;
+        let mut i = 1;
+        while i < trie.num_nodes() {
+            let d = trie.depth[i] as usize;
+            if d == 1 {
+                first = trie.byte[i];
+            }
+            let s = depth_state[d - 1];
+            let ns = lx.next(s, trie.byte[i]);
+            if ns == DEAD {
+                if d > 1 {
+                    if let Some(w) = lx.winner(s) {
+                        by_winner.entry(w).or_default().push(i as u32);
+                    }
+                }
+                i = trie.subtree_end[i] as usize;
+                continue;
+            }
+            depth_state[d] = ns;
+            let toks = trie.tokens_at(i);
+            if !toks.is_empty() {
+                within.extend_from_slice(toks);
+                by_end.entry(ns).or_default().extend_from_slice(toks);
+                first_ends.push((first, ns));
+            }
+            i += 1;
+        }
+        first_ends.sort_unstable();
+        first_ends.dedup();
+        let mut within_by_end: Vec<(u32, TokenSet)> = by_end
+            .into_iter()
+            .map(|(e, ids)| (e, TokenSet::from_list(ids, width)))
+            .collect();
+        within_by_end.sort_by_key(|(e, _)| *e);
+        let nc = lx.classes.len();
+        let class = |n: u32| lx.classes.class_of[trie.byte[n as usize] as usize] as usize;
+        let mut boundaries: Vec<Boundary> = by_winner
+            .into_iter()
+            .map(|(winner, mut nodes)| {
+                nodes.sort_by_key(|&n| (class(n), n));
+                let mut class_off = vec![0u32; nc + 1];
+                for &n in &nodes {
+                    class_off[class(n) + 1] += 1;
+                }
+                for c in 0..nc {
+                    class_off[c + 1] += class_off[c];
+                }
+                Boundary {
+                    winner,
+                    nodes,
+                    class_off,
+                }
+            })
+            .collect();
+        boundaries.sort_by_key(|b| b.winner);
+        StateTables {
+            within: TokenSet::from_list(within, width),
+            within_by_end,
+            first_ends,
+            boundaries,
+            end_filter: self.end_filter_of[q as usize],
         }
     }
 
@@ -325,15 +394,15 @@ impl BoundGrammar {
     /// tables, budget costs), so that a deployment with a fixed tokenizer
     /// loads them (see [`from_bytes`](Self::from_bytes)) instead of binding.
     /// The grammar and the vocabulary are not included, only their
-    /// fingerprints.
+    /// fingerprints. Builds whatever was not built yet.
     pub fn to_bytes(&self) -> Vec<u8> {
         let tables = TablesRef {
             vocab_fingerprint: self.vocab.fingerprint(),
             grammar_fingerprint: grammar_fingerprint(&self.grammar),
             trie: &self.trie,
-            states: &self.states,
-            end_filters: &self.end_filters,
-            budget: &self.budget,
+            states: self.states(),
+            end_filters: self.end_filters(),
+            budget: self.budget(),
         };
         snapshot::encode(BOUND_MAGIC, BOUND_VERSION, &tables)
     }
@@ -359,65 +428,28 @@ impl BoundGrammar {
             ));
         }
         t.trie.check(vocab.len()).map_err(SnapshotError::Corrupt)?;
-        let bound = BoundGrammar {
+        check_indices(&grammar, &t).map_err(SnapshotError::Corrupt)?;
+        Ok(BoundGrammar {
             grammar,
             vocab,
             trie: Arc::new(t.trie),
-            states: t.states,
-            end_filters: t.end_filters,
-            budget: t.budget,
-        };
-        bound.check_indices().map_err(SnapshotError::Corrupt)?;
-        Ok(bound)
+            end_filter_of: t.states.iter().map(|s| s.end_filter).collect(),
+            states: t.states.into_iter().map(OnceLock::from).collect(),
+            end_filters: t
+                .end_filters
+                .into_iter()
+                .map(|f| (Box::new(f.first_bytes), OnceLock::from(f)))
+                .collect(),
+            budget: OnceLock::from(t.budget),
+        })
     }
 
-    fn check_indices(&self) -> Result<(), String> {
-        let lx = &self.grammar.lexer;
-        let n_states = lx.num_states();
-        let width = self.trie.vocab_len;
-        let nodes = self.trie.num_nodes();
-        let nc = lx.classes.len();
-        let set_ok = |s: &TokenSet| match s {
-            TokenSet::Sparse(ids) => ids.iter().all(|&i| (i as usize) < width),
-            TokenSet::Dense(bits) => bits.len() == width,
-        };
-        let state_ok = |s: u32| (s as usize) < n_states;
-        let ok = self.states.len() == n_states
-            && self.end_filters.iter().all(|f| f.tokens.len() == width)
-            && self.states.iter().all(|st| {
-                set_ok(&st.within)
-                    && st
-                        .within_by_end
-                        .iter()
-                        .all(|(e, s)| state_ok(*e) && set_ok(s))
-                    && st.first_ends.iter().all(|&(_, e)| state_ok(e))
-                    && (st.end_filter == u32::MAX
-                        || (st.end_filter as usize) < self.end_filters.len())
-                    && st.boundaries.iter().all(|b| {
-                        (b.winner as usize) < self.grammar.grammar.terminals.len()
-                            && b.nodes.iter().all(|&n| n > 0 && (n as usize) < nodes)
-                            && b.class_off.len() == nc + 1
-                            && b.class_off.windows(2).all(|w| w[0] <= w[1])
-                            && b.class_off[nc] as usize == b.nodes.len()
-                    })
-            })
-            && self.budget.check_sizes(
-                self.grammar.grammar.terminals.len(),
-                n_states,
-                self.grammar.grammar.nonterminals.len(),
-            );
-        if ok {
-            Ok(())
-        } else {
-            Err("inconsistent bound tables".into())
-        }
-    }
-
-    /// Bytes held by the per-grammar tables (the trie counted separately).
+    /// Bytes held by the tables built so far (the trie counted separately).
     pub fn table_bytes(&self) -> usize {
         let states: usize = self
             .states
             .iter()
+            .filter_map(OnceLock::get)
             .map(|s| {
                 s.within.heap_bytes()
                     + s.within_by_end
@@ -436,8 +468,50 @@ impl BoundGrammar {
             + self
                 .end_filters
                 .iter()
+                .filter_map(|(_, f)| f.get())
                 .map(|f| f.tokens.as_raw_slice().len() * 8 + 256)
                 .sum::<usize>()
-            + self.budget.heap_bytes()
+            + self.budget.get().map_or(0, BudgetTables::heap_bytes)
+    }
+}
+
+/// Checks the indices the matcher relies on in loaded tables.
+fn check_indices(grammar: &CompiledGrammar, t: &Tables) -> Result<(), String> {
+    let lx = &grammar.lexer;
+    let n_states = lx.num_states();
+    let n_terms = grammar.grammar.terminals.len();
+    let width = t.trie.vocab_len;
+    let nodes = t.trie.num_nodes();
+    let nc = lx.classes.len();
+    let set_ok = |s: &TokenSet| match s {
+        TokenSet::Sparse(ids) => ids.iter().all(|&i| (i as usize) < width),
+        TokenSet::Dense(bits) => bits.len() == width,
+    };
+    let state_ok = |s: u32| (s as usize) < n_states;
+    let ok = t.states.len() == n_states
+        && t.end_filters.iter().all(|f| f.tokens.len() == width)
+        && t.states.iter().all(|st| {
+            set_ok(&st.within)
+                && st
+                    .within_by_end
+                    .iter()
+                    .all(|(e, s)| state_ok(*e) && set_ok(s))
+                && st.first_ends.iter().all(|&(_, e)| state_ok(e))
+                && (st.end_filter == u32::MAX || (st.end_filter as usize) < t.end_filters.len())
+                && st.boundaries.iter().all(|b| {
+                    (b.winner as usize) < n_terms
+                        && b.nodes.iter().all(|&n| n > 0 && (n as usize) < nodes)
+                        && b.class_off.len() == nc + 1
+                        && b.class_off.windows(2).all(|w| w[0] <= w[1])
+                        && b.class_off[nc] as usize == b.nodes.len()
+                })
+        })
+        && t
+            .budget
+            .check_sizes(n_terms, n_states, grammar.grammar.nonterminals.len());
+    if ok {
+        Ok(())
+    } else {
+        Err("inconsistent bound tables".into())
     }
 }

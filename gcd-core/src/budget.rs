@@ -58,7 +58,7 @@ fn add(a: u32, b: u32) -> u32 {
 }
 
 impl BudgetTables {
-    pub fn new(g: &CompiledGrammar, states: &[StateTables]) -> BudgetTables {
+    pub fn new(g: &CompiledGrammar, states: &[&StateTables]) -> BudgetTables {
         let t = g.grammar.terminals.len();
         let cols = t + 1;
         let lx = &g.lexer;

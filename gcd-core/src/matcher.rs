@@ -233,7 +233,7 @@ impl Matcher {
             budget,
         );
         // Tokens whose first byte closes the pending lexeme.
-        let tables = &b.states[q as usize];
+        let tables = b.state(q);
         if tables.end_filter != u32::MAX && !self.fresh {
             let w = g.lexer.winner(q).expect("end filter implies a winner");
             let mut view = StackView::new(&self.stack);
@@ -242,7 +242,7 @@ impl Matcher {
             }
             let q2 = g.start_state_top_down(view.top_symbol(), || view.top_down());
             if q2 != DEAD {
-                let filter = &b.end_filters[tables.end_filter as usize];
+                let filter = b.end_filter(tables.end_filter);
                 self.add_state(out, &view, q2, Some(filter), &mut scratch, budget);
             }
         }
@@ -260,12 +260,12 @@ impl Matcher {
     ) {
         let b = &*self.bound;
         let g = &b.grammar;
-        let tables = &b.states[q as usize];
+        let tables = b.state(q);
         match budget {
             None => tables.within.or_into(out, filter.map(|f| &f.tokens)),
             Some(bc) => {
                 for (end, set) in &tables.within_by_end {
-                    if b.budget.estimate(g, view, *end, &bc.base) <= bc.limit {
+                    if b.budget().estimate(g, view, *end, &bc.base) <= bc.limit {
                         set.or_into(out, filter.map(|f| &f.tokens));
                     }
                 }
@@ -347,7 +347,7 @@ impl Matcher {
             let tokens = trie.tokens_at(i);
             if !tokens.is_empty()
                 && budget.is_none_or(|bc| {
-                    b.budget.estimate(g, &views[vi as usize], ns, &bc.base) <= bc.limit
+                    b.budget().estimate(g, &views[vi as usize], ns, &bc.base) <= bc.limit
                 })
             {
                 for &t in tokens {
@@ -435,9 +435,9 @@ impl Matcher {
         if let Some(n) = self.budget {
             costs = self.stack_costs.clone();
             let b = &self.bound;
-            b.budget.update_stack_costs(&mut costs, &self.stack, &stack);
+            b.budget().update_stack_costs(&mut costs, &self.stack, &stack);
             let need = b
-                .budget
+                .budget()
                 .estimate(&b.grammar, &StackView::new(&stack), q, &costs);
             if self.tokens.len() + 1 + need as usize > n {
                 return Err(self.not_allowed(
@@ -510,7 +510,7 @@ impl Matcher {
         self.history_len -= n;
         self.finished = false;
         if self.budget.is_some() {
-            self.stack_costs = self.bound.budget.stack_costs(&self.stack);
+            self.stack_costs = self.bound.budget().stack_costs(&self.stack);
         }
         Ok(())
     }
@@ -529,7 +529,7 @@ impl Matcher {
             return 0;
         }
         let b = &self.bound;
-        b.budget
+        b.budget()
             .estimate_for_stack(&b.grammar, &self.stack, self.lexer) as usize
     }
 
@@ -549,7 +549,7 @@ impl Matcher {
         }
         self.budget = n;
         self.stack_costs = match n {
-            Some(_) => self.bound.budget.stack_costs(&self.stack),
+            Some(_) => self.bound.budget().stack_costs(&self.stack),
             None => Vec::new(),
         };
         Ok(())

@@ -17,9 +17,9 @@ use rand::{Rng, SeedableRng};
 
 fn assert_same_tables(a: &BoundGrammar, b: &BoundGrammar) {
     assert_eq!(a.trie, b.trie);
-    assert_eq!(a.states, b.states);
-    assert_eq!(a.end_filters, b.end_filters);
-    assert_eq!(a.budget, b.budget);
+    assert_eq!(a.states(), b.states());
+    assert_eq!(a.end_filters(), b.end_filters());
+    assert_eq!(a.budget(), b.budget());
 }
 
 /// Masks (budgeted too) along a random walk agree between the two.

@@ -11,14 +11,18 @@ fn main() {
         let g = gcd_schema::to_grammar(&doc["schema"], &Default::default());
         let t1 = t.elapsed();
         let Ok(g) = g else { continue };
-        let c = gcd_core::compiled::CompiledGrammar::new(&g).unwrap();
+        let Ok(c) = gcd_core::compiled::CompiledGrammar::new(&g) else { continue };
         let t2 = t.elapsed();
         let states = c.lexer.num_states();
-        let b = gcd_core::bind::BoundGrammar::with_trie(Arc::new(c), vocab.clone(), trie.clone());
+        let b = Arc::new(gcd_core::bind::BoundGrammar::with_trie(
+            Arc::new(c),
+            vocab.clone(),
+            trie.clone(),
+        ));
+        drop(gcd_core::matcher::Matcher::new(b.clone()).compute_mask(vocab.len()));
         let t3 = t.elapsed();
-        drop(b);
         println!(
-            "{f}: ir={t1:?} compile={:?} bind={:?} terms={} lexer_states={states}",
+            "{f}: ir={t1:?} compile={:?} first_mask={:?} terms={} lexer_states={states}",
             t2 - t1,
             t3 - t2,
             g.terminals.len()
