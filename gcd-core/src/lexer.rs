@@ -14,8 +14,11 @@
 //! which candidates are still alive and which one wins if the lexeme ends now.
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use regex_automata::dfa::{dense, Automaton, StartKind};
+use regex_automata::nfa::thompson::{self, WhichCaptures};
+use regex_syntax::hir::{Hir, HirKind};
 use regex_automata::util::start;
 use regex_automata::{Anchored, MatchKind};
 
@@ -29,9 +32,9 @@ pub const DEAD: u32 = u32::MAX;
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TerminalDfa {
     /// `state * 256 + byte` → next state or [`DEAD`].
-    pub trans: Vec<u32>,
+    pub trans: Arc<[u32]>,
     /// Whether the bytes read so far form a whole match.
-    pub accepting: Vec<bool>,
+    pub accepting: Arc<[bool]>,
 }
 
 /// Why a terminal's regex could not become a DFA.
@@ -62,20 +65,44 @@ fn live_states(trans: &[u32], accepting: &[bool]) -> Vec<bool> {
     live
 }
 
-/// Whether the regex has a lazy quantifier anywhere.
-fn has_lazy_quantifier(regex: &str) -> bool {
-    fn walk(h: &regex_syntax::hir::Hir) -> bool {
-        use regex_syntax::hir::HirKind;
-        match h.kind() {
-            HirKind::Repetition(r) => !r.greedy || walk(&r.sub),
-            HirKind::Capture(c) => walk(&c.sub),
-            HirKind::Concat(hs) | HirKind::Alternation(hs) => hs.iter().any(walk),
-            _ => false,
+/// Drops every transition out of an accepting state (and the states that
+/// no longer lead to a match).
+fn stop_at_first_match(trans: &mut [u32], accepting: &[bool]) {
+    for (s, &acc) in accepting.iter().enumerate() {
+        if acc {
+            trans[s * 256..(s + 1) * 256].fill(DEAD);
         }
     }
-    regex_syntax::Parser::new()
-        .parse(regex)
-        .is_ok_and(|h| walk(&h))
+    // States may now be dead; liveness is what the lexer relies on.
+    let live = live_states(trans, accepting);
+    for t in trans.iter_mut() {
+        if *t != DEAD && !live[*t as usize] {
+            *t = DEAD;
+        }
+    }
+}
+
+/// Whether the regex has a lazy quantifier anywhere.
+fn has_lazy_quantifier(h: &Hir) -> bool {
+    match h.kind() {
+        HirKind::Repetition(r) => !r.greedy || has_lazy_quantifier(&r.sub),
+        HirKind::Capture(c) => has_lazy_quantifier(&c.sub),
+        HirKind::Concat(hs) | HirKind::Alternation(hs) => hs.iter().any(has_lazy_quantifier),
+        _ => false,
+    }
+}
+
+/// The table of a DFA that matches exactly `bytes` (object keys, keywords):
+/// no determinization needed.
+fn literal_table(bytes: &[u8]) -> (Vec<u32>, Vec<bool>) {
+    let n = bytes.len() + 1;
+    let mut trans = vec![DEAD; n * 256];
+    for (i, &b) in bytes.iter().enumerate() {
+        trans[i * 256 + b as usize] = i as u32 + 1;
+    }
+    let mut accepting = vec![false; n];
+    accepting[n - 1] = true;
+    (trans, accepting)
 }
 
 impl TerminalDfa {
@@ -83,67 +110,99 @@ impl TerminalDfa {
     /// matches shortest-first: its lexeme ends at the first match, so
     /// `/\*(.|\n)*?\*/` is a C comment that stops at the first `*/`. Without
     /// one, a terminal is the set of strings its regex matches.
+    ///
+    /// Results are kept in a process-wide cache keyed by the regex, because
+    /// grammars made per request (JSON Schemas) reuse the same few terminals
+    /// (numbers, strings, formats) and determinizing them dominated their
+    /// compile time. The tables are shared, so a clone is cheap.
     pub fn new(regex: &str) -> Result<TerminalDfa, DfaError> {
-        let mut dfa = Self::build(regex)?;
-        if has_lazy_quantifier(regex) {
-            dfa.stop_at_first_match();
+        const MAX_CACHED: usize = 4096;
+        type Cache = Mutex<HashMap<String, Result<TerminalDfa, DfaError>>>;
+        static CACHE: OnceLock<Cache> = OnceLock::new();
+        let cache = CACHE.get_or_init(Default::default);
+        if let Some(hit) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(regex) {
+            return hit.clone();
         }
-        Ok(dfa)
+        let built = Self::build_uncached(regex);
+        let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+        if cache.len() >= MAX_CACHED {
+            cache.clear();
+        }
+        cache.insert(regex.to_string(), built.clone());
+        built
     }
 
-    /// Drops every transition out of an accepting state (and the states that
-    /// no longer lead to a match).
-    fn stop_at_first_match(&mut self) {
-        for s in 0..self.len() {
-            if self.accepting[s] {
-                self.trans[s * 256..(s + 1) * 256].fill(DEAD);
-            }
+    fn build_uncached(regex: &str) -> Result<TerminalDfa, DfaError> {
+        // Parse once; on a syntax error let regex-automata report it, so the
+        // message is the one users know from its docs.
+        let Ok(hir) = regex_syntax::Parser::new().parse(regex) else {
+            return Err(Self::build(regex, None).expect_err("the regex does not parse"));
+        };
+        let (mut trans, accepting) = match hir.kind() {
+            HirKind::Literal(lit) if !lit.0.is_empty() => literal_table(&lit.0),
+            _ => Self::build(regex, Some(&hir))?,
+        };
+        if has_lazy_quantifier(&hir) {
+            stop_at_first_match(&mut trans, &accepting);
         }
-        // States may now be dead; liveness is what the lexer relies on.
-        let live = live_states(&self.trans, &self.accepting);
-        for t in self.trans.iter_mut() {
-            if *t != DEAD && !live[*t as usize] {
-                *t = DEAD;
-            }
-        }
+        Ok(TerminalDfa {
+            trans: trans.into(),
+            accepting: accepting.into(),
+        })
     }
 
-    fn build(regex: &str) -> Result<TerminalDfa, DfaError> {
+    /// Determinizes `regex` (already parsed when `hir` is given) and reads
+    /// out the reachable, live states as a byte table.
+    fn build(regex: &str, hir: Option<&Hir>) -> Result<(Vec<u32>, Vec<bool>), DfaError> {
         crate::counters::count_regex_compilation();
-        let dfa = dense::Builder::new()
-            .configure(
-                dense::DFA::config()
-                    .match_kind(MatchKind::All)
-                    .start_kind(StartKind::Anchored)
-                    .dfa_size_limit(Some(64 << 20))
-                    .determinize_size_limit(Some(64 << 20)),
-            )
-            .build(regex)
-            .map_err(|e| DfaError::Invalid(e.to_string()))?;
+        let mut builder = dense::Builder::new();
+        builder.configure(
+            dense::DFA::config()
+                .match_kind(MatchKind::All)
+                .start_kind(StartKind::Anchored)
+                .dfa_size_limit(Some(64 << 20))
+                .determinize_size_limit(Some(64 << 20)),
+        );
+        let invalid = |e: &dyn std::fmt::Display| DfaError::Invalid(e.to_string());
+        let dfa = match hir {
+            Some(hir) => {
+                let nfa = thompson::Compiler::new()
+                    .configure(thompson::Config::new().which_captures(WhichCaptures::None))
+                    .build_from_hir(hir)
+                    .map_err(|e| invalid(&e))?;
+                builder.build_from_nfa(&nfa).map_err(|e| invalid(&e))?
+            }
+            None => builder.build(regex).map_err(|e| invalid(&e))?,
+        };
         let start = dfa
             .start_state(&start::Config::new().anchored(Anchored::Yes))
             .map_err(|e| DfaError::Invalid(e.to_string()))?;
         // Read out the reachable states.
-        let mut ids = HashMap::new();
+        // One transition per byte class, spread over its bytes.
+        let classes = dfa.byte_classes();
+        let mut ids = rustc_hash::FxHashMap::default();
         let mut order = vec![start];
         ids.insert(start, 0u32);
         let mut raw_trans = Vec::new();
+        let mut by_class = vec![DEAD; classes.alphabet_len()];
         let mut i = 0;
         while i < order.len() {
             let s = order[i];
-            for b in 0..=255u8 {
+            for rep in classes.representatives(..) {
+                let Some(b) = rep.as_u8() else { continue };
                 let n = dfa.next_state(s, b);
-                if dfa.is_dead_state(n) || dfa.is_quit_state(n) {
-                    raw_trans.push(DEAD);
-                    continue;
-                }
-                let next = ids.len() as u32;
-                let id = *ids.entry(n).or_insert_with(|| {
-                    order.push(n);
-                    next
-                });
-                raw_trans.push(id);
+                by_class[classes.get(b) as usize] =
+                    if dfa.is_dead_state(n) || dfa.is_quit_state(n) {
+                        DEAD
+                    } else {
+                        let next = ids.len() as u32;
+                        *ids.entry(n).or_insert_with(|| {
+                            order.push(n);
+                            next
+                        })
+                    };
             }
+            raw_trans.extend((0..=255u8).map(|b| by_class[classes.get(b) as usize]));
             i += 1;
         }
         let accepting: Vec<bool> = order
@@ -178,10 +237,7 @@ impl TerminalDfa {
             }
             acc.push(accepting[s]);
         }
-        Ok(TerminalDfa {
-            trans,
-            accepting: acc,
-        })
+        Ok((trans, acc))
     }
 
     pub fn next(&self, state: u32, byte: u8) -> u32 {
