@@ -22,6 +22,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use bitvec::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::budget::BudgetTables;
 use crate::compiled::CompiledGrammar;
@@ -322,9 +323,14 @@ impl BoundGrammar {
         let width = trie.vocab_len;
         let mut depth_state = vec![DEAD; 1 + trie.max_depth];
         let mut within = Vec::new();
-        let mut by_end: HashMap<u32, Vec<u32>> = HashMap::new();
-        let mut first_ends: Vec<(u8, u32)> = Vec::new();
-        let mut by_winner: HashMap<u32, Vec<u32>> = HashMap::new();
+        // Tokens by the state they end in; consecutive tokens mostly share
+        // it, so the last slot is checked before the map.
+        let mut by_end: Vec<(u32, Vec<u32>)> = Vec::new();
+        let mut end_slot: FxHashMap<u32, usize> = FxHashMap::default();
+        let mut last_slot = usize::MAX;
+        let mut first_ends: FxHashSet<(u8, u32)> = FxHashSet::default();
+        let mut last_first_end = None;
+        let mut by_winner: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
         depth_state[0] = q;
         let mut first = 0u8;
         let mut i = 1;
@@ -348,13 +354,22 @@ impl BoundGrammar {
             let toks = trie.tokens_at(i);
             if !toks.is_empty() {
                 within.extend_from_slice(toks);
-                by_end.entry(ns).or_default().extend_from_slice(toks);
-                first_ends.push((first, ns));
+                if by_end.get(last_slot).is_none_or(|(e, _)| *e != ns) {
+                    last_slot = *end_slot.entry(ns).or_insert_with(|| {
+                        by_end.push((ns, Vec::new()));
+                        by_end.len() - 1
+                    });
+                }
+                by_end[last_slot].1.extend_from_slice(toks);
+                if last_first_end != Some((first, ns)) {
+                    last_first_end = Some((first, ns));
+                    first_ends.insert((first, ns));
+                }
             }
             i += 1;
         }
+        let mut first_ends: Vec<(u8, u32)> = first_ends.into_iter().collect();
         first_ends.sort_unstable();
-        first_ends.dedup();
         let mut within_by_end: Vec<(u32, TokenSet)> = by_end
             .into_iter()
             .map(|(e, ids)| (e, TokenSet::from_list(ids, width)))

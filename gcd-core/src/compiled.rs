@@ -439,23 +439,37 @@ pub fn lexical_hazards(c: &CompiledGrammar) -> Vec<Diagnostic> {
     let lx = &c.lexer;
     let states = lx.num_states();
     let ext_acc = c.extending_bytes_of_winners();
-    // reach[s]: terminals that win in some state reachable from s.
-    let mut reach = vec![TermSet::new(n); states];
+    // reach[s]: terminals that win in some state reachable from s, by one
+    // backward search per terminal (a forward fixpoint needs as many rounds
+    // as the longest lexeme and dominated compile time on long strings).
+    let nc = lx.classes.len();
+    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); states];
     for s in 0..states {
-        if let Some(w) = lx.winner(s as u32) {
-            reach[s].insert(w as usize);
+        for k in 0..nc {
+            let t = lx.trans[s * nc + k];
+            if t != DEAD && t as usize != s {
+                preds[t as usize].push(s as u32);
+            }
         }
     }
-    let nc = lx.classes.len();
-    let mut changed = true;
-    while changed {
-        changed = false;
+    for p in &mut preds {
+        p.sort_unstable();
+        p.dedup();
+    }
+    let mut reach = vec![TermSet::new(n); states];
+    let mut stack = Vec::new();
+    for w in 0..n {
         for s in 0..states {
-            for k in 0..nc {
-                let t = lx.trans[s * nc + k];
-                if t != DEAD && t as usize != s {
-                    let r = reach[t as usize].clone();
-                    changed |= reach[s].union_with(&r);
+            if lx.winner(s as u32) == Some(w as u32) && !reach[s].contains(w) {
+                reach[s].insert(w);
+                stack.push(s);
+            }
+        }
+        while let Some(s) = stack.pop() {
+            for &p in &preds[s] {
+                if !reach[p as usize].contains(w) {
+                    reach[p as usize].insert(w);
+                    stack.push(p as usize);
                 }
             }
         }

@@ -386,6 +386,12 @@ fn bench(grammar: &str, tokenizer: &str, data: &Path, stride: usize) -> Result<E
     drop(Matcher::new(bound.clone()).compute_mask(vocab.len()));
     let t_first_mask = t0.elapsed();
     let t0 = Instant::now();
+    let mut slowest_state = Duration::ZERO;
+    for q in 0..bound.num_states() as u32 {
+        let t = Instant::now();
+        bound.state(q);
+        slowest_state = slowest_state.max(t.elapsed());
+    }
     bound.build_all();
     let t_bind = t_first_mask + t0.elapsed();
     let mut files: Vec<PathBuf> = std::fs::read_dir(data)
@@ -449,10 +455,11 @@ fn bench(grammar: &str, tokenizer: &str, data: &Path, stride: usize) -> Result<E
         trie.heap_bytes() as f64 / 1e6
     );
     println!(
-        "bind: first mask after {:.2} ms (tables are built per lexer state on first use), all {} lexer states {:.1} ms, tables {:.2} MB",
+        "bind: first mask after {:.2} ms (tables are built per lexer state on first use), all {} lexer states {:.1} ms (slowest state {:.2} ms), tables {:.2} MB",
         ms(t_first_mask),
         g.lexer.num_states(),
         ms(t_bind),
+        ms(slowest_state),
         bound.table_bytes() as f64 / 1e6
     );
     let snapshot = bound.to_bytes();
