@@ -28,9 +28,28 @@ pub trait Constrained {
     /// `#[constrained(whitespace = "compact" | "spaced" | "json")]`).
     const WHITESPACE: Whitespace = Whitespace::Compact;
 
+    /// JSON kinds ([`starts`] bits) that a value of `Self` certainly can
+    /// start with: a subset, `0` when unknown. `#[derive(Constrained)]`
+    /// uses it to reject, at compile time, untagged enums whose variants
+    /// JSON cannot tell apart.
+    const STARTS_WITH: u8 = 0;
+
     /// The JSON shape of `Self`. Named types define themselves in `set`
     /// (and refer to themselves by name), so recursive types terminate.
     fn shape(set: &mut ShapeSet) -> Shape;
+}
+
+/// Bits of [`Constrained::STARTS_WITH`]: the first token of a JSON value.
+pub mod starts {
+    pub const NULL: u8 = 1;
+    pub const BOOL: u8 = 2;
+    pub const NUMBER: u8 = 4;
+    pub const STRING: u8 = 8;
+    pub const ARRAY: u8 = 16;
+    pub const OBJECT: u8 = 32;
+    /// Kinds that are one fixed token whatever the type: two untagged
+    /// variants that can both start with one of these are ambiguous.
+    pub const FIXED: u8 = NULL | BOOL;
 }
 
 /// Why a type's constraint or its output could not be used.
@@ -163,6 +182,7 @@ impl<T: Constrained + serde::de::DeserializeOwned + 'static> Decoder<T> {
 macro_rules! integers {
     ($($t:ty),*) => {$(
         impl Constrained for $t {
+            const STARTS_WITH: u8 = starts::NUMBER;
             fn shape(_: &mut ShapeSet) -> Shape {
                 Shape::Integer { min: <$t>::MIN as i128, max: <$t>::MAX as i128 }
             }
@@ -172,42 +192,49 @@ macro_rules! integers {
 integers!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
 
 impl Constrained for bool {
+    const STARTS_WITH: u8 = starts::BOOL;
     fn shape(_: &mut ShapeSet) -> Shape {
         Shape::Bool
     }
 }
 
 impl Constrained for f64 {
+    const STARTS_WITH: u8 = starts::NUMBER;
     fn shape(_: &mut ShapeSet) -> Shape {
         Shape::Number
     }
 }
 
 impl Constrained for f32 {
+    const STARTS_WITH: u8 = starts::NUMBER;
     fn shape(_: &mut ShapeSet) -> Shape {
         Shape::Number
     }
 }
 
 impl Constrained for char {
+    const STARTS_WITH: u8 = starts::STRING;
     fn shape(_: &mut ShapeSet) -> Shape {
         Shape::Char
     }
 }
 
 impl Constrained for String {
+    const STARTS_WITH: u8 = starts::STRING;
     fn shape(_: &mut ShapeSet) -> Shape {
         Shape::String(StringRules::default())
     }
 }
 
 impl Constrained for () {
+    const STARTS_WITH: u8 = starts::NULL;
     fn shape(_: &mut ShapeSet) -> Shape {
         Shape::Null
     }
 }
 
 impl<T: Constrained> Constrained for Option<T> {
+    const STARTS_WITH: u8 = T::STARTS_WITH | starts::NULL;
     fn shape(set: &mut ShapeSet) -> Shape {
         // `Option<Option<T>>` and `Option<()>` read `null` as the outer `None`.
         match T::shape(set) {
@@ -282,6 +309,7 @@ pub mod field_rules {
 macro_rules! sequences {
     ($($t:ident),*) => {$(
         impl<T: Constrained> Constrained for $t<T> {
+            const STARTS_WITH: u8 = starts::ARRAY;
             fn shape(set: &mut ShapeSet) -> Shape {
                 Shape::Array { items: Box::new(T::shape(set)), min_items: 0, max_items: None }
             }
@@ -291,6 +319,7 @@ macro_rules! sequences {
 sequences!(Vec, VecDeque);
 
 impl<T: Constrained, const N: usize> Constrained for [T; N] {
+    const STARTS_WITH: u8 = starts::ARRAY;
     fn shape(set: &mut ShapeSet) -> Shape {
         Shape::Array {
             items: Box::new(T::shape(set)),
@@ -303,6 +332,7 @@ impl<T: Constrained, const N: usize> Constrained for [T; N] {
 macro_rules! pointers {
     ($($t:ident),*) => {$(
         impl<T: Constrained + ?Sized> Constrained for $t<T> {
+            const STARTS_WITH: u8 = T::STARTS_WITH;
             fn shape(set: &mut ShapeSet) -> Shape {
                 T::shape(set)
             }
@@ -312,6 +342,7 @@ macro_rules! pointers {
 pointers!(Box, Rc, Arc);
 
 impl<V: Constrained, S> Constrained for HashMap<String, V, S> {
+    const STARTS_WITH: u8 = starts::OBJECT;
     fn shape(set: &mut ShapeSet) -> Shape {
         Shape::Map {
             values: Box::new(V::shape(set)),
@@ -320,6 +351,7 @@ impl<V: Constrained, S> Constrained for HashMap<String, V, S> {
 }
 
 impl<V: Constrained> Constrained for BTreeMap<String, V> {
+    const STARTS_WITH: u8 = starts::OBJECT;
     fn shape(set: &mut ShapeSet) -> Shape {
         Shape::Map {
             values: Box::new(V::shape(set)),
@@ -330,6 +362,7 @@ impl<V: Constrained> Constrained for BTreeMap<String, V> {
 macro_rules! tuples {
     ($(($($t:ident),+)),*) => {$(
         impl<$($t: Constrained),+> Constrained for ($($t,)+) {
+            const STARTS_WITH: u8 = starts::ARRAY;
             fn shape(set: &mut ShapeSet) -> Shape {
                 Shape::Tuple(vec![$($t::shape(set)),+])
             }

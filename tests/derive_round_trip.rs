@@ -259,3 +259,40 @@ fn ambiguity_is_an_error_at_first_use_naming_the_type() {
         Whitespace::Compact
     ));
 }
+
+/// `STARTS_WITH` (the basis of the compile-time untagged check) names
+/// exactly the first bytes each type's grammar allows.
+#[test]
+fn starts_with_matches_the_grammar() {
+    use gcd::constrained::starts::*;
+    fn check<T: Constrained + 'static>(expected: u8) {
+        let name = std::any::type_name::<T>();
+        assert_eq!(T::STARTS_WITH, expected, "{name}");
+        let b = bound::<T>(Whitespace::Compact);
+        let m = Matcher::new(b.clone());
+        for (bit, first) in [
+            (NULL, "n"),
+            (BOOL, "t"),
+            (NUMBER, "1"),
+            (STRING, "\""),
+            (ARRAY, "["),
+            (OBJECT, "{"),
+        ] {
+            let tok = b.vocab.encode(first).unwrap();
+            assert_eq!(tok.len(), 1);
+            let allowed = m.clone().advance(tok[0]).is_ok();
+            assert_eq!(allowed, expected & bit != 0, "{name} starting with {first}");
+        }
+    }
+    check::<Point>(OBJECT);
+    check::<Unit>(STRING);
+    check::<Option<Unit>>(STRING | NULL);
+    check::<External>(STRING | OBJECT);
+    check::<Shape2>(OBJECT);
+    check::<ToolCall>(OBJECT);
+    check::<Untagged>(NUMBER | STRING | ARRAY);
+    check::<Meters>(NUMBER);
+    check::<Newtype>(NUMBER);
+    check::<Tuple3>(ARRAY);
+    check::<Option<Box<bool>>>(BOOL | NULL);
+}

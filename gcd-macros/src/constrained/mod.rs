@@ -5,6 +5,7 @@
 
 mod attrs;
 mod case;
+mod starts;
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -23,6 +24,15 @@ pub fn derive(input: TokenStream) -> TokenStream {
 fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
     let c = attrs::container(&input.attrs, &mut errors);
+    let (starts_with, checks) = match &input.data {
+        Data::Struct(s) => (starts::struct_starts(&c, &s.fields), TokenStream::new()),
+        Data::Enum(e) if input.generics.params.is_empty() => (
+            starts::enum_starts(&c, e),
+            starts::untagged_checks(&input.ident, &c, e),
+        ),
+        Data::Enum(e) => (starts::enum_starts(&c, e), TokenStream::new()),
+        Data::Union(_) => (quote!(0), TokenStream::new()),
+    };
     let body = match &input.data {
         Data::Struct(s) => struct_shape(&c, &s.fields, &mut errors),
         Data::Enum(e) => enum_shape(&c, e, &mut errors),
@@ -52,8 +62,10 @@ fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
     }
     let (impl_g, ty_g, where_c) = generics.split_for_impl();
     Ok(quote! {
+        #checks
         impl #impl_g ::gcd::Constrained for #name #ty_g #where_c {
             #whitespace
+            const STARTS_WITH: u8 = #starts_with;
             fn shape(set: &mut ::gcd::constrained::ShapeSet) -> ::gcd::constrained::Shape {
                 use ::gcd::constrained::{Field, Shape};
                 let name = ::std::any::type_name::<Self>();
