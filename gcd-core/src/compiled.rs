@@ -273,12 +273,7 @@ impl CompiledGrammar {
                 "byte classes in range",
             ),
             (
-                self.dfas.iter().all(|d| {
-                    d.trans.len() == d.accepting.len() * 256
-                        && d.trans
-                            .iter()
-                            .all(|&s| s == DEAD || (s as usize) < d.accepting.len())
-                }),
+                self.dfas.iter().all(TerminalDfa::is_consistent),
                 "terminal DFA tables",
             ),
         ];

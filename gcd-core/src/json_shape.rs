@@ -157,6 +157,35 @@ pub fn to_lark(root: &Shape, set: &ShapeSet, ws: Whitespace) -> Result<String, S
     Ok(out)
 }
 
+/// The regexes that linking `shape` determinizes for `shape` itself (a
+/// string pattern and its check, a length-bounded string, an integer
+/// range), exactly as they will be asked of
+/// [`TerminalDfa::new`](crate::lexer::TerminalDfa::new); the shared
+/// `STRING`/`NUMBER` terminals are left out. The derive builds these at
+/// compile time.
+pub fn regexes_to_prebuild(shape: &Shape) -> Result<Vec<String>, ShapeError> {
+    let text = to_lark(shape, &ShapeSet::new(), Whitespace::Compact)?;
+    let g = crate::grammar::lark::parse_grammar(&text).map_err(|e| ShapeError(e.to_string()))?;
+    let mut out: Vec<String> = match shape {
+        Shape::String(StringRules {
+            pattern: Some(p), ..
+        }) => vec![pattern_check_regex(p)],
+        _ => Vec::new(),
+    };
+    out.extend(
+        g.terminals
+            .iter()
+            .filter(|t| t.name.starts_with("__ANON") && !t.pattern.is_literal())
+            .map(|t| t.pattern.to_regex()),
+    );
+    Ok(out)
+}
+
+/// What [`check_pattern_needs_no_escapes`] determinizes for `pattern`.
+fn pattern_check_regex(pattern: &str) -> String {
+    format!("(?:{pattern})")
+}
+
 /// One JSON-string character as it may be written: unescaped, an escape, or
 /// a surrogate pair (one `char`); unpaired surrogates are refused as serde_json does.
 const CHAR: &str = r#"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u(?:[0-9a-cA-CefEF][0-9a-fA-F]{3}|[dD][0-7][0-9a-fA-F]{2})|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})"#;
@@ -412,7 +441,7 @@ impl LarkWriter<'_> {
 /// Refuses patterns that could match `"`, `\` or control characters, whose
 /// JSON text would be an escape the pattern does not describe.
 fn check_pattern_needs_no_escapes(pattern: &str) -> Result<(), ShapeError> {
-    let dfa = crate::lexer::TerminalDfa::new(&format!("(?:{pattern})"))
+    let dfa = crate::lexer::TerminalDfa::new(&pattern_check_regex(pattern))
         .or_else(|e| match e {
             crate::lexer::DfaError::MatchesEmpty => {
                 crate::lexer::TerminalDfa::new(&format!("(?:{pattern})x"))

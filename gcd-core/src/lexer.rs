@@ -18,11 +18,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use regex_automata::dfa::{dense, Automaton, StartKind};
 use regex_automata::nfa::thompson::{self, WhichCaptures};
-use regex_syntax::hir::{Hir, HirKind};
 use regex_automata::util::start;
 use regex_automata::{Anchored, MatchKind};
+use regex_syntax::hir::{Hir, HirKind};
 
 use crate::analysis::TermSet;
+use crate::snapshot;
 
 /// Marks "no state": the lexeme cannot take this byte.
 pub const DEAD: u32 = u32::MAX;
@@ -63,6 +64,29 @@ fn live_states(trans: &[u32], accepting: &[bool]) -> Vec<bool> {
         }
     }
     live
+}
+
+const DFA_MAGIC: &[u8; 8] = b"gcd-tdfa";
+const DFA_VERSION: u32 = 1;
+
+type DfaCache = HashMap<String, Result<TerminalDfa, DfaError>>;
+
+/// Terminal DFAs by regex, for the whole process (see [`TerminalDfa::new`]).
+fn lock_cache() -> std::sync::MutexGuard<'static, DfaCache> {
+    static CACHE: OnceLock<Mutex<DfaCache>> = OnceLock::new();
+    CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+}
+
+fn insert_cached(regex: &str, dfa: Result<TerminalDfa, DfaError>) {
+    const MAX_CACHED: usize = 4096;
+    let mut cache = lock_cache();
+    if cache.len() >= MAX_CACHED {
+        cache.clear();
+    }
+    cache.insert(regex.to_string(), dfa);
 }
 
 /// Drops every transition out of an accepting state (and the states that
@@ -116,20 +140,40 @@ impl TerminalDfa {
     /// (numbers, strings, formats) and determinizing them dominated their
     /// compile time. The tables are shared, so a clone is cheap.
     pub fn new(regex: &str) -> Result<TerminalDfa, DfaError> {
-        const MAX_CACHED: usize = 4096;
-        type Cache = Mutex<HashMap<String, Result<TerminalDfa, DfaError>>>;
-        static CACHE: OnceLock<Cache> = OnceLock::new();
-        let cache = CACHE.get_or_init(Default::default);
-        if let Some(hit) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(regex) {
+        if let Some(hit) = lock_cache().get(regex) {
             return hit.clone();
         }
         let built = Self::build_uncached(regex);
-        let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
-        if cache.len() >= MAX_CACHED {
-            cache.clear();
-        }
-        cache.insert(regex.to_string(), built.clone());
+        insert_cached(regex, built.clone());
         built
+    }
+
+    /// Puts a DFA built ahead of time (by `#[derive(Constrained)]`, from a
+    /// field's pattern or range) into the cache, so linking the grammar
+    /// does not determinize it again. Bytes that do not decode to a
+    /// consistent table are ignored: the regex is then built as usual.
+    pub fn preload(regex: &str, bytes: &[u8]) {
+        if lock_cache().contains_key(regex) {
+            return;
+        }
+        if let Ok(dfa) = snapshot::decode::<TerminalDfa>(DFA_MAGIC, DFA_VERSION, bytes) {
+            if dfa.is_consistent() {
+                insert_cached(regex, Ok(dfa));
+            }
+        }
+    }
+
+    /// The table as bytes for [`preload`](Self::preload).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        snapshot::encode(DFA_MAGIC, DFA_VERSION, self)
+    }
+
+    /// Every transition lands on a state; state 0 exists.
+    pub(crate) fn is_consistent(&self) -> bool {
+        let n = self.accepting.len();
+        n > 0
+            && self.trans.len() == n * 256
+            && self.trans.iter().all(|&t| t == DEAD || (t as usize) < n)
     }
 
     fn build_uncached(regex: &str) -> Result<TerminalDfa, DfaError> {

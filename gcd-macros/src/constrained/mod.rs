@@ -102,7 +102,40 @@ fn field_type_shape(ty: &Type, field: &str, rules: &Rules) -> TokenStream {
         let (lo, hi) = (opt(rules.min_items), opt(rules.max_items));
         s = quote!(#r::items(#field, #s, #lo, #hi));
     }
-    s
+    let preloads = prebuilt_dfas(rules);
+    if preloads.is_empty() {
+        s
+    } else {
+        quote!({ #(#preloads;)* #s })
+    }
+}
+
+/// The DFAs of a field's own pattern or range, determinized now and handed
+/// to the run-time cache as bytes, so that linking the type's grammar at
+/// first use does not build them. A rule that does not compile yields
+/// nothing here: `check_rules` and the first use report it.
+fn prebuilt_dfas(rules: &Rules) -> Vec<TokenStream> {
+    use gcd_core::json_shape::{regexes_to_prebuild, Shape, StringRules};
+    let shape = if rules.is_string() {
+        Shape::String(StringRules {
+            pattern: rules.pattern.clone(),
+            min_len: rules.min_len,
+            max_len: rules.max_len,
+        })
+    } else if let Some((min, max)) = rules.range {
+        Shape::Integer { min, max }
+    } else {
+        return Vec::new();
+    };
+    regexes_to_prebuild(&shape)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|re| {
+            let dfa = gcd_core::lexer::TerminalDfa::new(&re).ok()?;
+            let bytes = proc_macro2::Literal::byte_string(&dfa.to_bytes());
+            Some(quote!(::gcd::core::lexer::TerminalDfa::preload(#re, #bytes)))
+        })
+        .collect()
 }
 
 /// Rules that cannot fit a field's primitive type, caught now rather than
