@@ -133,6 +133,130 @@ pub struct StateTables {
     pub end_filter: u32,
 }
 
+impl StateTables {
+    /// The same tables with lexer states and winning terminals renamed
+    /// (between a grammar's numbering and a cache entry's).
+    fn renumber(
+        &self,
+        state: impl Fn(u32) -> u32,
+        winner: impl Fn(u32) -> u32,
+        end_filter: u32,
+    ) -> StateTables {
+        let mut within_by_end: Vec<(u32, TokenSet)> = self
+            .within_by_end
+            .iter()
+            .map(|(e, set)| (state(*e), set.clone()))
+            .collect();
+        within_by_end.sort_by_key(|(e, _)| *e);
+        let mut first_ends: Vec<(u8, u32)> =
+            self.first_ends.iter().map(|&(b, e)| (b, state(e))).collect();
+        first_ends.sort_unstable();
+        let mut boundaries: Vec<Boundary> = self
+            .boundaries
+            .iter()
+            .map(|b| Boundary {
+                winner: winner(b.winner),
+                nodes: b.nodes.clone(),
+                class_off: b.class_off.clone(),
+            })
+            .collect();
+        boundaries.sort_by_key(|b| b.winner);
+        StateTables {
+            within: self.within.clone(),
+            within_by_end,
+            first_ends,
+            boundaries,
+            end_filter,
+        }
+    }
+}
+
+/// How the lexer behaves from one state, up to renaming: the states
+/// reachable from it in breadth-first order, each with its winner (numbered
+/// by first appearance) and its transitions over all 256 bytes as runs.
+/// Two states with equal keys get equal tables up to that renaming. Byte
+/// runs, not the grammar's byte classes, so that grammars with different
+/// classes still share.
+struct Behaviour {
+    key: Vec<u32>,
+    /// Local state `i` is the grammar's state `states[i]`.
+    states: Vec<u32>,
+    /// Local winner `i` is the grammar's terminal `winners[i]`.
+    winners: Vec<u32>,
+}
+
+/// Larger sub-automata are walked directly: their key would cost more
+/// than it saves, and they rarely recur.
+const MAX_BEHAVIOUR_STATES: usize = 1024;
+const MAX_CACHED_STATES: usize = 512;
+
+impl Behaviour {
+    fn of(lx: &crate::lexer::LexerAutomaton, q: u32) -> Option<Behaviour> {
+        let mut local: FxHashMap<u32, u32> = FxHashMap::default();
+        let mut states = vec![q];
+        local.insert(q, 0);
+        let mut winners: Vec<u32> = Vec::new();
+        let mut key = Vec::new();
+        let mut i = 0;
+        while i < states.len() {
+            if states.len() > MAX_BEHAVIOUR_STATES {
+                return None;
+            }
+            let s = states[i];
+            key.push(match lx.winner(s) {
+                None => u32::MAX,
+                Some(w) => match winners.iter().position(|&x| x == w) {
+                    Some(p) => p as u32,
+                    None => {
+                        winners.push(w);
+                        winners.len() as u32 - 1
+                    }
+                },
+            });
+            let mut run: Option<(u32, u32)> = None;
+            for b in 0..=255u8 {
+                let t = lx.next(s, b);
+                let t = if t == DEAD {
+                    u32::MAX
+                } else {
+                    let next = states.len() as u32;
+                    *local.entry(t).or_insert_with(|| {
+                        states.push(t);
+                        next
+                    })
+                };
+                run = match run {
+                    Some((target, len)) if target == t => Some((target, len + 1)),
+                    Some((target, len)) => {
+                        key.extend([target, len]);
+                        Some((t, 1))
+                    }
+                    None => Some((t, 1)),
+                };
+            }
+            let (target, len) = run.expect("256 bytes");
+            key.extend([target, len]);
+            i += 1;
+        }
+        Some(Behaviour {
+            key,
+            states,
+            winners,
+        })
+    }
+}
+
+type StateCache = FxHashMap<(u64, usize, Vec<u32>), Arc<StateTables>>;
+
+/// State tables by (vocabulary, trie size, behaviour), for the whole process.
+fn lock_state_cache() -> std::sync::MutexGuard<'static, StateCache> {
+    static CACHE: OnceLock<std::sync::Mutex<StateCache>> = OnceLock::new();
+    CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+}
+
 const BOUND_MAGIC: &[u8; 8] = b"gcd-bind";
 /// Bumped whenever a serialized table changes shape.
 const BOUND_VERSION: u32 = 1;
@@ -316,8 +440,82 @@ impl BoundGrammar {
             .get_or_init(|| BudgetTables::new(&self.grammar, &self.states()))
     }
 
-    /// Walks the trie from lexer state `q` once.
+    /// The tables of lexer state `q`: from the process-wide cache when
+    /// another grammar bound to this vocabulary had a state that behaves
+    /// the same (JSON string bodies, numbers, formats recur in every
+    /// schema), else by walking the trie.
     fn build_state(&self, q: u32) -> StateTables {
+        let end_filter = self.end_filter_of[q as usize];
+        let Some(behaviour) = Behaviour::of(&self.grammar.lexer, q) else {
+            crate::counters::count_state_table(false);
+            return self.walk_state(q, end_filter);
+        };
+        let key = (self.vocab.fingerprint(), self.trie.num_nodes(), behaviour.key);
+        let hit = lock_state_cache().get(&key).cloned();
+        if let Some(local) = hit {
+            crate::counters::count_state_table(true);
+            let mut tables = local.renumber(
+                |s| behaviour.states[s as usize],
+                |w| behaviour.winners[w as usize],
+                end_filter,
+            );
+            for b in &mut tables.boundaries {
+                *b = self.boundary(b.winner, std::mem::take(&mut b.nodes));
+            }
+            return tables;
+        }
+        crate::counters::count_state_table(false);
+        let tables = self.walk_state(q, end_filter);
+        let state_local: FxHashMap<u32, u32> = behaviour
+            .states
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| (s, i as u32))
+            .collect();
+        let winner_local: FxHashMap<u32, u32> = behaviour
+            .winners
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| (w, i as u32))
+            .collect();
+        let local = tables.renumber(|s| state_local[&s], |w| winner_local[&w], u32::MAX);
+        let mut cache = lock_state_cache();
+        if cache.len() >= MAX_CACHED_STATES {
+            cache.clear();
+        }
+        cache.insert(key, Arc::new(local));
+        tables
+    }
+
+    /// A boundary group with its trie nodes sorted by this grammar's byte
+    /// classes (which differ between grammars that share a state's tables).
+    fn boundary(&self, winner: u32, mut nodes: Vec<u32>) -> Boundary {
+        let classes = &self.grammar.lexer.classes;
+        let nc = classes.len();
+        let class = |n: u32| classes.class_of[self.trie.byte[n as usize] as usize] as usize;
+        nodes.sort_by_key(|&n| (class(n), n));
+        let mut class_off = vec![0u32; nc + 1];
+        for &n in &nodes {
+            class_off[class(n) + 1] += 1;
+        }
+        for c in 0..nc {
+            class_off[c + 1] += class_off[c];
+        }
+        Boundary {
+            winner,
+            nodes,
+            class_off,
+        }
+    }
+
+    /// The tables of lexer state `q` by walking the trie, bypassing every
+    /// cache: what [`state`](Self::state) must equal (for tests).
+    pub fn state_uncached(&self, q: u32) -> StateTables {
+        self.walk_state(q, self.end_filter_of[q as usize])
+    }
+
+    /// Walks the trie from lexer state `q` once.
+    fn walk_state(&self, q: u32, end_filter: u32) -> StateTables {
         let lx = &self.grammar.lexer;
         let trie = &*self.trie;
         let width = trie.vocab_len;
@@ -375,25 +573,9 @@ impl BoundGrammar {
             .map(|(e, ids)| (e, TokenSet::from_list(ids, width)))
             .collect();
         within_by_end.sort_by_key(|(e, _)| *e);
-        let nc = lx.classes.len();
-        let class = |n: u32| lx.classes.class_of[trie.byte[n as usize] as usize] as usize;
         let mut boundaries: Vec<Boundary> = by_winner
             .into_iter()
-            .map(|(winner, mut nodes)| {
-                nodes.sort_by_key(|&n| (class(n), n));
-                let mut class_off = vec![0u32; nc + 1];
-                for &n in &nodes {
-                    class_off[class(n) + 1] += 1;
-                }
-                for c in 0..nc {
-                    class_off[c + 1] += class_off[c];
-                }
-                Boundary {
-                    winner,
-                    nodes,
-                    class_off,
-                }
-            })
+            .map(|(winner, nodes)| self.boundary(winner, nodes))
             .collect();
         boundaries.sort_by_key(|b| b.winner);
         StateTables {
@@ -401,7 +583,7 @@ impl BoundGrammar {
             within_by_end,
             first_ends,
             boundaries,
-            end_filter: self.end_filter_of[q as usize],
+            end_filter,
         }
     }
 

@@ -26,3 +26,26 @@ pub(crate) fn count_regex_compilation() {
 pub(crate) fn count_ll1_analysis() {
     LL1_ANALYSES.fetch_add(1, Ordering::Relaxed);
 }
+
+static STATE_TABLES_WALKED: AtomicUsize = AtomicUsize::new(0);
+static STATE_TABLES_SHARED: AtomicUsize = AtomicUsize::new(0);
+
+/// How many lexer states' token tables were built by walking the trie.
+pub fn state_tables_walked() -> usize {
+    STATE_TABLES_WALKED.load(Ordering::Relaxed)
+}
+
+/// How many lexer states' token tables came from another grammar's, through
+/// the process-wide cache.
+pub fn state_tables_shared() -> usize {
+    STATE_TABLES_SHARED.load(Ordering::Relaxed)
+}
+
+pub(crate) fn count_state_table(shared: bool) {
+    let c = if shared {
+        &STATE_TABLES_SHARED
+    } else {
+        &STATE_TABLES_WALKED
+    };
+    c.fetch_add(1, Ordering::Relaxed);
+}

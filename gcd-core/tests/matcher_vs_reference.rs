@@ -157,3 +157,31 @@ fn random_grammars_mostly_usable() {
     eprintln!("{usable} of 400 random grammars compile");
     assert!(usable >= 60, "only {usable} of 400 random grammars compile");
 }
+
+/// Many grammars bound to one vocabulary share lexer behaviours, so most
+/// state tables come from the process-wide cache, renumbered: they equal
+/// freshly walked ones, and masks still agree with the reference.
+#[test]
+fn tables_shared_across_grammars_are_exact() {
+    let tokens = common::random_vocab(7, 40);
+    let vocab = Arc::new(Vocabulary::from_tokens_with_eos(tokens.clone(), "</s>"));
+    let (mut grammars, mut states) = (0, 0);
+    let shared_before = gcd_core::counters::state_tables_shared();
+    for seed in 0..1500u64 {
+        let Some(compiled) = common::random_grammar(seed).compile() else {
+            continue;
+        };
+        let compiled = Arc::new(compiled);
+        let bound = BoundGrammar::new(compiled.clone(), vocab.clone());
+        for q in 0..bound.num_states() as u32 {
+            assert_eq!(*bound.state(q), bound.state_uncached(q), "seed {seed} state {q}");
+            states += 1;
+        }
+        check_walk(compiled, tokens.clone(), seed, 12);
+        grammars += 1;
+    }
+    // Other tests in this binary may share tables too; these are at least ours.
+    let shared = gcd_core::counters::state_tables_shared() - shared_before;
+    println!("{grammars} grammars, {states} states compared, {shared} tables shared");
+    assert!(grammars > 200 && states > 1500 && shared > 500);
+}
