@@ -54,9 +54,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut model = common::StandInModel::new(&vocab, 42);
     let mut logits = vec![0f32; vocab.len()];
     let t0 = Instant::now();
+    gcd::constrained::compiled::<ToolCall>(ToolCall::WHITESPACE)?;
+    println!(
+        "ToolCall's grammar linked (shapes to LL(1) tables) in {:.2} ms, once per process",
+        t0.elapsed().as_secs_f64() * 1e3
+    );
+    let t0 = Instant::now();
     let first = Decoder::<ToolCall>::new(vocab.clone())?;
     println!(
-        "ToolCall's grammar linked and bound once, in {:.0} ms; the shortest call takes {} tokens",
+        "... and bound to the vocabulary with budget tables in {:.0} ms; the shortest call takes {} tokens",
         t0.elapsed().as_secs_f64() * 1e3,
         first.matcher().min_tokens_to_complete()
     );
