@@ -146,3 +146,28 @@ fn long_history() {
     drop(fork);
     drop(m);
 }
+
+/// `mask_logits` works a word at a time; it must agree with the mask bit
+/// for bit, on a vocabulary wide enough to mix all-allowed, all-forbidden
+/// and mixed words, at every step of a JSON document, at several widths.
+#[test]
+fn logits_agree_with_the_mask() {
+    let mut toks: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+    for w in ["{\"", "\":", "true", "null", "12", "\"a", "bc", "\"}", ", "] {
+        toks.push(w.as_bytes().to_vec());
+    }
+    let vocab = Arc::new(Vocabulary::from_tokens_with_eos(toks.clone(), "<eos>"));
+    let b = Arc::new(BoundGrammar::new(gcd_core::builtin::json_compiled(), vocab));
+    let mut m = Matcher::new(b);
+    for &byte in br#"{"abc": [true, null, 12]}"# {
+        for width in [toks.len() + 1, 130, 64, 3] {
+            let mask = m.compute_mask(width);
+            let mut logits = vec![0.5f32; width];
+            m.mask_logits(&mut logits);
+            for (i, l) in logits.iter().enumerate() {
+                assert_eq!(*l == 0.5, mask[i], "id {i} width {width}");
+            }
+        }
+        m.advance(byte as u32).unwrap();
+    }
+}
