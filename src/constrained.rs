@@ -4,7 +4,11 @@
 //!
 //! `#[derive(Constrained)]` implements the trait for structs and enums,
 //! honouring serde's attributes; this module implements it for the standard
-//! types. The grammar of a type is linked once per process, at first use.
+//! types. What a derived type knows about itself is computed when its crate
+//! builds: its shape as const data ([`ShapeDef`], with the DFAs of its own
+//! patterns and ranges), and compile-time checks over its field types'
+//! [`STARTS_WITH`](Constrained::STARTS_WITH). The grammar composed from
+//! the field types is linked once per process, at first use, and cached.
 //!
 //! Unknown fields are never generated, with or without
 //! `deny_unknown_fields`: the grammar only has the declared keys.
@@ -34,10 +38,17 @@ pub trait Constrained {
     /// JSON cannot tell apart.
     const STARTS_WITH: u8 = 0;
 
+    /// The type's own shape as static data, which `#[derive(Constrained)]`
+    /// emits (`None` for types that build their shape in code).
+    const DEF: Option<&'static ShapeDef> = None;
+
     /// The JSON shape of `Self`. Named types define themselves in `set`
     /// (and refer to themselves by name), so recursive types terminate.
     fn shape(set: &mut ShapeSet) -> Shape;
 }
+
+mod def;
+pub use def::{shape_of_def, FieldDef, FieldRules, ShapeDef, TypeDef};
 
 /// Bits of [`Constrained::STARTS_WITH`]: the first token of a JSON value.
 pub mod starts {

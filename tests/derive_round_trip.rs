@@ -296,3 +296,46 @@ fn starts_with_matches_the_grammar() {
     check::<Tuple3>(ARRAY);
     check::<Option<Box<bool>>>(BOOL | NULL);
 }
+
+/// A derived type's own shape is const data: keys, aliases, requiredness,
+/// tags and field rules are there at compile time, and evaluating it
+/// in a `const` proves it.
+#[test]
+fn own_shape_is_const_data() {
+    use gcd::constrained::ShapeDef;
+    const PERSON: &ShapeDef = match Person::DEF {
+        Some(d) => d,
+        None => panic!("derived types define their shape"),
+    };
+    let ShapeDef::Object(fields) = PERSON else {
+        panic!("{PERSON:?}")
+    };
+    let summary: Vec<_> = fields.iter().map(|f| (f.name, f.aliases, f.required)).collect();
+    assert_eq!(
+        summary,
+        [
+            ("firstName", &[][..], true),
+            ("age", &["years"][..], true),
+            ("nickNames", &[][..], false),
+            ("email", &[][..], false),
+            ("$score", &[][..], true),
+        ]
+    );
+    const TOOL: &ShapeDef = match ToolCall::DEF {
+        Some(d) => d,
+        None => panic!(),
+    };
+    let ShapeDef::Tagged { tag: "tool", variants } = TOOL else {
+        panic!("{TOOL:?}")
+    };
+    let names: Vec<_> = variants.iter().map(|(n, _)| *n).collect();
+    assert_eq!(names, ["search", "weather", "stop"]);
+    let ShapeDef::Object(limit) = &variants[0].1[0].shape else {
+        panic!()
+    };
+    let ShapeDef::Type(t) = &limit[1].shape else { panic!() };
+    assert_eq!((t.field, t.rules.range), ("limit", Some((1, 10))));
+    assert!(!t.rules.prebuilt.is_empty(), "the range's DFA is built at compile time");
+    // Types that build their shape in code have no definition.
+    assert!(<u8 as Constrained>::DEF.is_none());
+}

@@ -66,16 +66,13 @@ fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
         impl #impl_g ::gcd::Constrained for #name #ty_g #where_c {
             #whitespace
             const STARTS_WITH: u8 = #starts_with;
+            const DEF: ::std::option::Option<&'static ::gcd::constrained::ShapeDef> = {
+                #[allow(unused_imports)]
+                use ::gcd::constrained::{FieldDef, FieldRules, ShapeDef, TypeDef};
+                ::std::option::Option::Some(&#body)
+            };
             fn shape(set: &mut ::gcd::constrained::ShapeSet) -> ::gcd::constrained::Shape {
-                use ::gcd::constrained::{Field, Shape};
-                let name = ::std::any::type_name::<Self>();
-                if set.contains(name) {
-                    return Shape::Named(name.into());
-                }
-                set.reserve(name);
-                let shape: Shape = #body;
-                set.define(name, shape);
-                Shape::Named(name.into())
+                ::gcd::constrained::shape_of_def::<Self>(set)
             }
         }
     })
@@ -83,36 +80,44 @@ fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
 
 /// The shape of one field's type with its `#[constrained]` rules.
 fn field_type_shape(ty: &Type, field: &str, rules: &Rules) -> TokenStream {
-    let mut s = quote_spanned!(ty.span()=> <#ty as ::gcd::Constrained>::shape(set));
-    let r = quote!(::gcd::constrained::field_rules);
-    if rules.is_string() {
-        let pattern = rules
-            .pattern
-            .as_deref()
-            .map_or(quote!(None), |p| quote!(Some(#p)));
-        let opt = |v: Option<usize>| v.map_or(quote!(None), |v| quote!(Some(#v)));
-        let (lo, hi) = (opt(rules.min_len), opt(rules.max_len));
-        s = quote!(#r::string(#field, #s, #pattern, #lo, #hi));
-    }
-    if let Some((lo, hi)) = rules.range {
-        s = quote!(#r::range(#field, #s, #lo, #hi));
-    }
-    if rules.min_items.is_some() || rules.max_items.is_some() {
-        let opt = |v: Option<usize>| v.map_or(quote!(None), |v| quote!(Some(#v)));
-        let (lo, hi) = (opt(rules.min_items), opt(rules.max_items));
-        s = quote!(#r::items(#field, #s, #lo, #hi));
-    }
-    let preloads = prebuilt_dfas(rules);
-    if preloads.is_empty() {
-        s
-    } else {
-        quote!({ #(#preloads;)* #s })
-    }
+    let shape = quote_spanned!(ty.span()=> <#ty as ::gcd::Constrained>::shape);
+    let opt = |v: Option<usize>| {
+        v.map_or(quote!(::std::option::Option::None), |v| {
+            quote!(::std::option::Option::Some(#v))
+        })
+    };
+    let pattern = rules
+        .pattern
+        .as_deref()
+        .map_or(quote!(::std::option::Option::None), |p| {
+            quote!(::std::option::Option::Some(#p))
+        });
+    let range = rules
+        .range
+        .map_or(quote!(::std::option::Option::None), |(lo, hi)| {
+            quote!(::std::option::Option::Some((#lo, #hi)))
+        });
+    let (min_len, max_len) = (opt(rules.min_len), opt(rules.max_len));
+    let (min_items, max_items) = (opt(rules.min_items), opt(rules.max_items));
+    let prebuilt = prebuilt_dfas(rules);
+    quote!(ShapeDef::Type(TypeDef {
+        field: #field,
+        shape: #shape,
+        rules: FieldRules {
+            pattern: #pattern,
+            min_len: #min_len,
+            max_len: #max_len,
+            range: #range,
+            min_items: #min_items,
+            max_items: #max_items,
+            prebuilt: &[#(#prebuilt),*],
+        },
+    }))
 }
 
-/// The DFAs of a field's own pattern or range, determinized now and handed
-/// to the run-time cache as bytes, so that linking the type's grammar at
-/// first use does not build them. A rule that does not compile yields
+/// The DFAs of a field's own pattern or range, determinized now, as
+/// (regex, table bytes) pairs that linking hands to the run-time cache, so
+/// that linking the type's grammar at first use does not build them. A rule that does not compile yields
 /// nothing here: `check_rules` and the first use report it.
 fn prebuilt_dfas(rules: &Rules) -> Vec<TokenStream> {
     use gcd_core::json_shape::{regexes_to_prebuild, Shape, StringRules};
@@ -133,7 +138,7 @@ fn prebuilt_dfas(rules: &Rules) -> Vec<TokenStream> {
         .filter_map(|re| {
             let dfa = gcd_core::lexer::TerminalDfa::new(&re).ok()?;
             let bytes = proc_macro2::Literal::byte_string(&dfa.to_bytes());
-            Some(quote!(::gcd::core::lexer::TerminalDfa::preload(#re, #bytes)))
+            Some(quote!((#re, #bytes)))
         })
         .collect()
 }
@@ -221,7 +226,7 @@ fn named_fields(
         let shape = field_type_shape(&f.ty, &ident, &a.rules);
         let required = !(a.default || all_default || is_option(&f.ty));
         out.push(
-            quote!(Field { name: #json_name.to_string(), aliases: vec![#(#aliases.to_string()),*], shape: #shape, required: #required }),
+            quote!(FieldDef { name: #json_name, aliases: &[#(#aliases),*], shape: #shape, required: #required }),
         );
     }
     out
@@ -255,11 +260,11 @@ fn struct_shape(c: &Container, fields: &Fields, errors: &mut Errors) -> TokenStr
     }
     match fields {
         _ if c.transparent => {
-            transparent_field(fields, errors).unwrap_or_else(|| quote!(Shape::Null))
+            transparent_field(fields, errors).unwrap_or_else(|| quote!(ShapeDef::Null))
         }
         Fields::Named(_) => {
             let f = named_fields(fields, c.rename_all, c.default, errors);
-            quote!(Shape::Object(vec![#(#f),*]))
+            quote!(ShapeDef::Object(&[#(#f),*]))
         }
         Fields::Unnamed(_) => {
             let f = unnamed_fields(fields, errors);
@@ -267,10 +272,10 @@ fn struct_shape(c: &Container, fields: &Fields, errors: &mut Errors) -> TokenStr
                 // A newtype is its field, in serde_json.
                 f.into_iter().next().expect("one")
             } else {
-                quote!(Shape::Tuple(vec![#(#f),*]))
+                quote!(ShapeDef::Tuple(&[#(#f),*]))
             }
         }
-        Fields::Unit => quote!(Shape::Null),
+        Fields::Unit => quote!(ShapeDef::Null),
     }
 }
 
@@ -316,19 +321,19 @@ fn enum_shape(c: &Container, e: &syn::DataEnum, errors: &mut Errors) -> TokenStr
         });
         match (&c.tag, &c.content, c.untagged) {
             (_, _, true) => alts.push(match &v.fields {
-                Fields::Unit => quote!(Shape::Null),
+                Fields::Unit => quote!(ShapeDef::Null),
                 Fields::Named(_) => {
                     let f = named_fields(&v.fields, a.rename_all, false, errors);
-                    quote!(Shape::Object(vec![#(#f),*]))
+                    quote!(ShapeDef::Object(&[#(#f),*]))
                 }
                 Fields::Unnamed(_) => tuple_or_newtype(unnamed_fields(&v.fields, errors)),
             }),
             (Some(_), None, false) => {
                 let fields = match &v.fields {
-                    Fields::Unit => quote!(vec![]),
+                    Fields::Unit => quote!(&[]),
                     Fields::Named(_) => {
                         let f = named_fields(&v.fields, a.rename_all, false, errors);
-                        quote!(vec![#(#f),*])
+                        quote!(&[#(#f),*])
                     }
                     Fields::Unnamed(u) if u.unnamed.len() == 1 => {
                         errors.push(syn::Error::new(
@@ -336,39 +341,39 @@ fn enum_shape(c: &Container, e: &syn::DataEnum, errors: &mut Errors) -> TokenStr
                             "internally tagged newtype variants merge the inner object's keys at run time; \
                              write the fields in the variant, or use `content = ...`",
                         ));
-                        quote!(vec![])
+                        quote!(&[])
                     }
                     Fields::Unnamed(_) => {
                         errors.push(syn::Error::new(
                             v.span(),
                             "serde cannot tag tuple variants internally",
                         ));
-                        quote!(vec![])
+                        quote!(&[])
                     }
                 };
-                tagged.push(quote!((#name.to_string(), #fields)));
+                tagged.push(quote!((#name, #fields)));
             }
             (Some(_), Some(content), false) => {
                 let fields = match &v.fields {
                     // serde reads `{"t":"Unit"}` and `{"t":"Unit","c":null}`.
                     Fields::Unit => quote!(
-                        vec![Field { name: #content.to_string(), aliases: vec![], shape: Shape::Null, required: false }]
+                        &[FieldDef { name: #content, aliases: &[], shape: ShapeDef::Null, required: false }]
                     ),
                     _ => {
                         let inner = variant_content(&v.fields, a.rename_all, errors);
                         quote!(
-                            vec![Field { name: #content.to_string(), aliases: vec![], shape: #inner, required: true }]
+                            &[FieldDef { name: #content, aliases: &[], shape: #inner, required: true }]
                         )
                     }
                 };
-                tagged.push(quote!((#name.to_string(), #fields)));
+                tagged.push(quote!((#name, #fields)));
             }
             (None, _, false) => alts.push(match &v.fields {
-                Fields::Unit => quote!(Shape::Literal(::gcd::core::json_shape::json_quote(#name))),
+                Fields::Unit => quote!(ShapeDef::Literal(#name)),
                 _ => {
                     let inner = variant_content(&v.fields, a.rename_all, errors);
-                    quote!(Shape::Object(
-                        vec![Field { name: #name.to_string(), aliases: vec![], shape: #inner, required: true }]
+                    quote!(ShapeDef::Object(
+                        &[FieldDef { name: #name, aliases: &[], shape: #inner, required: true }]
                     ))
                 }
             }),
@@ -376,10 +381,10 @@ fn enum_shape(c: &Container, e: &syn::DataEnum, errors: &mut Errors) -> TokenStr
     }
     match &c.tag {
         Some(tag) if !c.untagged => {
-            quote!(Shape::Tagged { tag: #tag.to_string(), variants: vec![#(#tagged),*] })
+            quote!(ShapeDef::Tagged { tag: #tag, variants: &[#(#tagged),*] })
         }
         _ if alts.len() == 1 => alts.pop().expect("one"),
-        _ => quote!(Shape::OneOf(vec![#(#alts),*])),
+        _ => quote!(ShapeDef::OneOf(&[#(#alts),*])),
     }
 }
 
@@ -387,10 +392,10 @@ fn variant_content(fields: &Fields, case: Option<case::Case>, errors: &mut Error
     match fields {
         Fields::Named(_) => {
             let f = named_fields(fields, case, false, errors);
-            quote!(Shape::Object(vec![#(#f),*]))
+            quote!(ShapeDef::Object(&[#(#f),*]))
         }
         Fields::Unnamed(_) => tuple_or_newtype(unnamed_fields(fields, errors)),
-        Fields::Unit => quote!(Shape::Null),
+        Fields::Unit => quote!(ShapeDef::Null),
     }
 }
 
@@ -398,6 +403,6 @@ fn tuple_or_newtype(mut shapes: Vec<TokenStream>) -> TokenStream {
     if shapes.len() == 1 {
         shapes.pop().expect("one")
     } else {
-        quote!(Shape::Tuple(vec![#(#shapes),*]))
+        quote!(ShapeDef::Tuple(&[#(#shapes),*]))
     }
 }
