@@ -330,7 +330,7 @@ pub struct ByteClasses {
 
 impl ByteClasses {
     pub fn new(dfas: &[TerminalDfa]) -> ByteClasses {
-        let mut sig_to_class: HashMap<Vec<u32>, u8> = HashMap::new();
+        let mut sig_to_class: rustc_hash::FxHashMap<Vec<u32>, u8> = Default::default();
         let mut class_of = [0u8; 256];
         let mut representatives = Vec::new();
         for b in 0..=255u8 {
@@ -397,7 +397,7 @@ impl LexerAutomaton {
     ) -> Result<LexerAutomaton, TooManyStates> {
         let classes = ByteClasses::new(dfas);
         let nc = classes.len();
-        let mut index: HashMap<Vec<(u32, u32)>, u32> = HashMap::new();
+        let mut index: rustc_hash::FxHashMap<Vec<(u32, u32)>, u32> = Default::default();
         let mut members: Vec<Vec<(u32, u32)>> = Vec::new();
         let mut intern = |m: Vec<(u32, u32)>, members: &mut Vec<Vec<(u32, u32)>>| -> u32 {
             let next = members.len() as u32;
