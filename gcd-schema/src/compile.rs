@@ -14,7 +14,7 @@ use serde_json::{Map, Number, Value};
 use crate::error::SchemaError;
 use crate::node::*;
 use crate::spell::{quoted, JSON_CHAR};
-use crate::{decimal, format, numeric, pattern, Draft, Escapes};
+use crate::{decimal, format, numeric, pattern, Draft, Escapes, Integers};
 
 /// Constraint keywords we know and cannot enforce (exactly) at all.
 const UNSUPPORTED: &[&str] = &[
@@ -110,6 +110,7 @@ pub struct Compiler<'a> {
     /// Id of the `true` schema.
     pub any: Id,
     pub esc: Escapes,
+    integers: Integers,
     /// Drafts before 2019-09: `$ref` makes its siblings ignored.
     ref_overrides: bool,
 }
@@ -121,7 +122,7 @@ fn ptr_join(p: &str, k: &str) -> String {
 }
 
 impl<'a> Compiler<'a> {
-    pub fn new(root: &'a Value, esc: Escapes, draft: Draft) -> Self {
+    pub fn new(root: &'a Value, esc: Escapes, draft: Draft, integers: Integers) -> Self {
         let meta = root.get("$schema").and_then(Value::as_str).unwrap_or("");
         let ref_overrides = if ["draft-04", "draft-06", "draft-07"]
             .iter()
@@ -141,6 +142,7 @@ impl<'a> Compiler<'a> {
             busy: Vec::new(),
             any: 0,
             esc,
+            integers,
             ref_overrides,
         };
         c.any = c.push(Src::Any);
@@ -527,10 +529,13 @@ impl<'a> Compiler<'a> {
                 });
             bounds.push((k, x, is_min, exclusive));
         }
+        let plain = self.integers == Integers::Plain;
         if bounds.is_empty() {
-            return Ok(Some(if int_only {
-                let plain = numeric::integer_range(None, None).unwrap();
-                Scalar::some(format!("(?:{plain}|{})", numeric::EXPONENT_INTEGER))
+            return Ok(Some(if int_only && plain {
+                Scalar::some(numeric::PLAIN_INTEGER.to_string())
+            } else if int_only {
+                let digits = numeric::integer_range(None, None).unwrap();
+                Scalar::some(format!("(?:{digits}|{})", numeric::EXPONENT_INTEGER))
             } else {
                 Scalar::full(ANY_NUMBER)
             }));
@@ -547,7 +552,12 @@ impl<'a> Compiler<'a> {
                     hi = Some(hi.map_or(bound, |h| h.min(bound)));
                 }
             }
-            return Ok(numeric::integer_range(lo, hi).map(Scalar::some));
+            let spelled = if plain {
+                numeric::plain_integer_range(lo, hi)
+            } else {
+                numeric::integer_range(lo, hi)
+            };
+            return Ok(spelled.map(Scalar::some));
         }
         // Non-integer numbers: the tightest bound on each side.
         let (mut lo, mut hi): (Option<decimal::Bound>, Option<decimal::Bound>) = (None, None);
@@ -836,9 +846,20 @@ impl<'a> Compiler<'a> {
         }))
     }
 
-    /// Whether a property required by both objects has disjoint finite
-    /// value sets in them (a `type`/`kind` tag): then no object matches both.
+    /// Whether no object matches both: one requires a key the other cannot
+    /// have (serde's externally tagged enums, as schemars writes them), or
+    /// a property required by both has disjoint finite value sets in them
+    /// (a `type`/`kind` tag).
     fn discriminated(&mut self, a: &ObjectShape, b: &ObjectShape) -> R<bool> {
+        let excludes = |x: &ObjectShape, y: &ObjectShape| {
+            y.additional.is_none()
+                && x.props
+                    .iter()
+                    .any(|p| p.required && !y.props.iter().any(|q| q.name == p.name))
+        };
+        if excludes(a, b) || excludes(b, a) {
+            return Ok(true);
+        }
         for pa in a.props.iter().filter(|p| p.required) {
             let Some(pb) = b.props.iter().find(|p| p.required && p.name == pa.name) else {
                 continue;

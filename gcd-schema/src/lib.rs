@@ -39,6 +39,10 @@
 //! | `$ref` / `$defs` / `definitions` | local JSON pointers, recursion through arrays/objects; remote refs, `$anchor` refs, `$dynamicRef`: error |
 //! | `not`, `if`/`then`/`else`, `unevaluated*` | error |
 //!
+//! Types deriving `schemars::JsonSchema` go through [`for_type`] (feature
+//! `schemars`, on by default), which makes schemars' numeric formats exact
+//! bounds first.
+//!
 //! Pipeline: `compile` (schema → per-type [`node`]s, lazily per location)
 //! → `emit` (nodes → rules) → gcd-core's LL(1) compiler.
 
@@ -51,6 +55,8 @@ pub mod maskbench;
 pub mod node;
 pub mod numeric;
 pub mod pattern;
+#[cfg(feature = "schemars")]
+pub mod schemars_bridge;
 pub mod spell;
 
 use gcd_core::compiled::CompiledGrammar;
@@ -58,6 +64,8 @@ use gcd_core::grammar::Grammar;
 use serde_json::Value;
 
 pub use error::{SchemaError, SchemaErrorKind};
+#[cfg(feature = "schemars")]
+pub use schemars_bridge::{for_type, schema_for};
 
 /// Where whitespace may appear between JSON lexemes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -96,6 +104,18 @@ pub enum Draft {
     Draft2020,
 }
 
+/// How `type: integer` values may be spelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Integers {
+    /// Every spelling JSON Schema counts as an integer: `1`, `1.0`, `-0`,
+    /// `1e5`.
+    #[default]
+    Json,
+    /// Plain digits only, which is what serde_json reads into a Rust
+    /// integer type ([`for_type`] uses this): a subset, never more.
+    Plain,
+}
+
 /// Compilation options.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
@@ -103,6 +123,7 @@ pub struct Options {
     pub escapes: Escapes,
     /// Default dialect; a root `$schema` naming a known draft overrides it.
     pub draft: Draft,
+    pub integers: Integers,
     /// Refuse grammars whose contextual lexer needs more states than this
     /// (gcd-core's default limit when `None`). Binding to a vocabulary
     /// costs time and memory per lexer state, so servers may want a cap.
@@ -111,7 +132,7 @@ pub struct Options {
 
 /// The grammar IR of a schema (before gcd-core's LL(1) compilation).
 pub fn to_grammar(schema: &Value, options: &Options) -> Result<Grammar, SchemaError> {
-    let mut c = compile::Compiler::new(schema, options.escapes, options.draft);
+    let mut c = compile::Compiler::new(schema, options.escapes, options.draft, options.integers);
     let root = c.root_id();
     let b = emit::Emitter::new(&mut c, options.whitespace).run(root)?;
     b.build().map_err(|e| grammar_error(&e))

@@ -142,10 +142,31 @@ pub fn natural_range(lo: u128, hi: Option<u128>) -> Option<String> {
 pub const EXPONENT_INTEGER: &str =
     r"-?[1-9](?:[eE]\+?[0-9]+|\.[0-9]{1,16}[eE]\+?0*(?:1[6-9]|[2-9][0-9]|[1-9][0-9]{2,}))";
 
+/// Integers as plain digits: what serde_json reads into Rust integer
+/// types (`1.0`, `1e5` and `-0` are floats to it).
+pub const PLAIN_INTEGER: &str = r"(?:0|-?[1-9][0-9]*)";
+
+/// [`PLAIN_INTEGER`] spellings of the integers in `[lo, hi]`.
+pub fn plain_integer_range(lo: Option<i128>, hi: Option<i128>) -> Option<String> {
+    let alts = digit_alternatives(lo, hi)?;
+    Some(format!("(?:{})", alts.join("|")))
+}
+
 /// Regex for the JSON spellings of integers in `[lo, hi]` (`None` =
 /// unbounded): canonical digits, `-0` for zero, and an optional `.0…`
 /// fraction (JSON Schema counts `1.0` as an integer). `None` if empty.
 pub fn integer_range(lo: Option<i128>, hi: Option<i128>) -> Option<String> {
+    let mut alts = digit_alternatives(lo, hi)?;
+    // `-0` is zero.
+    if lo.is_none_or(|l| l <= 0) && hi.is_none_or(|h| h >= 0) {
+        alts.push("-0".into());
+    }
+    Some(format!("(?:{})(?:\\.0+)?", alts.join("|")))
+}
+
+/// Canonical digits of the integers in `[lo, hi]`, as alternatives;
+/// `None` if the range is empty.
+fn digit_alternatives(lo: Option<i128>, hi: Option<i128>) -> Option<Vec<String>> {
     if let (Some(l), Some(h)) = (lo, hi) {
         if l > h {
             return None;
@@ -167,14 +188,7 @@ pub fn integer_range(lo: Option<i128>, hi: Option<i128>) -> Option<String> {
             alts.push(format!("-{r}"));
         }
     }
-    // `-0` is zero.
-    if lo.is_none_or(|l| l <= 0) && hi.is_none_or(|h| h >= 0) {
-        alts.push("-0".into());
-    }
-    if alts.is_empty() {
-        return None;
-    }
-    Some(format!("(?:{})(?:\\.0+)?", alts.join("|")))
+    (!alts.is_empty()).then_some(alts)
 }
 
 #[cfg(test)]
@@ -185,6 +199,19 @@ pub(crate) mod tests {
     pub(crate) fn full(re: &str) -> impl Fn(&str) -> bool {
         let r = regex_automata::dfa::regex::Regex::new(&format!("^(?:{re})$")).unwrap();
         move |s: &str| r.is_match(s)
+    }
+
+    #[test]
+    fn plain_integer_ranges_are_digits_only() {
+        let re = full(&plain_integer_range(Some(-300), Some(255)).unwrap());
+        for ok in ["0", "255", "-300", "-1", "17"] {
+            assert!(re(ok), "{ok}");
+        }
+        for bad in ["-0", "1.0", "256", "-301", "01", "1e2", "+1"] {
+            assert!(!re(bad), "{bad}");
+        }
+        let any = full(PLAIN_INTEGER);
+        assert!(any("-12345678901234567890") && !any("-0") && !any("1.0"));
     }
 
     #[test]
