@@ -1137,6 +1137,31 @@ fn merge(mut a: Map<String, Value>, b: &Map<String, Value>, ptr: &str) -> R<Map<
             ));
         }
     }
+    // A key one part declares and the other does not is governed, in the
+    // other, by its `additionalProperties`: a union of `properties` is
+    // exact only when that part allows any extra key.
+    let declared = |m: &Map<String, Value>| -> Vec<String> {
+        m.get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let restricts_extra =
+        |m: &Map<String, Value>| m.get("additionalProperties").is_some_and(|v| v != &Value::Bool(true));
+    for (x, y) in [(&a, b), (b, &a)] {
+        let (dx, dy) = (declared(x), declared(y));
+        if restricts_extra(x) {
+            if let Some(k) = dy.iter().find(|k| !dx.contains(k)) {
+                return Err(SchemaError::unsupported(
+                    "allOf",
+                    ptr,
+                    format!(
+                        "one part declares \"{k}\", which the other's additionalProperties restricts"
+                    ),
+                ));
+            }
+        }
+    }
     for (k, vb) in b {
         if !is_constraint(k) && !a.contains_key(k) {
             a.insert(k.clone(), vb.clone());

@@ -111,6 +111,33 @@ fn additional_properties_schema_and_escaped_keys() {
     assert!(acc.accepts(r#"{"a": 1}"#));
 }
 
+/// MaskBench Github_hard---o61085: items are `allOf` a `$ref` with
+/// `additionalProperties: false` beside properties it does not declare.
+/// Uniting the properties would accept keys the referenced part forbids.
+#[test]
+fn all_of_respects_additional_properties() {
+    let closed = json!({"properties": {"w": {"type": "number"}}, "additionalProperties": false});
+    let e = error(json!({
+        "type": "object",
+        "allOf": [closed],
+        "properties": {"id": {"type": "string"}},
+        "required": ["id"],
+        "additionalProperties": false
+    }));
+    assert_eq!(e.keyword(), Some("allOf"));
+    // Both closed over the same keys: the merge is exact.
+    check(
+        json!({
+            "allOf": [closed],
+            "properties": {"w": {"minimum": 1}},
+            "additionalProperties": false,
+            "type": "object"
+        }),
+        &[r#"{"w": 2}"#, "{}"],
+        &[r#"{"w": 0}"#, r#"{"x": 1}"#],
+    );
+}
+
 #[test]
 fn required_without_properties() {
     check(

@@ -513,6 +513,9 @@ fn maskbench(
     bar.finish_and_clear();
     print!("{}", report.summary());
     print!("{}", report.breakdown());
+    for f in &report.failures {
+        eprintln!("FAIL {f}");
+    }
     use gcd_core::counters;
     println!(
         "lexer-state token tables: {} walked, {} shared from other schemas; {} terminal regexes determinized",
