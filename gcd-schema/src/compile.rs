@@ -12,9 +12,9 @@ use std::rc::Rc;
 use serde_json::{Map, Number, Value};
 
 use crate::error::SchemaError;
+use crate::language::Language;
 use crate::node::*;
 use crate::spell::{quoted, JSON_CHAR};
-use crate::language::Language;
 use crate::{decimal, format, numeric, pattern, Draft, Escapes};
 
 /// Constraint keywords we know and cannot enforce (exactly) at all.
@@ -735,11 +735,7 @@ impl<'a> Compiler<'a> {
         m: &Map<String, Value>,
         ptr: &str,
     ) -> R<Option<ObjectShape>> {
-        for k in [
-            "dependentRequired",
-            "dependentSchemas",
-            "dependencies",
-        ] {
+        for k in ["dependentRequired", "dependentSchemas", "dependencies"] {
             if let Some(x) = m.get(k) {
                 if x.as_object().is_none_or(|o| !o.is_empty()) {
                     return Err(SchemaError::unsupported(k, ptr, ""));
@@ -867,7 +863,10 @@ impl<'a> Compiler<'a> {
                 return Err(SchemaError::unsupported(
                     "patternProperties",
                     ptr,
-                    format!("pattern {:?} with schema false beside additional keys", p.source),
+                    format!(
+                        "pattern {:?} with schema false beside additional keys",
+                        p.source
+                    ),
                 ));
             }
             // Beside `additional` keys, every spelling of a matching key must
@@ -875,9 +874,8 @@ impl<'a> Compiler<'a> {
             let keys = if additional.is_some() || self.esc == Escapes::Any {
                 p.keys
             } else {
-                pattern::translate(&p.source, self.esc).map_err(|e| {
-                    SchemaError::unsupported("patternProperties", ptr, e.0)
-                })?
+                pattern::translate(&p.source, self.esc)
+                    .map_err(|e| SchemaError::unsupported("patternProperties", ptr, e.0))?
             };
             patterns.push(PatternKeys {
                 keys,
@@ -923,12 +921,7 @@ impl<'a> Compiler<'a> {
 
     /// The `patternProperties` entries of an object schema, in schema
     /// order, with their key languages (every spelling).
-    fn key_patterns(
-        &mut self,
-        v: &V<'a>,
-        m: &Map<String, Value>,
-        ptr: &str,
-    ) -> R<Vec<KeyPattern>> {
+    fn key_patterns(&mut self, v: &V<'a>, m: &Map<String, Value>, ptr: &str) -> R<Vec<KeyPattern>> {
         let Some(pp) = m.get("patternProperties") else {
             return Ok(vec![]);
         };

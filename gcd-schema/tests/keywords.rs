@@ -491,8 +491,16 @@ fn pattern_properties() {
     // Open object: other keys take additionalProperties (here anything);
     // every spelling of a pattern key still meets the pattern's schema.
     let s = json!({"patternProperties": {"^x-": {"type": "integer"}}});
-    let ok = [r#"{"x-a": 1, "y": "s"}"#, r#"{"\u0078-a": 1}"#, r#"{"x": "s"}"#];
-    let bad = [r#"{"x-a": "s"}"#, r#"{"\u0078-a": "s"}"#, r#"{"y": 1, "x-\u0061": []}"#];
+    let ok = [
+        r#"{"x-a": 1, "y": "s"}"#,
+        r#"{"\u0078-a": 1}"#,
+        r#"{"x": "s"}"#,
+    ];
+    let bad = [
+        r#"{"x-a": "s"}"#,
+        r#"{"\u0078-a": "s"}"#,
+        r#"{"y": 1, "x-\u0061": []}"#,
+    ];
     check(s.clone(), &ok, &bad);
     check_canonical(s, &ok, &bad);
     // Constraining additionalProperties beside a pattern.
