@@ -12,6 +12,7 @@ use std::rc::Rc;
 use serde_json::{Map, Number, Value};
 
 use crate::error::SchemaError;
+use crate::language::Language;
 use crate::node::*;
 use crate::spell::{quoted, JSON_CHAR};
 use crate::{decimal, format, numeric, pattern, Draft, Escapes, Integers};
@@ -234,6 +235,7 @@ impl<'a> Compiler<'a> {
             object: Some(ObjectShape {
                 props: vec![],
                 reserved: vec![],
+                patterns: vec![],
                 additional: Some(self.any),
                 full: true,
             }),
@@ -743,26 +745,23 @@ impl<'a> Compiler<'a> {
         m: &Map<String, Value>,
         ptr: &str,
     ) -> R<Option<ObjectShape>> {
-        for k in [
-            "patternProperties",
-            "dependentRequired",
-            "dependentSchemas",
-            "dependencies",
-        ] {
+        for k in ["dependentRequired", "dependentSchemas", "dependencies"] {
             if let Some(x) = m.get(k) {
                 if x.as_object().is_none_or(|o| !o.is_empty()) {
                     return Err(SchemaError::unsupported(k, ptr, ""));
                 }
             }
         }
-        let additional = match m.get("additionalProperties") {
+        let mut additional = match m.get("additionalProperties") {
             None => Some(self.any),
             Some(Value::Bool(false)) => None,
+            Some(x) if is_trivial(x) => Some(self.any),
             Some(_) => {
                 let sv = v.sub(|x| x.get("additionalProperties")).unwrap();
                 Some(self.intern(sv, ptr_join(ptr, "additionalProperties")))
             }
         };
+        let mut pats = self.key_patterns(v, m, ptr)?;
         let mut required: Vec<String> = Vec::new();
         if let Some(r) = m.get("required") {
             let r = r
@@ -803,8 +802,38 @@ impl<'a> Compiler<'a> {
                 });
             }
         }
+        // A pattern matching every key leaves `additionalProperties`
+        // nothing: its schema takes that place, also for declared names.
+        if let Some(u) = pats.iter().position(|p| p.universal) {
+            let u = pats.remove(u);
+            if let Some(p) = pats.iter().find(|p| !p.trivial) {
+                return Err(SchemaError::unsupported(
+                    "patternProperties",
+                    ptr,
+                    format!(
+                        "pattern {:?} overlaps the pattern {:?}, which matches every key",
+                        p.source, u.source
+                    ),
+                ));
+            }
+            pats.clear();
+            additional = Some(u.schema); // `any` when trivial
+            if !u.trivial {
+                for p in &mut props {
+                    p.schema = self.both(p.schema, u.schema)?;
+                }
+            }
+        }
+        // Trivial patterns only matter beside a constraining
+        // additionalProperties.
+        if additional == Some(self.any) {
+            pats.retain(|p| !p.trivial);
+        }
         for r in &required {
             if !reserved.contains(r) {
+                if let Some(p) = pats.iter().find(|p| p.matches(r)) {
+                    return Err(pattern_matches_name(p, r, ptr));
+                }
                 let Some(a) = additional else { return Ok(None) };
                 reserved.push(r.clone());
                 props.push(Property {
@@ -813,6 +842,56 @@ impl<'a> Compiler<'a> {
                     required: true,
                 });
             }
+        }
+        for name in &reserved {
+            if let Some(p) = pats.iter().find(|p| p.matches(name)) {
+                return Err(pattern_matches_name(p, name, ptr));
+            }
+        }
+        // Overlapping patterns are exact only when the later one (lower
+        // priority) allows every value.
+        for (i, p) in pats.iter().enumerate() {
+            for q in &pats[i + 1..] {
+                if !p.trivial && !q.trivial && !p.lang.is_disjoint(&q.lang) {
+                    return Err(SchemaError::unsupported(
+                        "patternProperties",
+                        ptr,
+                        format!(
+                            "patterns {:?} and {:?} may match the same key",
+                            p.source, q.source
+                        ),
+                    ));
+                }
+            }
+        }
+        let mut patterns = Vec::new();
+        for p in pats {
+            if p.forbidden {
+                if additional.is_none() {
+                    continue; // such keys are extra keys, forbidden anyway
+                }
+                return Err(SchemaError::unsupported(
+                    "patternProperties",
+                    ptr,
+                    format!(
+                        "pattern {:?} with schema false beside additional keys",
+                        p.source
+                    ),
+                ));
+            }
+            // Beside `additional` keys, every spelling of a matching key must
+            // lex as this pattern's key, so no escape dodges its schema.
+            let keys = if additional.is_some() || self.esc == Escapes::Any {
+                p.keys
+            } else {
+                pattern::translate(&p.source, self.esc)
+                    .map_err(|e| SchemaError::unsupported("patternProperties", ptr, e.0))?
+            };
+            patterns.push(PatternKeys {
+                keys,
+                schema: p.schema,
+                priority: if p.trivial { 1 } else { 2 },
+            });
         }
         let nreq = props.iter().filter(|p| p.required).count() as u64;
         if let Some(x) = m.get("minProperties") {
@@ -829,7 +908,7 @@ impl<'a> Compiler<'a> {
             if x < nreq {
                 return Ok(None);
             }
-            if additional.is_some() || (props.len() as u64) > x {
+            if additional.is_some() || !patterns.is_empty() || (props.len() as u64) > x {
                 return Err(SchemaError::unsupported(
                     "maxProperties",
                     ptr,
@@ -837,13 +916,81 @@ impl<'a> Compiler<'a> {
                 ));
             }
         }
-        let full = props.is_empty() && reserved.is_empty() && additional == Some(self.any);
+        let full = props.is_empty()
+            && reserved.is_empty()
+            && patterns.is_empty()
+            && additional == Some(self.any);
         Ok(Some(ObjectShape {
             props,
             reserved,
+            patterns,
             additional,
             full,
         }))
+    }
+
+    /// The `patternProperties` entries of an object schema, in schema
+    /// order, with their key languages (every spelling).
+    fn key_patterns(&mut self, v: &V<'a>, m: &Map<String, Value>, ptr: &str) -> R<Vec<KeyPattern>> {
+        let Some(pp) = m.get("patternProperties") else {
+            return Ok(vec![]);
+        };
+        let pp = pp.as_object().ok_or_else(|| {
+            SchemaError::invalid(Some("patternProperties"), ptr, "must be an object")
+        })?;
+        let at = ptr_join(ptr, "patternProperties");
+        let every_key = Language::new(&format!("\"{JSON_CHAR}*\"")).expect("JSON keys");
+        let mut out = Vec::new();
+        for (source, schema) in pp {
+            let fail = |e: String| SchemaError::unsupported("patternProperties", &at, e);
+            let keys = pattern::translate(source, Escapes::Any)
+                .map_err(|e| fail(format!("pattern {source:?}: {}", e.0)))?;
+            let lang = Language::new(&format!("\"{keys}\""))
+                .ok_or_else(|| fail(format!("pattern {source:?} too large")))?;
+            if lang.is_empty() {
+                continue;
+            }
+            let sv = v
+                .sub(|x| x.get("patternProperties").and_then(|p| p.get(source)))
+                .unwrap();
+            let id = if is_trivial(schema) {
+                self.any
+            } else {
+                self.intern(sv, ptr_join(&at, source))
+            };
+            out.push(KeyPattern {
+                source: source.clone(),
+                universal: every_key.is_subset_of(&lang),
+                keys,
+                lang,
+                schema: id,
+                trivial: is_trivial(schema),
+                forbidden: schema == &Value::Bool(false),
+            });
+        }
+        // Constraining patterns first: they win ties (see PatternKeys).
+        out.sort_by_key(|p| p.trivial);
+        Ok(out)
+    }
+
+    /// A schema for values that must satisfy both `a` and `b`.
+    fn both(&mut self, a: Id, b: Id) -> R<Id> {
+        if a == self.any || a == b {
+            return Ok(b);
+        }
+        if b == self.any {
+            return Ok(a);
+        }
+        let (Src::Schema(va, pa), Src::Schema(vb, _)) = (&self.srcs[a], &self.srcs[b]) else {
+            return Err(SchemaError::unsupported(
+                "patternProperties",
+                &self.pointer(a),
+                "beside a constant",
+            ));
+        };
+        let all = serde_json::json!({"allOf": [va.get().clone(), vb.get().clone()]});
+        let pa = pa.clone();
+        Ok(self.intern(V::O(Rc::new(all)), pa))
     }
 
     /// Whether no object matches both: one requires a key the other cannot
@@ -853,6 +1000,7 @@ impl<'a> Compiler<'a> {
     fn discriminated(&mut self, a: &ObjectShape, b: &ObjectShape) -> R<bool> {
         let excludes = |x: &ObjectShape, y: &ObjectShape| {
             y.additional.is_none()
+                && y.patterns.is_empty()
                 && x.props
                     .iter()
                     .any(|p| p.required && !y.props.iter().any(|q| q.name == p.name))
@@ -944,6 +1092,7 @@ impl<'a> Compiler<'a> {
                     n.object = Some(ObjectShape {
                         props,
                         reserved: o.keys().cloned().collect(),
+                        patterns: vec![],
                         additional: None,
                         full: false,
                     });
@@ -951,6 +1100,50 @@ impl<'a> Compiler<'a> {
             }
         }
         Ok(n)
+    }
+}
+
+/// One `patternProperties` entry, with the facts exactness needs.
+struct KeyPattern {
+    source: String,
+    /// Content spellings of matching keys (every escape).
+    keys: String,
+    /// The quoted keys as a language, for inclusion and overlap checks.
+    lang: Language,
+    schema: Id,
+    /// The schema allows every value.
+    trivial: bool,
+    /// The schema is `false`.
+    forbidden: bool,
+    /// The pattern matches every key.
+    universal: bool,
+}
+
+impl KeyPattern {
+    fn matches(&self, name: &str) -> bool {
+        // Canonical JSON text of the name: one member of its spellings.
+        self.lang
+            .contains(serde_json::to_string(name).unwrap().as_bytes())
+    }
+}
+
+fn pattern_matches_name(p: &KeyPattern, name: &str, ptr: &str) -> SchemaError {
+    SchemaError::unsupported(
+        "patternProperties",
+        ptr,
+        format!(
+            "pattern {:?} matches the declared or required name {name:?}",
+            p.source
+        ),
+    )
+}
+
+/// Whether a schema allows every value (`true`, or only annotations).
+fn is_trivial(s: &Value) -> bool {
+    match s {
+        Value::Bool(b) => *b,
+        Value::Object(m) => !m.keys().any(|k| is_constraint(k) || k == "$schema"),
+        _ => false,
     }
 }
 

@@ -29,6 +29,7 @@ pub struct Emitter<'c, 'a> {
     done: HashMap<Id, ()>,
     shapes: HashMap<String, Id>,
     queue: VecDeque<Id>,
+    key_terminals: HashMap<(String, i32), String>,
 }
 
 fn rule(id: Id) -> String {
@@ -54,6 +55,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
             done: HashMap::new(),
             shapes: HashMap::new(),
             queue: VecDeque::new(),
+            key_terminals: HashMap::new(),
         }
     }
 
@@ -94,6 +96,22 @@ impl<'c, 'a> Emitter<'c, 'a> {
             self.b.rule(&rule(id), alts);
         }
         Ok(self.b)
+    }
+
+    /// A key terminal that wins lexer ties by `priority` (pattern keys
+    /// over other extra keys), one per (regex, priority).
+    fn key_terminal(&mut self, keys: &str, priority: i32) -> Expr {
+        let n = self.key_terminals.len();
+        let name = self
+            .key_terminals
+            .entry((keys.to_string(), priority))
+            .or_insert_with(|| format!("KEY{n}"))
+            .clone();
+        if !self.b.has_terminal(&name) {
+            let pattern = TerminalPattern::Regex(format!("\"{keys}\""));
+            self.b.terminal_full(&name, pattern, priority, None);
+        }
+        Expr::name(&name)
     }
 
     fn lit(&self, s: &str) -> Expr {
@@ -293,10 +311,16 @@ impl<'c, 'a> Emitter<'c, 'a> {
         let n = o.props.len();
         let esc = self.c.esc;
         let key = |s: &str| Expr::regex(&crate::spell::quoted(s, esc));
-        let extra_key = {
+        // Extra keys: each pattern's, then any other (additionalProperties).
+        let mut extras: Vec<(Expr, Id)> = Vec::new();
+        for p in &o.patterns {
+            extras.push((self.key_terminal(&p.keys, p.priority), p.schema));
+        }
+        if let Some(a) = o.additional {
             let names: Vec<&str> = o.reserved.iter().map(String::as_str).collect();
-            Expr::regex(&format!("\"{}\"", other_than(&names, esc)))
-        };
+            let other = Expr::regex(&format!("\"{}\"", other_than(&names, esc)));
+            extras.push((other, a));
+        }
         let m = |i: usize| format!("{name}_m{i}");
         let t = |i: usize| format!("{name}_t{i}");
         let x = format!("{name}_x");
@@ -326,7 +350,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
                 }
                 if i > 0 {
                     // m{n} exists only when extra keys are allowed.
-                    if j + 1 < n || o.additional.is_some() {
+                    if j + 1 < n || !extras.is_empty() {
                         alts.push(Expr::name(&m(j + 1)));
                     }
                     break;
@@ -334,10 +358,10 @@ impl<'c, 'a> Emitter<'c, 'a> {
             }
             let chained = i > 0 && i < n && !o.props[i].required;
             if !req_from[i] && !chained {
-                if let Some(a) = o.additional {
-                    let v = self.want(a);
+                for (k, a) in &extras {
+                    let v = self.want(*a);
                     alts.push(Expr::seq(vec![
-                        extra_key.clone(),
+                        k.clone(),
                         self.lit(&colon),
                         v,
                         Expr::name(&x),
@@ -362,15 +386,14 @@ impl<'c, 'a> Emitter<'c, 'a> {
             }
             self.b.rule(&t(i), talts);
         }
-        if let Some(a) = o.additional {
-            let v = self.want(a);
-            let one = Expr::seq(vec![
-                self.lit(&comma),
-                extra_key.clone(),
-                self.lit(&colon),
-                v,
-            ]);
-            self.b.rule(&x, vec![Expr::star(one)]);
+        if !extras.is_empty() {
+            let mut one = Vec::new();
+            for (k, a) in &extras {
+                let v = self.want(*a);
+                one.push(Expr::seq(vec![k.clone(), self.lit(&colon), v]));
+            }
+            let member = Expr::seq(vec![self.lit(&comma), Expr::alt(one)]);
+            self.b.rule(&x, vec![Expr::star(member)]);
         }
         (!req_from[0], first)
     }

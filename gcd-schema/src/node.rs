@@ -82,9 +82,25 @@ pub struct ObjectShape {
     /// Names that may never appear as extra keys (every declared name,
     /// including those whose schema is `false`).
     pub reserved: Vec<String>,
+    /// Extra keys matching a `patternProperties` pattern, tried before
+    /// `additional`: none of them matches a reserved name.
+    pub patterns: Vec<PatternKeys>,
     /// Schema of any other key's value; `None`: no other keys.
     pub additional: Option<Id>,
     pub full: bool,
+}
+
+/// The extra keys of one `patternProperties` entry. Keys matching several
+/// entries' languages (or one and `additional`'s) go to the highest
+/// priority; the compiler only lets that happen when it is exact (the
+/// losing schemas then allow every value).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PatternKeys {
+    /// Regex over the key's content spellings (without quotes).
+    pub keys: String,
+    pub schema: Id,
+    /// Lexer priority of the key terminal (above 0, `additional`'s).
+    pub priority: i32,
 }
 
 /// The values one schema allows, by JSON type.

@@ -419,7 +419,6 @@ fn boolean_schemas_and_annotations() {
         "if",
         "contains",
         "unevaluatedProperties",
-        "patternProperties",
         "propertyNames",
         "dependentRequired",
     ] {
@@ -485,4 +484,76 @@ fn whitespace_policies() {
     assert!(python.accepts(r#"{"a": [1, 2]}"#));
     assert!(!python.accepts(r#"{"a":[1,2]}"#));
     assert!(!python.accepts(r#"{"a": [1,  2]}"#));
+}
+
+/// Like `check`, under canonical escapes (the default options).
+fn check_canonical(schema: Value, ok: &[&str], bad: &[&str]) {
+    let a = common::Acceptor::new(compile(&schema, &Options::default()).unwrap());
+    for t in ok {
+        assert!(a.accepts(t), "{schema} should accept {t}");
+    }
+    for t in bad {
+        assert!(!a.accepts(t), "{schema} should refuse {t}");
+    }
+}
+
+#[test]
+fn pattern_properties() {
+    // Closed object: only keys matching a pattern, with its schema.
+    let s = json!({
+        "type": "object",
+        "properties": {"id": {"type": "string"}},
+        "patternProperties": {"^x-": {"type": "integer"}, "^[0-9]+$": {"type": "boolean"}},
+        "additionalProperties": false
+    });
+    let ok = [r#"{"id": "a", "x-b": 1, "12": true}"#, r#"{"x-": 2}"#, "{}"];
+    let bad = [
+        r#"{"x-b": "1"}"#,
+        r#"{"12": 1}"#,
+        r#"{"y": 1}"#,
+        r#"{"\u0078-b": "1"}"#,
+    ];
+    check(s.clone(), &ok, &bad);
+    check_canonical(s, &ok, &bad);
+    // Open object: other keys take additionalProperties (here anything);
+    // every spelling of a pattern key still meets the pattern's schema.
+    let s = json!({"patternProperties": {"^x-": {"type": "integer"}}});
+    let ok = [
+        r#"{"x-a": 1, "y": "s"}"#,
+        r#"{"\u0078-a": 1}"#,
+        r#"{"x": "s"}"#,
+    ];
+    let bad = [
+        r#"{"x-a": "s"}"#,
+        r#"{"\u0078-a": "s"}"#,
+        r#"{"y": 1, "x-\u0061": []}"#,
+    ];
+    check(s.clone(), &ok, &bad);
+    check_canonical(s, &ok, &bad);
+    // Constraining additionalProperties beside a pattern.
+    check(
+        json!({"patternProperties": {"^a": true}, "additionalProperties": {"type": "string"}}),
+        &[r#"{"ab": 1, "b": "s"}"#],
+        &[r#"{"b": 1}"#],
+    );
+    // A pattern matching every key acts on declared properties too.
+    check(
+        json!({"properties": {"n": {"minimum": 3}}, "patternProperties": {".*": {"type": "integer"}}}),
+        &[r#"{"n": 4, "k": 1}"#],
+        &[r#"{"n": 4.5}"#, r#"{"n": 2}"#, r#"{"k": "s"}"#],
+    );
+    // Exactness refusals name the keyword and the pointer.
+    for s in [
+        // Overlapping patterns with different schemas.
+        json!({"properties": {"o": {"patternProperties": {"a": {"type": "string"}, "b": {"type": "integer"}}}}}),
+        // A pattern matching a declared name.
+        json!({"properties": {"o": {"properties": {"ab": {}}, "patternProperties": {"^a": {"type": "string"}}}}}),
+    ] {
+        let e = error(s);
+        assert_eq!(
+            (e.keyword(), e.pointer()),
+            (Some("patternProperties"), "/properties/o"),
+            "{e}"
+        );
+    }
 }
