@@ -3,10 +3,10 @@
 //! test in its own binary: the counters are process-wide.)
 
 use gcd::constrained::{Shape, ShapeSet, StringRules};
-use gcd::Constrained;
 use gcd::core::counters;
 use gcd::core::json_shape::regexes_to_prebuild;
 use gcd::core::lexer::TerminalDfa;
+use gcd::Constrained;
 
 #[derive(Constrained)]
 #[allow(dead_code)]
@@ -43,7 +43,11 @@ fn own_dfas_come_prebuilt() {
     assert_eq!(own.len(), 4);
     for re in &own {
         let dfa = TerminalDfa::new(re).unwrap();
-        assert_eq!(counters::regex_compilations(), 0, "{re} was determinized at run time");
+        assert_eq!(
+            counters::regex_compilations(),
+            0,
+            "{re} was determinized at run time"
+        );
         assert!(dfa.len() > 1);
     }
     // Built here (a group around the regex misses the cache), the tables

@@ -310,7 +310,10 @@ fn own_shape_is_const_data() {
     let ShapeDef::Object(fields) = PERSON else {
         panic!("{PERSON:?}")
     };
-    let summary: Vec<_> = fields.iter().map(|f| (f.name, f.aliases, f.required)).collect();
+    let summary: Vec<_> = fields
+        .iter()
+        .map(|f| (f.name, f.aliases, f.required))
+        .collect();
     assert_eq!(
         summary,
         [
@@ -325,7 +328,11 @@ fn own_shape_is_const_data() {
         Some(d) => d,
         None => panic!(),
     };
-    let ShapeDef::Tagged { tag: "tool", variants } = TOOL else {
+    let ShapeDef::Tagged {
+        tag: "tool",
+        variants,
+    } = TOOL
+    else {
         panic!("{TOOL:?}")
     };
     let names: Vec<_> = variants.iter().map(|(n, _)| *n).collect();
@@ -333,9 +340,14 @@ fn own_shape_is_const_data() {
     let ShapeDef::Object(limit) = &variants[0].1[0].shape else {
         panic!()
     };
-    let ShapeDef::Type(t) = &limit[1].shape else { panic!() };
+    let ShapeDef::Type(t) = &limit[1].shape else {
+        panic!()
+    };
     assert_eq!((t.field, t.rules.range), ("limit", Some((1, 10))));
-    assert!(!t.rules.prebuilt.is_empty(), "the range's DFA is built at compile time");
+    assert!(
+        !t.rules.prebuilt.is_empty(),
+        "the range's DFA is built at compile time"
+    );
     // Types that build their shape in code have no definition.
     assert!(<u8 as Constrained>::DEF.is_none());
 }

@@ -148,8 +148,11 @@ impl StateTables {
             .map(|(e, set)| (state(*e), set.clone()))
             .collect();
         within_by_end.sort_by_key(|(e, _)| *e);
-        let mut first_ends: Vec<(u8, u32)> =
-            self.first_ends.iter().map(|&(b, e)| (b, state(e))).collect();
+        let mut first_ends: Vec<(u8, u32)> = self
+            .first_ends
+            .iter()
+            .map(|&(b, e)| (b, state(e)))
+            .collect();
         first_ends.sort_unstable();
         let mut boundaries: Vec<Boundary> = self
             .boundaries
@@ -406,7 +409,9 @@ impl BoundGrammar {
 
     /// Every state's tables, building the missing ones.
     pub fn states(&self) -> Vec<&StateTables> {
-        (0..self.states.len() as u32).map(|q| self.state(q)).collect()
+        (0..self.states.len() as u32)
+            .map(|q| self.state(q))
+            .collect()
     }
 
     /// End filter `i` (as named by [`StateTables::end_filter`]).
@@ -450,7 +455,11 @@ impl BoundGrammar {
             crate::counters::count_state_table(false);
             return self.walk_state(q, end_filter);
         };
-        let key = (self.vocab.fingerprint(), self.trie.num_nodes(), behaviour.key);
+        let key = (
+            self.vocab.fingerprint(),
+            self.trie.num_nodes(),
+            behaviour.key,
+        );
         let hit = lock_state_cache().get(&key).cloned();
         if let Some(local) = hit {
             crate::counters::count_state_table(true);
@@ -703,8 +712,7 @@ fn check_indices(grammar: &CompiledGrammar, t: &Tables) -> Result<(), String> {
                         && b.class_off[nc] as usize == b.nodes.len()
                 })
         })
-        && t
-            .budget
+        && t.budget
             .check_sizes(n_terms, n_states, grammar.grammar.nonterminals.len());
     if ok {
         Ok(())

@@ -235,16 +235,16 @@ impl TerminalDfa {
             for rep in classes.representatives(..) {
                 let Some(b) = rep.as_u8() else { continue };
                 let n = dfa.next_state(s, b);
-                by_class[classes.get(b) as usize] =
-                    if dfa.is_dead_state(n) || dfa.is_quit_state(n) {
-                        DEAD
-                    } else {
-                        let next = ids.len() as u32;
-                        *ids.entry(n).or_insert_with(|| {
-                            order.push(n);
-                            next
-                        })
-                    };
+                by_class[classes.get(b) as usize] = if dfa.is_dead_state(n) || dfa.is_quit_state(n)
+                {
+                    DEAD
+                } else {
+                    let next = ids.len() as u32;
+                    *ids.entry(n).or_insert_with(|| {
+                        order.push(n);
+                        next
+                    })
+                };
             }
             raw_trans.extend((0..=255u8).map(|b| by_class[classes.get(b) as usize]));
             i += 1;

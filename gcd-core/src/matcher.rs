@@ -445,7 +445,8 @@ impl Matcher {
         if let Some(n) = self.budget {
             costs = self.stack_costs.clone();
             let b = &self.bound;
-            b.budget().update_stack_costs(&mut costs, &self.stack, &stack);
+            b.budget()
+                .update_stack_costs(&mut costs, &self.stack, &stack);
             let need = b
                 .budget()
                 .estimate(&b.grammar, &StackView::new(&stack), q, &costs);

@@ -174,7 +174,11 @@ fn tables_shared_across_grammars_are_exact() {
         let compiled = Arc::new(compiled);
         let bound = BoundGrammar::new(compiled.clone(), vocab.clone());
         for q in 0..bound.num_states() as u32 {
-            assert_eq!(*bound.state(q), bound.state_uncached(q), "seed {seed} state {q}");
+            assert_eq!(
+                *bound.state(q),
+                bound.state_uncached(q),
+                "seed {seed} state {q}"
+            );
             states += 1;
         }
         check_walk(compiled, tokens.clone(), seed, 12);

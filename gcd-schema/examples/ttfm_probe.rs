@@ -11,7 +11,9 @@ fn main() {
         let g = gcd_schema::to_grammar(&doc["schema"], &Default::default());
         let t1 = t.elapsed();
         let Ok(g) = g else { continue };
-        let Ok(c) = gcd_core::compiled::CompiledGrammar::new(&g) else { continue };
+        let Ok(c) = gcd_core::compiled::CompiledGrammar::new(&g) else {
+            continue;
+        };
         let t2 = t.elapsed();
         let states = c.lexer.num_states();
         let b = Arc::new(gcd_core::bind::BoundGrammar::with_trie(

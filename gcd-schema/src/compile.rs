@@ -19,7 +19,6 @@ use crate::{decimal, format, numeric, pattern, Draft, Escapes, Integers};
 
 /// Constraint keywords we know and cannot enforce (exactly) at all.
 const UNSUPPORTED: &[&str] = &[
-    "not",
     "if",
     "then",
     "else",
@@ -67,6 +66,7 @@ const HANDLED: &[&str] = &[
     "dependentRequired",
     "dependentSchemas",
     "dependencies",
+    "not",
 ];
 
 fn is_constraint(k: &str) -> bool {
@@ -312,9 +312,10 @@ impl<'a> Compiler<'a> {
             .ok_or_else(|| SchemaError::invalid(Some("$ref"), ptr, "$ref must be a string"))?;
         let (target, tptr) = self.resolve(r, ptr)?;
         let t = self.inline(target, &tptr, depth + 1)?;
-        let mut rest = m.clone();
-        rest.remove("$ref");
-        merge(t, &rest, ptr)
+        if self.ref_overrides {
+            return Ok(t); // drafts 4–7 ignore `$ref`'s siblings
+        }
+        splice(m, "$ref", ptr, |acc| merge(acc, &t, ptr))
     }
 
     fn schema_node(&mut self, v: V<'a>, ptr: &str) -> R<Node> {
@@ -383,20 +384,44 @@ impl<'a> Compiler<'a> {
             let merged = self.inline(v.get(), ptr, 0)?;
             return self.schema_node(V::O(Rc::new(Value::Object(merged))), &format!("{ptr}/$ref"));
         }
+        if let Some(x) = m.get("not") {
+            let p = ptr_join(ptr, "not");
+            let Negation { with, absent } = match self.negate(x, &p, 0)? {
+                Some(n) => n,
+                None => return Ok(Node::default()),
+            };
+            let merged = splice(m, "not", ptr, |acc| {
+                let mut acc = merge(acc, &with, &p)?;
+                if !absent.is_empty() {
+                    let props = acc
+                        .entry("properties")
+                        .or_insert_with(|| Value::Object(Map::new()));
+                    let props = props.as_object_mut().ok_or_else(|| {
+                        SchemaError::invalid(Some("properties"), ptr, "must be an object")
+                    })?;
+                    for k in absent {
+                        props.insert(k, Value::Bool(false));
+                    }
+                }
+                Ok(acc)
+            })?;
+            return self.schema_node(V::O(Rc::new(Value::Object(merged))), &p);
+        }
         if let Some(all) = m.get("allOf") {
             let all = all.as_array().ok_or_else(|| {
                 SchemaError::invalid(Some("allOf"), ptr, "allOf must be an array")
             })?;
-            let mut acc = m.clone();
-            acc.remove("allOf");
-            for (i, s) in all.iter().enumerate() {
-                let p = ptr_join(&ptr_join(ptr, "allOf"), &i.to_string());
-                if s == &Value::Bool(false) {
-                    return Ok(Node::default());
-                }
-                let s = self.inline(s, &p, 0)?;
-                acc = merge(acc, &s, &p)?;
+            if all.contains(&Value::Bool(false)) {
+                return Ok(Node::default());
             }
+            let acc = splice(m, "allOf", ptr, |mut acc| {
+                for (i, s) in all.iter().enumerate() {
+                    let p = ptr_join(&ptr_join(ptr, "allOf"), &i.to_string());
+                    let s = self.inline(s, &p, 0)?;
+                    acc = merge(acc, &s, &p)?;
+                }
+                Ok(acc)
+            })?;
             return self.schema_node(V::O(Rc::new(Value::Object(acc))), &format!("{ptr}/allOf"));
         }
         for kw in ["anyOf", "oneOf"] {
@@ -419,7 +444,7 @@ impl<'a> Compiler<'a> {
                         continue;
                     }
                     let bi = self.inline(b, &p, 0)?;
-                    let merged = merge(rest.clone(), &bi, &p)?;
+                    let merged = splice(m, kw, &p, |acc| merge(acc, &bi, &p))?;
                     self.intern(V::O(Rc::new(Value::Object(merged))), p.clone())
                 } else {
                     let bv = v.sub(|x| x.get(kw).and_then(|a| a.get(i))).unwrap();
@@ -436,7 +461,92 @@ impl<'a> Compiler<'a> {
         self.base_node(&v, m, ptr)
     }
 
-    /// A schema without `$ref`, `allOf`, `anyOf`, `oneOf`.
+    /// `not: x` as keywords to intersect with its siblings, for the `x`
+    /// whose complement we can spell exactly; `None` when `x` allows every
+    /// value (nothing is left).
+    fn negate(&self, x: &Value, ptr: &str, depth: usize) -> R<Option<Negation>> {
+        let unsupported = |why: &str| SchemaError::unsupported("not", ptr, why.to_string());
+        if depth > 16 {
+            return Err(unsupported("negations nested too deeply"));
+        }
+        if x == &Value::Bool(false) {
+            return Ok(Some(Negation::default()));
+        }
+        let m = self.inline(x, ptr, 0)?;
+        let keys: Vec<&str> = m
+            .keys()
+            .map(String::as_str)
+            .filter(|k| is_constraint(k))
+            .collect();
+        match keys[..] {
+            [] => Ok(None),
+            ["not"] => {
+                let inner = match &m["not"] {
+                    Value::Bool(false) => return Ok(None),
+                    v => self.inline(v, ptr, 0)?,
+                };
+                Ok(Some(Negation {
+                    with: inner,
+                    absent: vec![],
+                }))
+            }
+            ["type"] => {
+                let t = types_of(&m, ptr)?;
+                if t.contains("integer") && !t.contains("number") {
+                    return Err(unsupported("the numbers that are not integers"));
+                }
+                let rest: Vec<Value> = ["null", "boolean", "object", "array", "number", "string"]
+                    .into_iter()
+                    .filter(|k| !t.contains(*k))
+                    .map(|k| Value::String(k.into()))
+                    .collect();
+                if rest.is_empty() {
+                    return Ok(None);
+                }
+                let mut with = Map::new();
+                with.insert("type".into(), Value::Array(rest));
+                Ok(Some(Negation {
+                    with,
+                    absent: vec![],
+                }))
+            }
+            // Every non-object has all required members: the complement
+            // is the objects without that member.
+            ["required"] => match m["required"].as_array().map(Vec::as_slice) {
+                Some([Value::String(k)]) => {
+                    let mut with = Map::new();
+                    with.insert("type".into(), Value::Array(vec!["object".into()]));
+                    Ok(Some(Negation {
+                        with,
+                        absent: vec![k.clone()],
+                    }))
+                }
+                Some([]) => Ok(None),
+                _ => Err(unsupported("several required names (any one may be missing)")),
+            },
+            // not (a or b) = (not a) and (not b).
+            ["anyOf"] => {
+                let branches = m["anyOf"]
+                    .as_array()
+                    .ok_or_else(|| SchemaError::invalid(Some("anyOf"), ptr, "must be an array"))?;
+                let mut acc = Negation::default();
+                for (i, b) in branches.iter().enumerate() {
+                    let p = ptr_join(&ptr_join(ptr, "anyOf"), &i.to_string());
+                    let Some(n) = self.negate(b, &p, depth + 1)? else {
+                        return Ok(None);
+                    };
+                    acc.with = merge(acc.with, &n.with, &p)?;
+                    acc.absent.extend(n.absent);
+                }
+                Ok(Some(acc))
+            }
+            _ => Err(unsupported(
+                "only true, false, a type, one required name, not and anyOf of these can be complemented exactly",
+            )),
+        }
+    }
+
+    /// A schema without `$ref`, `allOf`, `anyOf`, `oneOf`, `not`.
     fn base_node(&mut self, v: &V<'a>, m: &Map<String, Value>, ptr: &str) -> R<Node> {
         let types = types_of(m, ptr)?;
         let has = |t: &str| types.contains(t);
@@ -1104,6 +1214,14 @@ impl<'a> Compiler<'a> {
 }
 
 /// One `patternProperties` entry, with the facts exactness needs.
+/// The complement of a `not` schema: keywords to intersect with, and
+/// object members that must be absent.
+#[derive(Default)]
+struct Negation {
+    with: Map<String, Value>,
+    absent: Vec<String>,
+}
+
 struct KeyPattern {
     source: String,
     /// Content spellings of matching keys (every escape).
@@ -1339,8 +1457,10 @@ fn merge(mut a: Map<String, Value>, b: &Map<String, Value>, ptr: &str) -> R<Map<
             .map(|p| p.keys().cloned().collect())
             .unwrap_or_default()
     };
-    let restricts_extra =
-        |m: &Map<String, Value>| m.get("additionalProperties").is_some_and(|v| v != &Value::Bool(true));
+    let restricts_extra = |m: &Map<String, Value>| {
+        m.get("additionalProperties")
+            .is_some_and(|v| v != &Value::Bool(true))
+    };
     for (x, y) in [(&a, b), (b, &a)] {
         let (dx, dy) = (declared(x), declared(y));
         if restricts_extra(x) {
@@ -1426,6 +1546,8 @@ fn merge(mut a: Map<String, Value>, b: &Map<String, Value>, ptr: &str) -> R<Map<
             "maxLength" | "maxItems" | "maximum" | "maxProperties" => {
                 num_pick(va, vb, false).ok_or_else(conflict)?
             }
+            // not a and not b = not (a or b).
+            "not" => serde_json::json!({ "anyOf": [va, vb] }),
             "allOf" => {
                 let mut x = va.as_array().cloned().unwrap_or_default();
                 x.extend(vb.as_array().cloned().unwrap_or_default());
@@ -1436,6 +1558,28 @@ fn merge(mut a: Map<String, Value>, b: &Map<String, Value>, ptr: &str) -> R<Map<
         a.insert(k.clone(), merged);
     }
     Ok(a)
+}
+
+/// Merges what the keyword `kw` of `m` stands for (`with`) with the rest
+/// of `m`, in the order they are written: when `kw` comes before
+/// `properties`, its properties come first. Member order in the grammar
+/// follows the merged `properties`, so a schema read top to bottom gives
+/// the order, as other engines (and the documents they produced) have it.
+/// The rest of `m` stays one part: its `properties` and
+/// `additionalProperties` only make sense together.
+fn splice(
+    m: &Map<String, Value>,
+    kw: &str,
+    ptr: &str,
+    with: impl FnOnce(Map<String, Value>) -> R<Map<String, Value>>,
+) -> R<Map<String, Value>> {
+    let mut own = m.clone();
+    own.remove(kw);
+    let at = |k: &str| m.keys().position(|x| x == k);
+    match (at(kw), at("properties")) {
+        (Some(k), Some(p)) if k < p => merge(with(Map::new())?, &own, ptr),
+        _ => with(own),
+    }
 }
 
 fn obj_or_true(v: &Value, ptr: &str) -> R<Map<String, Value>> {

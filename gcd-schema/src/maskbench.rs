@@ -64,6 +64,8 @@ pub struct Report {
     pub error_keywords: BTreeMap<String, usize>,
     /// One line per validation error / accepted invalid instance.
     pub failures: Vec<String>,
+    /// One line per schema refused: the file and the error.
+    pub compile_errors: Vec<String>,
 }
 
 /// The category of a MaskBench file name (`Github_easy---o1234.json`,
@@ -130,6 +132,7 @@ fn run_file(
                 .keyword()
                 .map_or_else(|| format!("{:?}", e.kind()), str::to_string);
             *r.error_keywords.entry(key).or_default() += 1;
+            r.compile_errors.push(format!("{name}: {e}"));
             return Ok(());
         }
     };
@@ -144,7 +147,11 @@ fn run_file(
     drop(mask);
     let again = Instant::now();
     if let Ok(c) = compile(&doc["schema"], &cfg.options) {
-        let b = Arc::new(BoundGrammar::with_trie(Arc::new(c), vocab.clone(), trie.clone()));
+        let b = Arc::new(BoundGrammar::with_trie(
+            Arc::new(c),
+            vocab.clone(),
+            trie.clone(),
+        ));
         drop(Matcher::new(b).compute_mask(width));
         r.ttfm_again_us.push(us(again.elapsed()));
     }

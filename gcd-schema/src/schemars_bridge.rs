@@ -144,9 +144,18 @@ mod tests {
         });
         bound_numeric_formats(&mut s);
         let p = &s["properties"];
-        assert_eq!(p["a"], json!({"type": "integer", "minimum": 0, "maximum": 255}));
-        assert_eq!(p["b"], json!({"type": "integer", "minimum": 0, "maximum": 4294967295u64}));
-        assert_eq!(p["c"], json!({"type": "integer", "minimum": 10, "maximum": 32767}));
+        assert_eq!(
+            p["a"],
+            json!({"type": "integer", "minimum": 0, "maximum": 255})
+        );
+        assert_eq!(
+            p["b"],
+            json!({"type": "integer", "minimum": 0, "maximum": 4294967295u64})
+        );
+        assert_eq!(
+            p["c"],
+            json!({"type": "integer", "minimum": 10, "maximum": 32767})
+        );
         assert_eq!(p["d"], json!({"type": "number"}));
         assert_eq!(p["e"], json!({"type": "string", "format": "date"}));
         assert_eq!(p["f"], json!({"const": {"format": "int8"}}));

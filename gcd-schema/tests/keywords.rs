@@ -415,7 +415,6 @@ fn boolean_schemas_and_annotations() {
     );
     assert_eq!(error(json!(false)).kind(), SchemaErrorKind::Unsatisfiable);
     for kw in [
-        "not",
         "if",
         "contains",
         "unevaluatedProperties",
@@ -556,4 +555,98 @@ fn pattern_properties() {
             "{e}"
         );
     }
+}
+
+#[test]
+fn not_where_its_complement_is_exact() {
+    // `not` of everything / nothing.
+    assert_eq!(
+        error(json!({"type": "integer", "not": {}})).kind(),
+        SchemaErrorKind::Unsatisfiable
+    );
+    check(
+        json!({"properties": {"a": {"not": true}}}),
+        &["{}", "{\"b\": 1}"],
+        &["{\"a\": 1}", "{\"a\": null}"],
+    );
+    check(json!({"type": "integer", "not": false}), &["1"], &["null"]);
+    // A complement of types, intersected with the siblings.
+    check(
+        json!({"not": {"type": ["string", "object"]}}),
+        &["1", "1.5", "null", "true", "[]"],
+        &["\"x\"", "{}"],
+    );
+    check(
+        json!({"type": ["integer", "string", "null"], "not": {"type": "null"}}),
+        &["1", "\"x\""],
+        &["null", "1.5"],
+    );
+    // Double negation.
+    check(
+        json!({"not": {"not": {"type": "string", "maxLength": 2}}}),
+        &["\"ab\""],
+        &["\"abc\"", "1"],
+    );
+    // A required name negated: objects without that member.
+    check(
+        json!({"properties": {"a": {"type": "integer"}}, "not": {"required": ["b"]}}),
+        &["{}", "{\"a\": 1}", "{\"c\": 1}"],
+        &["{\"b\": 1}", "{\"a\": 1, \"b\": 2}", "1", "null"],
+    );
+    // not (anyOf) = allOf of the negations; two `not`s in an allOf too.
+    check(
+        json!({"not": {"anyOf": [{"required": ["x"]}, {"type": "null"}]}}),
+        &["{}", "{\"y\": 1}"],
+        &["{\"x\": 1}", "null", "1"],
+    );
+    check(
+        json!({"allOf": [{"not": {"type": "null"}}, {"not": {"type": "object"}}]}),
+        &["1", "[]"],
+        &["null", "{}"],
+    );
+    // What we cannot complement exactly is an error naming `not`.
+    for s in [
+        json!({"not": {"type": "integer"}}),
+        json!({"not": {"required": ["a", "b"]}}),
+        json!({"not": {"pattern": "^a"}}),
+        json!({"not": {"enum": [1, 2]}}),
+    ] {
+        let e = error(s.clone());
+        assert_eq!(e.keyword(), Some("not"), "{s}: {e}");
+        assert_eq!(e.kind(), SchemaErrorKind::Unsupported, "{s}: {e}");
+    }
+}
+
+#[test]
+fn merged_members_follow_the_order_of_the_keywords() {
+    // `allOf` written before `properties`: its members come first.
+    let s = json!({
+        "allOf": [{"properties": {"a": {"type": "integer"}}, "required": ["a"]}],
+        "properties": {"b": {"type": "integer"}},
+        "required": ["b"]
+    });
+    check(s, &["{\"a\": 1, \"b\": 2}"], &["{\"b\": 2, \"a\": 1}"]);
+    // ... and after it: the schema's own members first.
+    let s = json!({
+        "properties": {"b": {"type": "integer"}},
+        "required": ["b"],
+        "allOf": [{"properties": {"a": {"type": "integer"}}, "required": ["a"]}]
+    });
+    check(s, &["{\"b\": 2, \"a\": 1}"], &["{\"a\": 1, \"b\": 2}"]);
+    // The same for `$ref` beside `properties` (2020-12 intersects them).
+    let s = json!({
+        "$defs": {"A": {"properties": {"a": {"type": "integer"}}, "required": ["a"]}},
+        "$ref": "#/$defs/A",
+        "properties": {"b": {"type": "integer"}},
+        "required": ["b"]
+    });
+    check(s, &["{\"a\": 1, \"b\": 2}"], &["{\"b\": 2, \"a\": 1}"]);
+    // `additionalProperties: false` still applies to the schema's own
+    // members only, wherever `allOf` sits between them.
+    let s = json!({
+        "properties": {"b": {"type": "integer"}},
+        "allOf": [{"required": ["b"]}],
+        "additionalProperties": false
+    });
+    check(s, &["{\"b\": 2}"], &["{}", "{\"b\": 2, \"c\": 1}"]);
 }

@@ -513,6 +513,9 @@ fn maskbench(
     bar.finish_and_clear();
     print!("{}", report.summary());
     print!("{}", report.breakdown());
+    for e in &report.compile_errors {
+        eprintln!("REFUSED {e}");
+    }
     for f in &report.failures {
         eprintln!("FAIL {f}");
     }

@@ -82,21 +82,19 @@ fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
 fn field_type_shape(ty: &Type, field: &str, rules: &Rules) -> TokenStream {
     let shape = quote_spanned!(ty.span()=> <#ty as ::gcd::Constrained>::shape);
     let opt = |v: Option<usize>| {
-        v.map_or(quote!(::std::option::Option::None), |v| {
-            quote!(::std::option::Option::Some(#v))
-        })
+        v.map_or(
+            quote!(::std::option::Option::None),
+            |v| quote!(::std::option::Option::Some(#v)),
+        )
     };
-    let pattern = rules
-        .pattern
-        .as_deref()
-        .map_or(quote!(::std::option::Option::None), |p| {
-            quote!(::std::option::Option::Some(#p))
-        });
-    let range = rules
-        .range
-        .map_or(quote!(::std::option::Option::None), |(lo, hi)| {
-            quote!(::std::option::Option::Some((#lo, #hi)))
-        });
+    let pattern = rules.pattern.as_deref().map_or(
+        quote!(::std::option::Option::None),
+        |p| quote!(::std::option::Option::Some(#p)),
+    );
+    let range = rules.range.map_or(
+        quote!(::std::option::Option::None),
+        |(lo, hi)| quote!(::std::option::Option::Some((#lo, #hi))),
+    );
     let (min_len, max_len) = (opt(rules.min_len), opt(rules.max_len));
     let (min_items, max_items) = (opt(rules.min_items), opt(rules.max_items));
     let prebuilt = prebuilt_dfas(rules);
