@@ -8,7 +8,9 @@
 //!
 //! - object members appear in schema order (declared properties first, in
 //!   `properties` order, then `required` names not declared, then any
-//!   additional keys), and no key repeats;
+//!   additional keys), and no key repeats; where `allOf`, `$ref` or an
+//!   `anyOf`/`oneOf` branch adds properties, they come before the schema's
+//!   own when that keyword is written before `properties`, else after;
 //! - with [`Escapes::Canonical`] (default), constrained strings and keys
 //!   take one spelling per character (`"\u0061"` is not `"a"` there);
 //! - integers with an exponent are accepted only when certainly integral
@@ -38,7 +40,8 @@
 //! | `oneOf` | as `anyOf` when branches are provably disjoint (types, finite value sets, or a required tag property with disjoint values); else error |
 //! | `allOf`, `$ref` beside keywords | merged when keywords do not interact (else error) |
 //! | `$ref` / `$defs` / `definitions` | local JSON pointers, recursion through arrays/objects; remote refs, `$anchor` refs, `$dynamicRef`: error |
-//! | `not`, `if`/`then`/`else`, `unevaluated*` | error |
+//! | `not` | when its complement is exact: `true`/`{}` (nothing left), `false`, types (not `integer` alone), one `required` name (objects without it), `not`, `anyOf` of these; else error |
+//! | `if`/`then`/`else`, `unevaluated*` | error |
 //!
 //! Types deriving `schemars::JsonSchema` go through [`for_type`] (feature
 //! `schemars`, on by default), which makes schemars' numeric formats exact

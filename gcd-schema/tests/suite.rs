@@ -61,13 +61,15 @@ fn reorder(root: &Value, schema: &Value, v: &Value, depth: usize) -> Value {
             // Declared properties in the order our grammar lists them:
             // this schema's, then each allOf part's; a const object's keys.
             let mut props: Vec<(String, Value)> = Vec::new();
-            let mut parts = vec![schema];
-            parts.extend(
-                s.get("allOf")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten(),
-            );
+            // In keyword order: `allOf` written first gives its members first.
+            let mut parts = Vec::new();
+            for (k, x) in s {
+                match k.as_str() {
+                    "properties" => parts.push(schema),
+                    "allOf" => parts.extend(x.as_array().into_iter().flatten()),
+                    _ => {}
+                }
+            }
             for p in parts {
                 for (k, ps) in p
                     .get("properties")
@@ -122,19 +124,155 @@ fn reorder(root: &Value, schema: &Value, v: &Value, depth: usize) -> Value {
 }
 
 #[test]
-fn draft2020_12_verdicts_agree() {
-    run("draft2020-12", Draft::Draft2020, 160);
+fn verdicts_agree_and_the_readme_table_is_current() {
+    let Some(_) = shared_data() else { return };
+    let new = run("draft2020-12", Draft::Draft2020, 160);
+    let old = run("draft7", Draft::Draft7, 160);
+    let table = keyword_table(&new, &old);
+    let readme = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
+    let text = std::fs::read_to_string(&readme).unwrap();
+    let (begin, end) = (
+        "<!-- suite-keywords:begin -->\n",
+        "<!-- suite-keywords:end -->",
+    );
+    let (Some(b), Some(e)) = (text.find(begin), text.find(end)) else {
+        panic!("README.md lacks the {begin:?} … {end:?} markers");
+    };
+    let current = &text[b + begin.len()..e];
+    if std::env::var_os("GCD_BLESS").is_some() {
+        let updated = format!("{}{table}{}", &text[..b + begin.len()], &text[e..]);
+        std::fs::write(&readme, updated).unwrap();
+    } else {
+        assert_eq!(
+            current, table,
+            "README.md's keyword table is stale: rerun with GCD_BLESS=1"
+        );
+    }
 }
 
-#[test]
-fn draft7_verdicts_agree() {
-    run("draft7", Draft::Draft7, 160);
+/// JSON Schema keywords, for the README table.
+const KEYWORDS: &[&str] = &[
+    "type",
+    "enum",
+    "const",
+    "properties",
+    "required",
+    "additionalProperties",
+    "patternProperties",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
+    "dependentRequired",
+    "dependentSchemas",
+    "dependencies",
+    "items",
+    "prefixItems",
+    "additionalItems",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "contains",
+    "minContains",
+    "maxContains",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "$ref",
+    "$defs",
+    "definitions",
+    "$dynamicRef",
+    "$recursiveRef",
+    "$anchor",
+];
+
+/// Per keyword: groups whose schema uses it, how many of those compiled,
+/// and how many refusals named it.
+#[derive(Default)]
+struct Stats {
+    used: BTreeMap<&'static str, (usize, usize)>,
+    refused_naming: BTreeMap<String, usize>,
+    groups: usize,
+    compiled: usize,
+}
+
+/// The keywords used at schema positions of `v` (not property names).
+fn keywords_in(v: &Value, out: &mut std::collections::BTreeSet<&'static str>) {
+    let Some(m) = v.as_object() else { return };
+    for (k, x) in m {
+        if let Some(kw) = KEYWORDS.iter().find(|kw| **kw == k) {
+            out.insert(kw);
+        }
+        match k.as_str() {
+            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
+                for s in x.as_object().into_iter().flat_map(|o| o.values()) {
+                    keywords_in(s, out);
+                }
+            }
+            "items" | "prefixItems" | "allOf" | "anyOf" | "oneOf" => match x {
+                Value::Array(a) => a.iter().for_each(|s| keywords_in(s, out)),
+                s => keywords_in(s, out),
+            },
+            "not"
+            | "if"
+            | "then"
+            | "else"
+            | "additionalProperties"
+            | "additionalItems"
+            | "contains"
+            | "propertyNames"
+            | "unevaluatedItems"
+            | "unevaluatedProperties" => keywords_in(x, out),
+            _ => {}
+        }
+    }
+}
+
+fn keyword_table(new: &Stats, old: &Stats) -> String {
+    let mut t = format!(
+        "| keyword | 2020-12: compiled / groups using it | refusals naming it | draft 7: compiled / groups | refusals |\n\
+         |---|---|---|---|---|\n\
+         | (all) | {} / {} | | {} / {} | |\n",
+        new.compiled, new.groups, old.compiled, old.groups
+    );
+    for kw in KEYWORDS {
+        let cell = |s: &Stats| {
+            let (used, ok) = s.used.get(kw).copied().unwrap_or_default();
+            let refused = s.refused_naming.get(*kw).copied().unwrap_or_default();
+            if used == 0 {
+                ("–".to_string(), String::new())
+            } else {
+                (format!("{ok} / {used}"), refused.to_string())
+            }
+        };
+        let ((a, b), (c, d)) = (cell(new), cell(old));
+        if a == "–" && c == "–" {
+            continue;
+        }
+        t.push_str(&format!("| `{kw}` | {a} | {b} | {c} | {d} |\n"));
+    }
+    t
 }
 
 /// Runs one draft's files; asserts no disagreement and at least
 /// `min_compiled` schemas compiled (a regression guard).
-fn run(draft_dir: &str, draft: Draft, min_compiled: usize) {
-    let Some(root) = shared_data() else { return };
+fn run(draft_dir: &str, draft: Draft, min_compiled: usize) -> Stats {
+    let root = shared_data().unwrap();
+    let mut stats = Stats::default();
     let mut groups = 0;
     let mut compiled = 0;
     let mut errors: BTreeMap<String, usize> = BTreeMap::new();
@@ -147,6 +285,8 @@ fn run(draft_dir: &str, draft: Draft, min_compiled: usize) {
         for group in doc.as_array().unwrap() {
             groups += 1;
             let schema = &group["schema"];
+            let mut used = std::collections::BTreeSet::new();
+            keywords_in(schema, &mut used);
             // JSON whitespace with every escape; the other two policies with
             // canonical escapes (the default).
             let per_ws = [
@@ -172,10 +312,18 @@ fn run(draft_dir: &str, draft: Draft, min_compiled: usize) {
                         .keyword()
                         .map_or(format!("{:?}", e.kind()), str::to_string);
                     *errors.entry(key).or_default() += 1;
+                    for kw in &used {
+                        stats.used.entry(kw).or_default().0 += 1;
+                    }
                     continue;
                 }
             };
             compiled += 1;
+            for kw in &used {
+                let e = stats.used.entry(kw).or_default();
+                e.0 += 1;
+                e.1 += 1;
+            }
             for t in group["tests"].as_array().unwrap() {
                 let valid = t["valid"].as_bool().unwrap();
                 let data = &t["data"];
@@ -248,4 +396,8 @@ fn run(draft_dir: &str, draft: Draft, min_compiled: usize) {
         compiled >= min_compiled,
         "too few schemas compiled: {compiled}"
     );
+    stats.groups = groups;
+    stats.compiled = compiled;
+    stats.refused_naming = by_count.into_iter().collect();
+    stats
 }
