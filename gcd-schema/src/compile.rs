@@ -237,6 +237,7 @@ impl<'a> Compiler<'a> {
                 reserved: vec![],
                 patterns: vec![],
                 additional: Some(self.any),
+                nonempty: false,
                 full: true,
             }),
             more_objects: vec![],
@@ -1004,12 +1005,16 @@ impl<'a> Compiler<'a> {
             });
         }
         let nreq = props.iter().filter(|p| p.required).count() as u64;
+        let mut nonempty = false;
         if let Some(x) = m.get("minProperties") {
-            if as_count(x, "minProperties", ptr)? > nreq {
+            let x = as_count(x, "minProperties", ptr)?;
+            if x == 1 && nreq == 0 {
+                nonempty = true; // only `{}` is out
+            } else if x > nreq {
                 return Err(SchemaError::unsupported(
                     "minProperties",
                     ptr,
-                    "more than the required properties",
+                    "more than the required properties (beyond one)",
                 ));
             }
         }
@@ -1029,12 +1034,17 @@ impl<'a> Compiler<'a> {
         let full = props.is_empty()
             && reserved.is_empty()
             && patterns.is_empty()
-            && additional == Some(self.any);
+            && additional == Some(self.any)
+            && !nonempty;
+        if nonempty && props.is_empty() && patterns.is_empty() && additional.is_none() {
+            return Ok(None);
+        }
         Ok(Some(ObjectShape {
             props,
             reserved,
             patterns,
             additional,
+            nonempty,
             full,
         }))
     }
@@ -1204,6 +1214,7 @@ impl<'a> Compiler<'a> {
                         reserved: o.keys().cloned().collect(),
                         patterns: vec![],
                         additional: None,
+                        nonempty: false,
                         full: false,
                     });
                 }

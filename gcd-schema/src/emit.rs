@@ -156,6 +156,11 @@ impl<'c, 'a> Emitter<'c, 'a> {
                 }
             }
             o.props = keep;
+            // At least one member, and none can come: impossible.
+            possible &= !(o.nonempty
+                && o.props.is_empty()
+                && o.patterns.is_empty()
+                && o.additional.is_none());
             if possible {
                 objects.push(o);
             }
@@ -168,7 +173,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
             let mut first = Vec::new();
             for (k, o) in objects.iter().enumerate() {
                 let (e, m0) = self.object(&format!("o{id}_{k}"), o);
-                empty |= e;
+                empty |= e && !o.nonempty;
                 first.extend(m0);
             }
             let name = format!("o{id}");

@@ -30,7 +30,7 @@
 //! | `type` (incl. arrays), `enum`, `const` | yes (`enum`/`const` beside other constraints than `type`: error; several object or array values: error) |
 //! | `properties`, `required`, `additionalProperties` (false/true/schema) | yes; `propertyNames`, `dependencies`/`dependent*`: error unless empty/`true` |
 //! | `patternProperties` | yes when exact: patterns with constraining schemas must not overlap each other (checked on automata), and no pattern may match a declared or required name unless it matches every key (its schema then applies to all members); else error. Pattern keys take every spelling beside additional keys |
-//! | `minProperties` / `maxProperties` | only when implied by `required` / the closed property list, else error |
+//! | `minProperties` / `maxProperties` | only when implied by `required` / the closed property list, or `minProperties: 1` (no `{}`); else error |
 //! | `items` (schema, bool, draft-4 array), `prefixItems`, `additionalItems`, `minItems`, `maxItems` | yes (≤ 1000 positions); `uniqueItems: true`, `contains`: error |
 //! | `minLength`, `maxLength` (characters, ≤ 1000), `pattern` (ECMA-262) | yes; `pattern` with a length bound: error; lookaround, backreferences, `\b`: error |
 //! | `format` | `date`, `time`, `date-time`, `uuid`, `ipv4`; others: error |

@@ -87,6 +87,8 @@ pub struct ObjectShape {
     pub patterns: Vec<PatternKeys>,
     /// Schema of any other key's value; `None`: no other keys.
     pub additional: Option<Id>,
+    /// At least one member (`minProperties: 1` with nothing required).
+    pub nonempty: bool,
     pub full: bool,
 }
 

@@ -650,3 +650,31 @@ fn merged_members_follow_the_order_of_the_keywords() {
     });
     check(s, &["{\"b\": 2}"], &["{}", "{\"b\": 2, \"c\": 1}"]);
 }
+
+#[test]
+fn min_properties_one_means_not_empty() {
+    check(
+        json!({"type": "object", "minProperties": 1}),
+        &["{\"a\": 1}", "{\"a\": 1, \"b\": 2}"],
+        &["{}", "{ }"],
+    );
+    check(
+        json!({"properties": {"a": {"type": "integer"}}, "additionalProperties": false, "minProperties": 1}),
+        &["{\"a\": 1}", "1", "\"x\""],
+        &["{}", "{\"b\": 1}"],
+    );
+    // Nothing may be added: no object is left.
+    check(
+        json!({"type": ["object", "null"], "additionalProperties": false, "minProperties": 1}),
+        &["null"],
+        &["{}"],
+    );
+    // Already implied by `required`; more than that is an error.
+    check(
+        json!({"required": ["a"], "minProperties": 1}),
+        &["{\"a\": 1}"],
+        &["{}"],
+    );
+    let e = error(json!({"minProperties": 2}));
+    assert_eq!(e.keyword(), Some("minProperties"), "{e}");
+}
