@@ -552,11 +552,6 @@ impl<'a> Compiler<'a> {
         let types = types_of(m, ptr)?;
         let has = |t: &str| types.contains(t);
         if m.contains_key("enum") || m.contains_key("const") {
-            for k in m.keys() {
-                if is_constraint(k) && !["enum", "const", "type"].contains(&k.as_str()) {
-                    return Err(SchemaError::unsupported(k, ptr, "combined with enum/const"));
-                }
-            }
             let (kw, values): (&str, Vec<Value>) = match (m.get("const"), m.get("enum")) {
                 (Some(_), Some(_)) => {
                     return Err(SchemaError::unsupported("const", ptr, "together with enum"))
@@ -571,10 +566,27 @@ impl<'a> Compiler<'a> {
                     ))
                 }
             };
-            let values: Vec<Value> = values
+            let mut values: Vec<Value> = values
                 .into_iter()
                 .filter(|x| value_has_type(x, &types))
                 .collect();
+            let constrained = m
+                .keys()
+                .any(|k| is_constraint(k) && !["enum", "const", "type"].contains(&k.as_str()));
+            if constrained {
+                // The values that also meet the other keywords.
+                let mut rest = m.clone();
+                rest.remove("enum");
+                rest.remove("const");
+                let others = self.base_node(v, &rest, ptr)?;
+                let mut kept = Vec::new();
+                for x in values {
+                    if value_in(&x, &others, ptr, kw)? {
+                        kept.push(x);
+                    }
+                }
+                values = kept;
+            }
             return self.const_node(&values, &ptr_join(ptr, kw), kw);
         }
         let mut n = Node {
@@ -1225,6 +1237,52 @@ impl<'a> Compiler<'a> {
 }
 
 /// One `patternProperties` entry, with the facts exactness needs.
+/// Whether the value `x` (of an `enum`/`const`) is in the language of
+/// `n`, the node of the keywords beside it. Scalars are checked on their
+/// serde_json spelling: where `n` is a documented subset that refuses that
+/// spelling, the value is dropped, which only refuses more.
+fn value_in(x: &Value, n: &Node, ptr: &str, kw: &str) -> R<bool> {
+    let spelled = |s: &Scalar, text: String| -> R<bool> {
+        if s.full {
+            return Ok(true);
+        }
+        match gcd_core::lexer::TerminalDfa::new(&s.regex) {
+            Ok(dfa) => Ok(dfa.matches(text.as_bytes())),
+            Err(gcd_core::lexer::DfaError::NeverMatches) => Ok(false),
+            Err(e) => Err(SchemaError::unsupported(kw, ptr, format!("{e:?}"))),
+        }
+    };
+    let nested = || {
+        SchemaError::unsupported(
+            kw,
+            ptr,
+            "an object or array value beside keywords that constrain it",
+        )
+    };
+    match x {
+        Value::Null => Ok(n.null),
+        Value::Bool(b) => Ok(if *b { n.t } else { n.f }),
+        Value::Number(_) => n
+            .number
+            .as_ref()
+            .map_or(Ok(false), |s| spelled(s, x.to_string())),
+        Value::String(_) => n
+            .string
+            .as_ref()
+            .map_or(Ok(false), |s| spelled(s, x.to_string())),
+        Value::Array(_) => match &n.array {
+            None => Ok(false),
+            Some(a) if a.full => Ok(true),
+            Some(_) => Err(nested()),
+        },
+        Value::Object(_) => match (&n.object, n.more_objects.is_empty()) {
+            (None, true) => Ok(false),
+            (Some(o), true) if o.full => Ok(true),
+            _ => Err(nested()),
+        },
+    }
+}
+
 /// The complement of a `not` schema: keywords to intersect with, and
 /// object members that must be absent.
 #[derive(Default)]

@@ -27,7 +27,7 @@
 //!
 //! | keyword | support |
 //! |---|---|
-//! | `type` (incl. arrays), `enum`, `const` | yes (`enum`/`const` beside other constraints than `type`: error; several object or array values: error) |
+//! | `type` (incl. arrays), `enum`, `const` | yes; beside other keywords, the values that meet them (an object or array value beside keywords constraining containers: error; several object or array values: error) |
 //! | `properties`, `required`, `additionalProperties` (false/true/schema) | yes; `propertyNames`, `dependencies`/`dependent*`: error unless empty/`true` |
 //! | `patternProperties` | yes when exact: patterns with constraining schemas must not overlap each other (checked on automata), and no pattern may match a declared or required name unless it matches every key (its schema then applies to all members); else error. Pattern keys take every spelling beside additional keys |
 //! | `minProperties` / `maxProperties` | only when implied by `required` / the closed property list, or `minProperties: 1` (no `{}`); else error |

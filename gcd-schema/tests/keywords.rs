@@ -174,9 +174,30 @@ fn enum_and_const() {
         &["\"a\""],
         &["1"],
     );
+    // Beside other keywords: the values that also meet them.
+    check(
+        json!({"enum": ["a", "abcd", 5, 50, null, true, false], "maxLength": 3, "maximum": 10}),
+        &["\"a\"", "5", "null", "true", "false"],
+        &["\"abcd\"", "50"],
+    );
+    check(
+        json!({"const": "x-1", "pattern": "^x-[0-9]$", "type": "string"}),
+        &["\"x-1\""],
+        &["\"x-2\""],
+    );
+    check(
+        json!({"enum": [[1], {"a": 1}, "s"], "type": ["array", "object", "string"], "minLength": 2}),
+        &["[1]", "{\"a\": 1}"],
+        &["\"s\""],
+    );
     assert_eq!(
-        error(json!({"enum": ["a"], "maxLength": 3})).keyword(),
-        Some("maxLength")
+        error(json!({"const": "ab", "maxLength": 1})).kind(),
+        SchemaErrorKind::Unsatisfiable
+    );
+    // A container value beside keywords that constrain containers.
+    assert_eq!(
+        error(json!({"enum": [[1, 2]], "maxItems": 1})).keyword(),
+        Some("enum")
     );
 }
 
