@@ -114,6 +114,8 @@ pub struct Compiler<'a> {
     integers: Integers,
     /// Drafts before 2019-09: `$ref` makes its siblings ignored.
     ref_overrides: bool,
+    /// The schema may be draft 4 or 6, whose `hostname` is RFC 1034's.
+    legacy_formats: bool,
 }
 
 type R<T> = Result<T, SchemaError>;
@@ -125,6 +127,15 @@ fn ptr_join(p: &str, k: &str) -> String {
 impl<'a> Compiler<'a> {
     pub fn new(root: &'a Value, esc: Escapes, draft: Draft, integers: Integers) -> Self {
         let meta = root.get("$schema").and_then(Value::as_str).unwrap_or("");
+        let legacy_formats = if meta.contains("draft-04") || meta.contains("draft-06") {
+            true
+        } else if meta.contains("draft-07") || meta.contains("2019-09") || meta.contains("2020-12")
+        {
+            false
+        } else {
+            // Draft7 stands for drafts 4, 6 and 7 alike.
+            draft == Draft::Draft7
+        };
         let ref_overrides = if ["draft-04", "draft-06", "draft-07"]
             .iter()
             .any(|d| meta.contains(d))
@@ -145,6 +156,7 @@ impl<'a> Compiler<'a> {
             esc,
             integers,
             ref_overrides,
+            legacy_formats,
         };
         c.any = c.push(Src::Any);
         c
@@ -785,7 +797,7 @@ impl<'a> Compiler<'a> {
                     "combined with pattern or length",
                 ));
             }
-            let Some(p) = format::pattern(f) else {
+            let Some(p) = format::pattern(f, self.legacy_formats) else {
                 return Err(SchemaError::unsupported(
                     "format",
                     ptr,

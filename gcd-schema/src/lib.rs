@@ -16,7 +16,9 @@
 //! - integers with an exponent are accepted only when certainly integral
 //!   (`1e5`, `1.5e+52`), and bounded numbers only without an exponent;
 //!   `const`/`enum` numbers only as written (plus `.0…`/trailing zeros);
-//! - `format: time`/`date-time` leap seconds only in UTC.
+//! - `format: time`/`date-time` leap seconds only in UTC; `hostname`,
+//!   `email`, `uri-template`, `duration` and `relative-json-pointer` are
+//!   documented subsets of their standards (see [`mod@format`]).
 //!
 //! Every keyword we cannot enforce is a [`SchemaError`] naming the keyword
 //! and the JSON pointer; nothing is silently dropped. Unknown keywords are
@@ -33,7 +35,7 @@
 //! | `minProperties` / `maxProperties` | only when implied by `required` / the closed property list, or `minProperties: 1` (no `{}`); else error |
 //! | `items` (schema, bool, draft-4 array), `prefixItems`, `additionalItems`, `minItems`, `maxItems` | yes (≤ 1000 positions); `uniqueItems: true`, `contains`: error |
 //! | `minLength`, `maxLength` (characters, ≤ 1000), `pattern` (ECMA-262) | yes; `pattern` with a length bound: error; lookaround, backreferences, `\b`: error |
-//! | `format` | `date`, `time`, `date-time`, `uuid`, `ipv4`; others: error |
+//! | `format` | `date`, `time`, `date-time`, `duration`, `uuid`, `ipv4`, `ipv6`, `hostname`, `email`, `uri`, `uri-reference`, `iri`, `iri-reference`, `uri-template`, `json-pointer`, `relative-json-pointer` (see [`mod@format`]); others (`idn-*`, `regex`, unknown): error |
 //! | `minimum`, `maximum`, `exclusive*` (draft-4 booleans too) | integers: exact digit automata; numbers: exact decimal automata (both bounds fractional in one integer interval: error) |
 //! | `multipleOf` | `1` (= integer) only; others: error |
 //! | `anyOf` | union per JSON type; several object branches: union, made LL(1) by gcd-core's left factoring on the first key or a shared tag's value (else error); several array branches: error |

@@ -269,7 +269,15 @@ fn formats() {
         &["\"2024-01-01T10:00:00Z\""],
         &["\"2024-01-01\""],
     );
-    assert_eq!(error(json!({"format": "email"})).keyword(), Some("format"));
+    check(
+        json!({"format": "email"}),
+        &["\"a.b@example.com\""],
+        &["\"a..b@example.com\"", "\"a@b@c\""],
+    );
+    assert_eq!(
+        error(json!({"format": "idn-email"})).keyword(),
+        Some("format")
+    );
 }
 
 #[test]

@@ -24,7 +24,24 @@ fn files(root: &std::path::Path, draft: &str) -> Vec<std::path::PathBuf> {
         // format.json checks format is *not* asserted by default.
         .filter(|p| !p.ends_with("format.json"))
         .collect();
-    for f in ["date", "time", "date-time", "uuid", "ipv4"] {
+    for f in [
+        "date",
+        "time",
+        "date-time",
+        "uuid",
+        "ipv4",
+        "ipv6",
+        "hostname",
+        "email",
+        "uri",
+        "uri-reference",
+        "iri",
+        "iri-reference",
+        "uri-template",
+        "duration",
+        "json-pointer",
+        "relative-json-pointer",
+    ] {
         out.push(dir.join(format!("optional/format/{f}.json")));
     }
     for f in [
@@ -278,6 +295,7 @@ fn run(draft_dir: &str, draft: Draft, min_compiled: usize) -> Stats {
     let mut errors: BTreeMap<String, usize> = BTreeMap::new();
     let (mut checks, mut agree, mut order_only, mut known_gaps, mut exponent_gaps) =
         (0, 0, 0, 0, 0);
+    let mut format_gaps = 0;
     let mut disagreements = Vec::new();
     for f in files(&root, draft_dir) {
         let doc: Value = serde_json::from_slice(&std::fs::read(&f).unwrap()).unwrap();
@@ -357,6 +375,22 @@ fn run(draft_dir: &str, draft: Draft, min_compiled: usize) -> Stats {
                         known_gaps += 1;
                         continue;
                     }
+                    // Known, documented subset gap: hostnames whose last
+                    // label starts with a digit, and labels with "--" in
+                    // 3rd/4th position (A-labels included), are refused.
+                    if valid
+                        && name == "hostname.json"
+                        && data.as_str().is_some_and(|h| {
+                            h.split('.').any(|l| l.get(2..4) == Some("--"))
+                                || h.rsplit('.')
+                                    .next()
+                                    .unwrap()
+                                    .starts_with(|c: char| c.is_ascii_digit())
+                        })
+                    {
+                        format_gaps += 1;
+                        continue;
+                    }
                     // Known, documented subset gap: under numeric bounds,
                     // numbers spelled with an exponent are refused.
                     if valid && (text.contains("e+") || text.contains("e-")) {
@@ -378,7 +412,7 @@ fn run(draft_dir: &str, draft: Draft, min_compiled: usize) -> Stats {
         .count();
     println!("suite {draft_dir}: groups={groups} compiled={compiled} refused={refused} invalid_accepted={invalid_accepted}");
     println!(
-        "checks={checks} agree={agree} valid_rejected_for_member_order={order_only} valid_rejected_leap_second={known_gaps} valid_rejected_exponent={exponent_gaps} disagreements={}",
+        "checks={checks} agree={agree} valid_rejected_for_member_order={order_only} valid_rejected_leap_second={known_gaps} valid_rejected_exponent={exponent_gaps} valid_rejected_hostname_subset={format_gaps} disagreements={}",
         disagreements.len()
     );
     let mut by_count: Vec<_> = errors.into_iter().collect();
