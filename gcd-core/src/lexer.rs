@@ -46,24 +46,70 @@ pub enum DfaError {
     NeverMatches,
 }
 
-/// States of a byte-indexed table that can reach an accepting state.
+/// States of a byte-indexed table that can reach an accepting state, by
+/// one backward search (a forward fixpoint takes as many rounds as the
+/// longest path, which is long in trie-shaped DFAs).
 fn live_states(trans: &[u32], accepting: &[bool]) -> Vec<bool> {
+    let n = accepting.len();
+    // Predecessor lists in one flat array (counting sort by target).
+    let mut start = vec![0u32; n + 1];
+    for &t in trans {
+        if t != DEAD {
+            start[t as usize + 1] += 1;
+        }
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut preds = vec![0u32; start[n] as usize];
+    for (i, &t) in trans.iter().enumerate() {
+        if t != DEAD {
+            preds[fill[t as usize] as usize] = (i / 256) as u32;
+            fill[t as usize] += 1;
+        }
+    }
     let mut live = accepting.to_vec();
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for s in 0..live.len() {
-            if !live[s]
-                && trans[s * 256..(s + 1) * 256]
-                    .iter()
-                    .any(|&t| t != DEAD && live[t as usize])
-            {
-                live[s] = true;
-                changed = true;
+    let mut stack: Vec<u32> = (0..n as u32).filter(|&s| live[s as usize]).collect();
+    while let Some(s) = stack.pop() {
+        for &p in &preds[start[s as usize] as usize..start[s as usize + 1] as usize] {
+            if !live[p as usize] {
+                live[p as usize] = true;
+                stack.push(p);
             }
         }
     }
     live
+}
+
+/// The live states (those that reach a match) of a byte table, renumbered
+/// in order; an error when the start state is not one of them.
+fn keep_live(raw_trans: &[u32], accepting: &[bool]) -> Result<(Vec<u32>, Vec<bool>), DfaError> {
+    let n = accepting.len();
+    let live = live_states(raw_trans, accepting);
+    if !live[0] {
+        return Err(DfaError::NeverMatches);
+    }
+    let mut new_id = vec![DEAD; n];
+    let mut count = 0u32;
+    for s in 0..n {
+        if live[s] {
+            new_id[s] = count;
+            count += 1;
+        }
+    }
+    let mut trans = Vec::with_capacity(count as usize * 256);
+    let mut acc = Vec::with_capacity(count as usize);
+    for s in 0..n {
+        if !live[s] {
+            continue;
+        }
+        for &t in &raw_trans[s * 256..(s + 1) * 256] {
+            trans.push(if t == DEAD { DEAD } else { new_id[t as usize] });
+        }
+        acc.push(accepting[s]);
+    }
+    Ok((trans, acc))
 }
 
 const DFA_MAGIC: &[u8; 8] = b"gcd-tdfa";
@@ -140,12 +186,44 @@ impl TerminalDfa {
     /// (numbers, strings, formats) and determinizing them dominated their
     /// compile time. The tables are shared, so a clone is cheap.
     pub fn new(regex: &str) -> Result<TerminalDfa, DfaError> {
+        Self::new_with(regex, || Self::build_uncached(regex))
+    }
+
+    /// The DFA of `regex` like [`new`](Self::new), but on a cache miss
+    /// built by `build` instead of determinizing the regex: for a front end
+    /// that knows the language's structure (a JSON Schema's "any key but
+    /// the declared ones") and builds its table directly, much faster.
+    /// `build` must give exactly the language of `regex`; the regex stays
+    /// the terminal's definition (messages, snapshots, other processes).
+    pub fn new_with(
+        regex: &str,
+        build: impl FnOnce() -> Result<TerminalDfa, DfaError>,
+    ) -> Result<TerminalDfa, DfaError> {
         if let Some(hit) = lock_cache().get(regex) {
             return hit.clone();
         }
-        let built = Self::build_uncached(regex);
+        let built = build();
         insert_cached(regex, built.clone());
         built
+    }
+
+    /// A DFA from a table built by hand: `trans[state * 256 + byte]` is the
+    /// next state or [`DEAD`], state 0 the start. States that cannot reach
+    /// a match are dropped (the lexer relies on liveness); unreachable ones
+    /// are kept.
+    pub fn from_tables(trans: Vec<u32>, accepting: Vec<bool>) -> Result<TerminalDfa, DfaError> {
+        let n = accepting.len();
+        if n == 0 || trans.len() != n * 256 || trans.iter().any(|&t| t != DEAD && t as usize >= n) {
+            return Err(DfaError::Invalid("inconsistent DFA table".into()));
+        }
+        if accepting[0] {
+            return Err(DfaError::MatchesEmpty);
+        }
+        let (trans, accepting) = keep_live(&trans, &accepting)?;
+        Ok(TerminalDfa {
+            trans: trans.into(),
+            accepting: accepting.into(),
+        })
     }
 
     /// Puts a DFA built ahead of time (by `#[derive(Constrained)]`, from a
@@ -235,16 +313,16 @@ impl TerminalDfa {
             for rep in classes.representatives(..) {
                 let Some(b) = rep.as_u8() else { continue };
                 let n = dfa.next_state(s, b);
-                by_class[classes.get(b) as usize] =
-                    if dfa.is_dead_state(n) || dfa.is_quit_state(n) {
-                        DEAD
-                    } else {
-                        let next = ids.len() as u32;
-                        *ids.entry(n).or_insert_with(|| {
-                            order.push(n);
-                            next
-                        })
-                    };
+                by_class[classes.get(b) as usize] = if dfa.is_dead_state(n) || dfa.is_quit_state(n)
+                {
+                    DEAD
+                } else {
+                    let next = ids.len() as u32;
+                    *ids.entry(n).or_insert_with(|| {
+                        order.push(n);
+                        next
+                    })
+                };
             }
             raw_trans.extend((0..=255u8).map(|b| by_class[classes.get(b) as usize]));
             i += 1;
@@ -256,32 +334,7 @@ impl TerminalDfa {
         if accepting[0] {
             return Err(DfaError::MatchesEmpty);
         }
-        // Keep only live states (those that reach a match), renumbered.
-        let n = order.len();
-        let live = live_states(&raw_trans, &accepting);
-        if !live[0] {
-            return Err(DfaError::NeverMatches);
-        }
-        let mut new_id = vec![DEAD; n];
-        let mut count = 0u32;
-        for s in 0..n {
-            if live[s] {
-                new_id[s] = count;
-                count += 1;
-            }
-        }
-        let mut trans = Vec::with_capacity(count as usize * 256);
-        let mut acc = Vec::with_capacity(count as usize);
-        for s in 0..n {
-            if !live[s] {
-                continue;
-            }
-            for &t in &raw_trans[s * 256..(s + 1) * 256] {
-                trans.push(if t == DEAD { DEAD } else { new_id[t as usize] });
-            }
-            acc.push(accepting[s]);
-        }
-        Ok((trans, acc))
+        keep_live(&raw_trans, &accepting)
     }
 
     pub fn next(&self, state: u32, byte: u8) -> u32 {
