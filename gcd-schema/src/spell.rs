@@ -51,30 +51,84 @@ fn unit(u: u32) -> String {
     s
 }
 
+/// One way of writing a character inside a JSON string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// The character itself (UTF-8).
+    Raw,
+    /// `\"`, `\n`, … (only [`short_escape`] characters).
+    Short,
+    /// `\uXXXX` (a surrogate pair above U+FFFF), hex in either case.
+    Unicode,
+}
+
+/// The letter of `c`'s short escape (`n` for a newline), if it has one.
+pub fn short_escape(c: char) -> Option<u8> {
+    Some(match c {
+        '"' => b'"',
+        '\\' => b'\\',
+        '/' => b'/',
+        '\u{8}' => b'b',
+        '\u{c}' => b'f',
+        '\n' => b'n',
+        '\r' => b'r',
+        '\t' => b't',
+        _ => return None,
+    })
+}
+
+/// The forms [`char_spelling`] allows for `c`.
+pub fn char_forms(c: char, esc: Escapes) -> Vec<Form> {
+    let mut forms = Vec::with_capacity(3);
+    if raw_ok(c) {
+        forms.push(Form::Raw);
+    }
+    if short_escape(c).is_some() {
+        forms.push(Form::Short);
+    }
+    if esc == Escapes::Canonical && !forms.is_empty() {
+        // Raw, or the short escape: exactly one canonical spelling.
+        forms.truncate(1);
+    } else {
+        forms.push(Form::Unicode);
+    }
+    forms
+}
+
+/// The forms [`class_spelling`] allows for a member `c` of its class:
+/// every raw and short spelling, even with [`Escapes::Canonical`] (`\/`).
+pub fn class_forms(c: char, esc: Escapes) -> Vec<Form> {
+    let mut forms = Vec::with_capacity(3);
+    if raw_ok(c) {
+        forms.push(Form::Raw);
+    }
+    if short_escape(c).is_some() {
+        forms.push(Form::Short);
+    }
+    if esc == Escapes::Any || forms.is_empty() {
+        forms.push(Form::Unicode);
+    }
+    forms
+}
+
 /// All spellings of one character.
 pub fn char_spelling(c: char, esc: Escapes) -> String {
-    let mut alts = Vec::new();
-    if raw_ok(c) {
-        alts.push(regex_syntax::escape(c.encode_utf8(&mut [0; 4])));
-    }
-    if let Some((_, e)) = SHORT.iter().find(|(x, _)| *x == c) {
-        alts.push(e.to_string());
-    }
-    let cp = c as u32;
-    if esc == Escapes::Canonical && !alts.is_empty() {
-        // Raw, or the short escape: exactly one canonical spelling.
-        return alts.swap_remove(0);
-    }
-    if cp < 0x10000 {
-        alts.push(unit(cp));
-    } else {
-        let v = cp - 0x10000;
-        alts.push(format!(
-            "{}{}",
-            unit(0xd800 + (v >> 10)),
-            unit(0xdc00 + (v & 0x3ff))
-        ));
-    }
+    let mut alts: Vec<String> = char_forms(c, esc)
+        .into_iter()
+        .map(|f| match f {
+            Form::Raw => regex_syntax::escape(c.encode_utf8(&mut [0; 4])),
+            Form::Short => SHORT.iter().find(|(x, _)| *x == c).unwrap().1.to_string(),
+            Form::Unicode => {
+                let cp = c as u32;
+                if cp < 0x10000 {
+                    unit(cp)
+                } else {
+                    let v = cp - 0x10000;
+                    format!("{}{}", unit(0xd800 + (v >> 10)), unit(0xdc00 + (v & 0x3ff)))
+                }
+            }
+        })
+        .collect();
     if alts.len() == 1 {
         alts.pop().unwrap()
     } else {
