@@ -46,30 +46,66 @@ pub enum DfaError {
     NeverMatches,
 }
 
-/// States of a byte-indexed table that can reach an accepting state, by
-/// one backward search (a forward fixpoint takes as many rounds as the
-/// longest path, which is long in trie-shaped DFAs).
-fn live_states(trans: &[u32], accepting: &[bool]) -> Vec<bool> {
-    let n = accepting.len();
-    // Predecessor lists in one flat array (counting sort by target).
+/// Predecessors of every state of a byte-indexed table with `n` states, as
+/// one flat list: those of state `s` are `preds[start[s]..start[s + 1]]`,
+/// each listed once however many bytes lead to `s`.
+pub(crate) fn predecessors(trans: &[u32], n: usize) -> (Vec<u32>, Vec<u32>) {
+    // Rows repeat targets (most bytes go to a few states): `stamp` keeps
+    // each (row, target) pair once. Counting sort by target.
+    let mut stamp = vec![u32::MAX; n];
     let mut start = vec![0u32; n + 1];
-    for &t in trans {
-        if t != DEAD {
-            start[t as usize + 1] += 1;
+    for (q, row) in trans.chunks_exact(256).enumerate() {
+        for &t in row {
+            if t != DEAD && stamp[t as usize] != q as u32 {
+                stamp[t as usize] = q as u32;
+                start[t as usize + 1] += 1;
+            }
         }
     }
     for i in 0..n {
         start[i + 1] += start[i];
     }
+    stamp.fill(u32::MAX);
     let mut fill = start.clone();
     let mut preds = vec![0u32; start[n] as usize];
-    for (i, &t) in trans.iter().enumerate() {
-        if t != DEAD {
-            preds[fill[t as usize] as usize] = (i / 256) as u32;
-            fill[t as usize] += 1;
+    for (q, row) in trans.chunks_exact(256).enumerate() {
+        for &t in row {
+            if t != DEAD && stamp[t as usize] != q as u32 {
+                stamp[t as usize] = q as u32;
+                preds[fill[t as usize] as usize] = q as u32;
+                fill[t as usize] += 1;
+            }
         }
     }
+    (start, preds)
+}
+
+/// States of a byte-indexed table that can reach an accepting state.
+fn live_states(trans: &[u32], accepting: &[bool]) -> Vec<bool> {
+    let n = accepting.len();
     let mut live = accepting.to_vec();
+    // Sweeps from the last state down: DFAs numbered breadth-first mostly
+    // step to higher numbers, so a few sweeps settle them, and a row stops
+    // at its first live target. A sweep that changes nothing proves the
+    // fixpoint.
+    for _ in 0..8 {
+        let mut changed = false;
+        for s in (0..n).rev() {
+            if !live[s]
+                && trans[s * 256..(s + 1) * 256]
+                    .iter()
+                    .any(|&t| t != DEAD && live[t as usize])
+            {
+                live[s] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return live;
+        }
+    }
+    // Long chains back to lower numbers: one backward search.
+    let (start, preds) = predecessors(trans, n);
     let mut stack: Vec<u32> = (0..n as u32).filter(|&s| live[s as usize]).collect();
     while let Some(s) = stack.pop() {
         for &p in &preds[start[s as usize] as usize..start[s as usize + 1] as usize] {
@@ -84,11 +120,14 @@ fn live_states(trans: &[u32], accepting: &[bool]) -> Vec<bool> {
 
 /// The live states (those that reach a match) of a byte table, renumbered
 /// in order; an error when the start state is not one of them.
-fn keep_live(raw_trans: &[u32], accepting: &[bool]) -> Result<(Vec<u32>, Vec<bool>), DfaError> {
+fn keep_live(raw_trans: Vec<u32>, accepting: Vec<bool>) -> Result<(Vec<u32>, Vec<bool>), DfaError> {
     let n = accepting.len();
-    let live = live_states(raw_trans, accepting);
+    let live = live_states(&raw_trans, &accepting);
     if !live[0] {
         return Err(DfaError::NeverMatches);
+    }
+    if live.iter().all(|&l| l) {
+        return Ok((raw_trans, accepting));
     }
     let mut new_id = vec![DEAD; n];
     let mut count = 0u32;
@@ -219,7 +258,7 @@ impl TerminalDfa {
         if accepting[0] {
             return Err(DfaError::MatchesEmpty);
         }
-        let (trans, accepting) = keep_live(&trans, &accepting)?;
+        let (trans, accepting) = keep_live(trans, accepting)?;
         Ok(TerminalDfa {
             trans: trans.into(),
             accepting: accepting.into(),
@@ -334,7 +373,7 @@ impl TerminalDfa {
         if accepting[0] {
             return Err(DfaError::MatchesEmpty);
         }
-        keep_live(&raw_trans, &accepting)
+        keep_live(raw_trans, accepting)
     }
 
     pub fn next(&self, state: u32, byte: u8) -> u32 {
@@ -560,6 +599,50 @@ mod tests {
         // "01" is dead after "0" + "1": liveness is exact, not just regex-automata's dead state.
         assert_eq!(d.run(b"01"), None);
         assert!(d.run(b"1.").is_some());
+    }
+
+    #[test]
+    fn liveness_matches_a_plain_fixpoint() {
+        // Random sparse tables, including long chains down to state 0 (the
+        // sweeps give up on those) and dead cycles.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rand = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        for round in 0..300 {
+            let n = 1 + rand(40) as usize;
+            let mut trans = vec![DEAD; n * 256];
+            let accepting: Vec<bool> = (0..n)
+                .map(|s| s == 0 && round % 2 == 0 || rand(8) == 0)
+                .collect();
+            for s in 0..n {
+                if round % 3 == 0 && s > 0 {
+                    trans[s * 256 + b'a' as usize] = s as u32 - 1;
+                }
+                for _ in 0..rand(3) {
+                    trans[s * 256 + rand(256) as usize] = rand(n as u64) as u32;
+                }
+            }
+            let mut want = accepting.clone();
+            let mut changed = true;
+            while changed {
+                changed = false;
+                for s in 0..n {
+                    if !want[s]
+                        && trans[s * 256..(s + 1) * 256]
+                            .iter()
+                            .any(|&t| t != DEAD && want[t as usize])
+                    {
+                        want[s] = true;
+                        changed = true;
+                    }
+                }
+            }
+            assert_eq!(live_states(&trans, &accepting), want, "round {round}");
+        }
     }
 
     #[test]
