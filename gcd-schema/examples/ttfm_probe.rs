@@ -27,7 +27,9 @@ fn main() {
         }
         let dfas = t.elapsed();
         let t = Instant::now();
-        let Ok(c) = gcd_core::compiled::CompiledGrammar::new(&g) else { continue };
+        let Ok(c) = gcd_core::compiled::CompiledGrammar::new(&g) else {
+            continue;
+        };
         let compile = t.elapsed();
         let states = c.lexer.num_states();
         let t = Instant::now();

@@ -186,6 +186,7 @@ pub fn other_keys_dfa(names: &[&str], esc: Escapes) -> Result<TerminalDfa, DfaEr
         kinds: vec![Kind::Start],
         leaving: vec![DEAD; one.len()],
         rest: vec![DEAD; rest.len()],
+        leave_rows: vec![None; one.len()],
     };
     t.kinds.extend((0..pos.len() as u32).map(Kind::At));
     let end = t.kinds.len() as u32;
@@ -244,6 +245,7 @@ struct Table {
     kinds: Vec<Kind>,
     leaving: Vec<u32>,
     rest: Vec<u32>,
+    leave_rows: Vec<Option<Box<[u32; 256]>>>,
 }
 
 impl Table {
@@ -263,7 +265,12 @@ impl Table {
 
     /// Fills `row` with the steps of a character that continues no name,
     /// from one-character DFA state `u`: on its last byte the rest begins.
+    /// Rows are kept by `u` (every boundary shares one).
     fn leave(&mut self, one: &TerminalDfa, u: u32, row: &mut [u32; 256]) {
+        if let Some(done) = &self.leave_rows[u as usize] {
+            *row = **done;
+            return;
+        }
         for b in 0..=255u8 {
             let n = one.next(u, b);
             if n != DEAD {
@@ -274,6 +281,7 @@ impl Table {
                 });
             }
         }
+        self.leave_rows[u as usize] = Some(Box::new(*row));
     }
 }
 
