@@ -13,7 +13,7 @@
 //! context. Tests measure how often the bound is exact.
 
 use crate::grammar::{Grammar, Symbol};
-use crate::lexer::{TerminalDfa, DEAD};
+use crate::lexer::{predecessors, TerminalDfa};
 
 /// "Cannot finish".
 pub const UNREACHABLE: u32 = u32::MAX;
@@ -66,15 +66,7 @@ impl ShortestCompletion {
 /// Breadth-first search backwards from the accepting states.
 fn distances_to_match(dfa: &TerminalDfa) -> Vec<u32> {
     let n = dfa.len();
-    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for q in 0..n {
-        for b in 0..=255u8 {
-            let r = dfa.next(q as u32, b);
-            if r != DEAD {
-                preds[r as usize].push(q as u32);
-            }
-        }
-    }
+    let (start, preds) = predecessors(&dfa.trans, n);
     let mut dist = vec![UNREACHABLE; n];
     let mut queue = std::collections::VecDeque::new();
     for (q, d) in dist.iter_mut().enumerate() {
@@ -85,7 +77,7 @@ fn distances_to_match(dfa: &TerminalDfa) -> Vec<u32> {
     }
     while let Some(q) = queue.pop_front() {
         let next = dist[q as usize] + 1;
-        for &p in &preds[q as usize] {
+        for &p in &preds[start[q as usize] as usize..start[q as usize + 1] as usize] {
             if dist[p as usize] == UNREACHABLE {
                 dist[p as usize] = next;
                 queue.push_back(p);

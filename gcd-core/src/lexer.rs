@@ -46,13 +46,51 @@ pub enum DfaError {
     NeverMatches,
 }
 
+/// Predecessors of every state of a byte-indexed table with `n` states, as
+/// one flat list: those of state `s` are `preds[start[s]..start[s + 1]]`,
+/// each listed once however many bytes lead to `s`.
+pub(crate) fn predecessors(trans: &[u32], n: usize) -> (Vec<u32>, Vec<u32>) {
+    // Rows repeat targets (most bytes go to a few states): `stamp` keeps
+    // each (row, target) pair once. Counting sort by target.
+    let mut stamp = vec![u32::MAX; n];
+    let mut start = vec![0u32; n + 1];
+    for (q, row) in trans.chunks_exact(256).enumerate() {
+        for &t in row {
+            if t != DEAD && stamp[t as usize] != q as u32 {
+                stamp[t as usize] = q as u32;
+                start[t as usize + 1] += 1;
+            }
+        }
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    stamp.fill(u32::MAX);
+    let mut fill = start.clone();
+    let mut preds = vec![0u32; start[n] as usize];
+    for (q, row) in trans.chunks_exact(256).enumerate() {
+        for &t in row {
+            if t != DEAD && stamp[t as usize] != q as u32 {
+                stamp[t as usize] = q as u32;
+                preds[fill[t as usize] as usize] = q as u32;
+                fill[t as usize] += 1;
+            }
+        }
+    }
+    (start, preds)
+}
+
 /// States of a byte-indexed table that can reach an accepting state.
 fn live_states(trans: &[u32], accepting: &[bool]) -> Vec<bool> {
+    let n = accepting.len();
     let mut live = accepting.to_vec();
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for s in 0..live.len() {
+    // Sweeps from the last state down: DFAs numbered breadth-first mostly
+    // step to higher numbers, so a few sweeps settle them, and a row stops
+    // at its first live target. A sweep that changes nothing proves the
+    // fixpoint.
+    for _ in 0..8 {
+        let mut changed = false;
+        for s in (0..n).rev() {
             if !live[s]
                 && trans[s * 256..(s + 1) * 256]
                     .iter()
@@ -62,8 +100,55 @@ fn live_states(trans: &[u32], accepting: &[bool]) -> Vec<bool> {
                 changed = true;
             }
         }
+        if !changed {
+            return live;
+        }
+    }
+    // Long chains back to lower numbers: one backward search.
+    let (start, preds) = predecessors(trans, n);
+    let mut stack: Vec<u32> = (0..n as u32).filter(|&s| live[s as usize]).collect();
+    while let Some(s) = stack.pop() {
+        for &p in &preds[start[s as usize] as usize..start[s as usize + 1] as usize] {
+            if !live[p as usize] {
+                live[p as usize] = true;
+                stack.push(p);
+            }
+        }
     }
     live
+}
+
+/// The live states (those that reach a match) of a byte table, renumbered
+/// in order; an error when the start state is not one of them.
+fn keep_live(raw_trans: Vec<u32>, accepting: Vec<bool>) -> Result<(Vec<u32>, Vec<bool>), DfaError> {
+    let n = accepting.len();
+    let live = live_states(&raw_trans, &accepting);
+    if !live[0] {
+        return Err(DfaError::NeverMatches);
+    }
+    if live.iter().all(|&l| l) {
+        return Ok((raw_trans, accepting));
+    }
+    let mut new_id = vec![DEAD; n];
+    let mut count = 0u32;
+    for s in 0..n {
+        if live[s] {
+            new_id[s] = count;
+            count += 1;
+        }
+    }
+    let mut trans = Vec::with_capacity(count as usize * 256);
+    let mut acc = Vec::with_capacity(count as usize);
+    for s in 0..n {
+        if !live[s] {
+            continue;
+        }
+        for &t in &raw_trans[s * 256..(s + 1) * 256] {
+            trans.push(if t == DEAD { DEAD } else { new_id[t as usize] });
+        }
+        acc.push(accepting[s]);
+    }
+    Ok((trans, acc))
 }
 
 const DFA_MAGIC: &[u8; 8] = b"gcd-tdfa";
@@ -140,12 +225,44 @@ impl TerminalDfa {
     /// (numbers, strings, formats) and determinizing them dominated their
     /// compile time. The tables are shared, so a clone is cheap.
     pub fn new(regex: &str) -> Result<TerminalDfa, DfaError> {
+        Self::new_with(regex, || Self::build_uncached(regex))
+    }
+
+    /// The DFA of `regex` like [`new`](Self::new), but on a cache miss
+    /// built by `build` instead of determinizing the regex: for a front end
+    /// that knows the language's structure (a JSON Schema's "any key but
+    /// the declared ones") and builds its table directly, much faster.
+    /// `build` must give exactly the language of `regex`; the regex stays
+    /// the terminal's definition (messages, snapshots, other processes).
+    pub fn new_with(
+        regex: &str,
+        build: impl FnOnce() -> Result<TerminalDfa, DfaError>,
+    ) -> Result<TerminalDfa, DfaError> {
         if let Some(hit) = lock_cache().get(regex) {
             return hit.clone();
         }
-        let built = Self::build_uncached(regex);
+        let built = build();
         insert_cached(regex, built.clone());
         built
+    }
+
+    /// A DFA from a table built by hand: `trans[state * 256 + byte]` is the
+    /// next state or [`DEAD`], state 0 the start. States that cannot reach
+    /// a match are dropped (the lexer relies on liveness); unreachable ones
+    /// are kept.
+    pub fn from_tables(trans: Vec<u32>, accepting: Vec<bool>) -> Result<TerminalDfa, DfaError> {
+        let n = accepting.len();
+        if n == 0 || trans.len() != n * 256 || trans.iter().any(|&t| t != DEAD && t as usize >= n) {
+            return Err(DfaError::Invalid("inconsistent DFA table".into()));
+        }
+        if accepting[0] {
+            return Err(DfaError::MatchesEmpty);
+        }
+        let (trans, accepting) = keep_live(trans, accepting)?;
+        Ok(TerminalDfa {
+            trans: trans.into(),
+            accepting: accepting.into(),
+        })
     }
 
     /// Puts a DFA built ahead of time (by `#[derive(Constrained)]`, from a
@@ -256,32 +373,7 @@ impl TerminalDfa {
         if accepting[0] {
             return Err(DfaError::MatchesEmpty);
         }
-        // Keep only live states (those that reach a match), renumbered.
-        let n = order.len();
-        let live = live_states(&raw_trans, &accepting);
-        if !live[0] {
-            return Err(DfaError::NeverMatches);
-        }
-        let mut new_id = vec![DEAD; n];
-        let mut count = 0u32;
-        for s in 0..n {
-            if live[s] {
-                new_id[s] = count;
-                count += 1;
-            }
-        }
-        let mut trans = Vec::with_capacity(count as usize * 256);
-        let mut acc = Vec::with_capacity(count as usize);
-        for s in 0..n {
-            if !live[s] {
-                continue;
-            }
-            for &t in &raw_trans[s * 256..(s + 1) * 256] {
-                trans.push(if t == DEAD { DEAD } else { new_id[t as usize] });
-            }
-            acc.push(accepting[s]);
-        }
-        Ok((trans, acc))
+        keep_live(raw_trans, accepting)
     }
 
     pub fn next(&self, state: u32, byte: u8) -> u32 {
@@ -329,7 +421,47 @@ pub struct ByteClasses {
 }
 
 impl ByteClasses {
+    /// Bytes whose columns agree in every table share a class; classes are
+    /// numbered in order of their first byte, which represents them.
     pub fn new(dfas: &[TerminalDfa]) -> ByteClasses {
+        // Hash the columns row by row (cache-friendly, no allocation), then
+        // confirm each byte against the first byte with its hash. A hash
+        // collision would only send us to the exact column comparison.
+        let rows = || dfas.iter().flat_map(|d| d.trans.chunks_exact(256));
+        let mut hash = [0u64; 256];
+        for row in rows() {
+            for (h, &t) in hash.iter_mut().zip(row) {
+                *h = (*h ^ t as u64)
+                    .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                    .rotate_left(23);
+            }
+        }
+        let mut first: rustc_hash::FxHashMap<u64, u8> = Default::default();
+        let rep: Vec<u8> = (0..=255u8)
+            .map(|b| *first.entry(hash[b as usize]).or_insert(b))
+            .collect();
+        let agree = rows().all(|row| (0..256).all(|b| row[b] == row[rep[b] as usize]));
+        if !agree {
+            return Self::by_columns(dfas);
+        }
+        let mut class_of = [0u8; 256];
+        let mut representatives = Vec::new();
+        for b in 0..256 {
+            if rep[b] as usize == b {
+                class_of[b] = representatives.len() as u8;
+                representatives.push(b as u8);
+            } else {
+                class_of[b] = class_of[rep[b] as usize];
+            }
+        }
+        ByteClasses {
+            class_of,
+            representatives,
+        }
+    }
+
+    /// The same classes by comparing whole columns.
+    fn by_columns(dfas: &[TerminalDfa]) -> ByteClasses {
         let mut sig_to_class: rustc_hash::FxHashMap<Vec<u32>, u8> = Default::default();
         let mut class_of = [0u8; 256];
         let mut representatives = Vec::new();
@@ -399,7 +531,10 @@ impl LexerAutomaton {
         let nc = classes.len();
         let mut index: rustc_hash::FxHashMap<Vec<(u32, u32)>, u32> = Default::default();
         let mut members: Vec<Vec<(u32, u32)>> = Vec::new();
-        let mut intern = |m: Vec<(u32, u32)>, members: &mut Vec<Vec<(u32, u32)>>| -> u32 {
+        let intern = |m: Vec<(u32, u32)>,
+                      index: &mut rustc_hash::FxHashMap<Vec<(u32, u32)>, u32>,
+                      members: &mut Vec<Vec<(u32, u32)>>|
+         -> u32 {
             let next = members.len() as u32;
             *index.entry(m.clone()).or_insert_with(|| {
                 members.push(m);
@@ -413,26 +548,29 @@ impl LexerAutomaton {
                 .filter(|&t| t < dfas.len())
                 .map(|t| (t as u32, 0))
                 .collect();
-            starts.push(intern(m, &mut members));
+            starts.push(intern(m, &mut index, &mut members));
         }
         let mut trans = Vec::new();
+        // One buffer for every step; a state's members are copied only
+        // when the state is new (most steps land on a known one).
+        let mut next: Vec<(u32, u32)> = Vec::new();
         let mut i = 0;
         while i < members.len() {
             if members.len() > max_states {
                 return Err(TooManyStates(members.len()));
             }
             for &b in &classes.representatives {
-                let next: Vec<(u32, u32)> = members[i]
-                    .iter()
-                    .filter_map(|&(t, s)| {
-                        let n = dfas[t as usize].next(s, b);
-                        (n != DEAD).then_some((t, n))
-                    })
-                    .collect();
+                next.clear();
+                next.extend(members[i].iter().filter_map(|&(t, s)| {
+                    let n = dfas[t as usize].next(s, b);
+                    (n != DEAD).then_some((t, n))
+                }));
                 let id = if next.is_empty() {
                     DEAD
+                } else if let Some(&id) = index.get(next.as_slice()) {
+                    id
                 } else {
-                    intern(next, &mut members)
+                    intern(next.clone(), &mut index, &mut members)
                 };
                 trans.push(id);
             }
@@ -507,6 +645,69 @@ mod tests {
         // "01" is dead after "0" + "1": liveness is exact, not just regex-automata's dead state.
         assert_eq!(d.run(b"01"), None);
         assert!(d.run(b"1.").is_some());
+    }
+
+    #[test]
+    fn liveness_matches_a_plain_fixpoint() {
+        // Random sparse tables, including long chains down to state 0 (the
+        // sweeps give up on those) and dead cycles.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rand = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        for round in 0..300 {
+            let n = 1 + rand(40) as usize;
+            let mut trans = vec![DEAD; n * 256];
+            let accepting: Vec<bool> = (0..n)
+                .map(|s| s == 0 && round % 2 == 0 || rand(8) == 0)
+                .collect();
+            for s in 0..n {
+                if round % 3 == 0 && s > 0 {
+                    trans[s * 256 + b'a' as usize] = s as u32 - 1;
+                }
+                for _ in 0..rand(3) {
+                    trans[s * 256 + rand(256) as usize] = rand(n as u64) as u32;
+                }
+            }
+            let mut want = accepting.clone();
+            let mut changed = true;
+            while changed {
+                changed = false;
+                for s in 0..n {
+                    if !want[s]
+                        && trans[s * 256..(s + 1) * 256]
+                            .iter()
+                            .any(|&t| t != DEAD && want[t as usize])
+                    {
+                        want[s] = true;
+                        changed = true;
+                    }
+                }
+            }
+            assert_eq!(live_states(&trans, &accepting), want, "round {round}");
+        }
+    }
+
+    #[test]
+    fn byte_classes_by_hash_equal_by_columns() {
+        let dfas: Vec<TerminalDfa> = [
+            r"[a-z]+",
+            r"-?(0|[1-9][0-9]*)",
+            r#""[^"\\]*""#,
+            "if",
+            r"\s+",
+            "é|ü",
+        ]
+        .iter()
+        .map(|r| TerminalDfa::new(r).unwrap())
+        .collect();
+        for k in 0..=dfas.len() {
+            let some = &dfas[..k];
+            assert_eq!(ByteClasses::new(some), ByteClasses::by_columns(some), "{k}");
+        }
     }
 
     #[test]

@@ -1,33 +1,57 @@
-//! Splits TTFM into compile and bind for a few MaskBench files (debug aid).
+//! Splits TTFM into phases for MaskBench files (debug aid): schema → IR,
+//! terminal DFAs (the slowest one named), the rest of compilation, first
+//! mask (bind + token-table walk).
 use std::sync::Arc;
 use std::time::Instant;
 fn main() {
     let mut a = std::env::args().skip(1);
     let vocab = Arc::new(gcd_core::vocab::Vocabulary::load(&a.next().unwrap()).unwrap());
     let trie = Arc::new(gcd_core::trie::TokenTrie::new(&vocab));
+    let opts = gcd_schema::Options::default();
     for f in a {
         let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&f).unwrap()).unwrap();
         let t = Instant::now();
-        let g = gcd_schema::to_grammar(&doc["schema"], &Default::default());
-        let t1 = t.elapsed();
+        let g = gcd_schema::to_grammar(&doc["schema"], &opts);
+        let ir = t.elapsed();
         let Ok(g) = g else { continue };
+        let t = Instant::now();
+        let mut slowest = (std::time::Duration::ZERO, String::new());
+        for term in &g.terminals {
+            let t0 = Instant::now();
+            let re = term.pattern.to_regex();
+            let _ = gcd_core::lexer::TerminalDfa::new(&re);
+            let d = t0.elapsed();
+            if d > slowest.0 {
+                slowest = (d, re.chars().take(60).collect());
+            }
+        }
+        let dfas = t.elapsed();
+        let t = Instant::now();
         let Ok(c) = gcd_core::compiled::CompiledGrammar::new(&g) else {
             continue;
         };
-        let t2 = t.elapsed();
+        let compile = t.elapsed();
         let states = c.lexer.num_states();
+        let t = Instant::now();
         let b = Arc::new(gcd_core::bind::BoundGrammar::with_trie(
             Arc::new(c),
             vocab.clone(),
             trie.clone(),
         ));
         drop(gcd_core::matcher::Matcher::new(b.clone()).compute_mask(vocab.len()));
-        let t3 = t.elapsed();
+        let mask = t.elapsed();
+        let total = ir + dfas + compile + mask;
         println!(
-            "{f}: ir={t1:?} compile={:?} first_mask={:?} terms={} lexer_states={states}",
-            t2 - t1,
-            t3 - t2,
-            g.terminals.len()
+            "{:>8.0} ir={:>6.0} dfas={:>6.0} compile={:>6.0} mask={:>6.0} terms={} lexer_states={states} slowest={:.0}us {:?} {}",
+            total.as_secs_f64() * 1e6,
+            ir.as_secs_f64() * 1e6,
+            dfas.as_secs_f64() * 1e6,
+            compile.as_secs_f64() * 1e6,
+            mask.as_secs_f64() * 1e6,
+            g.terminals.len(),
+            slowest.0.as_secs_f64() * 1e6,
+            slowest.1,
+            f.rsplit('/').next().unwrap(),
         );
     }
 }

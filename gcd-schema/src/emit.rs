@@ -11,10 +11,12 @@
 use std::collections::{HashMap, VecDeque};
 
 use gcd_core::grammar::{Expr, GrammarBuilder, TerminalPattern};
+use gcd_core::lexer::TerminalDfa;
 
 use crate::compile::Compiler;
 use crate::error::SchemaError;
 use crate::node::{ArrayShape, Id, Node, ObjectShape};
+use crate::other_keys::other_keys_dfa;
 use crate::spell::other_than;
 use crate::Whitespace;
 
@@ -323,7 +325,11 @@ impl<'c, 'a> Emitter<'c, 'a> {
         }
         if let Some(a) = o.additional {
             let names: Vec<&str> = o.reserved.iter().map(String::as_str).collect();
-            let other = Expr::regex(&format!("\"{}\"", other_than(&names, esc)));
+            let regex = format!("\"{}\"", other_than(&names, esc));
+            // Determinizing this regex was most of a schema's compile time;
+            // its table is built directly and cached under the regex.
+            let _ = TerminalDfa::new_with(&regex, || other_keys_dfa(&names, esc));
+            let other = Expr::regex(&regex);
             extras.push((other, a));
         }
         let m = |i: usize| format!("{name}_m{i}");

@@ -61,6 +61,7 @@ pub mod language;
 pub mod maskbench;
 pub mod node;
 pub mod numeric;
+mod other_keys;
 pub mod pattern;
 #[cfg(feature = "schemars")]
 pub mod schemars_bridge;

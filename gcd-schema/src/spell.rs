@@ -15,6 +15,10 @@
 //! far smaller automata, which is what binding to a large vocabulary pays
 //! for. Unconstrained strings always take every spelling.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
 use crate::numeric::fixed_range;
 use crate::Escapes;
 
@@ -41,9 +45,10 @@ fn raw_ok(c: char) -> bool {
 /// `\uXXXX` for one code unit, hex case-insensitive.
 fn unit(u: u32) -> String {
     let mut s = String::from(r"\\u");
-    for ch in format!("{u:04x}").chars() {
+    for shift in [12, 8, 4, 0] {
+        let ch = char::from_digit((u >> shift) & 0xf, 16).unwrap();
         if ch.is_ascii_alphabetic() {
-            s.push_str(&format!("[{ch}{}]", ch.to_ascii_uppercase()));
+            s.extend(['[', ch, ch.to_ascii_uppercase(), ']']);
         } else {
             s.push(ch);
         }
@@ -51,30 +56,84 @@ fn unit(u: u32) -> String {
     s
 }
 
+/// One way of writing a character inside a JSON string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// The character itself (UTF-8).
+    Raw,
+    /// `\"`, `\n`, … (only [`short_escape`] characters).
+    Short,
+    /// `\uXXXX` (a surrogate pair above U+FFFF), hex in either case.
+    Unicode,
+}
+
+/// The letter of `c`'s short escape (`n` for a newline), if it has one.
+pub fn short_escape(c: char) -> Option<u8> {
+    Some(match c {
+        '"' => b'"',
+        '\\' => b'\\',
+        '/' => b'/',
+        '\u{8}' => b'b',
+        '\u{c}' => b'f',
+        '\n' => b'n',
+        '\r' => b'r',
+        '\t' => b't',
+        _ => return None,
+    })
+}
+
+/// The forms [`char_spelling`] allows for `c`.
+pub fn char_forms(c: char, esc: Escapes) -> Vec<Form> {
+    let mut forms = Vec::with_capacity(3);
+    if raw_ok(c) {
+        forms.push(Form::Raw);
+    }
+    if short_escape(c).is_some() {
+        forms.push(Form::Short);
+    }
+    if esc == Escapes::Canonical && !forms.is_empty() {
+        // Raw, or the short escape: exactly one canonical spelling.
+        forms.truncate(1);
+    } else {
+        forms.push(Form::Unicode);
+    }
+    forms
+}
+
+/// The forms [`class_spelling`] allows for a member `c` of its class:
+/// every raw and short spelling, even with [`Escapes::Canonical`] (`\/`).
+pub fn class_forms(c: char, esc: Escapes) -> Vec<Form> {
+    let mut forms = Vec::with_capacity(3);
+    if raw_ok(c) {
+        forms.push(Form::Raw);
+    }
+    if short_escape(c).is_some() {
+        forms.push(Form::Short);
+    }
+    if esc == Escapes::Any || forms.is_empty() {
+        forms.push(Form::Unicode);
+    }
+    forms
+}
+
 /// All spellings of one character.
 pub fn char_spelling(c: char, esc: Escapes) -> String {
-    let mut alts = Vec::new();
-    if raw_ok(c) {
-        alts.push(regex_syntax::escape(c.encode_utf8(&mut [0; 4])));
-    }
-    if let Some((_, e)) = SHORT.iter().find(|(x, _)| *x == c) {
-        alts.push(e.to_string());
-    }
-    let cp = c as u32;
-    if esc == Escapes::Canonical && !alts.is_empty() {
-        // Raw, or the short escape: exactly one canonical spelling.
-        return alts.swap_remove(0);
-    }
-    if cp < 0x10000 {
-        alts.push(unit(cp));
-    } else {
-        let v = cp - 0x10000;
-        alts.push(format!(
-            "{}{}",
-            unit(0xd800 + (v >> 10)),
-            unit(0xdc00 + (v & 0x3ff))
-        ));
-    }
+    let mut alts: Vec<String> = char_forms(c, esc)
+        .into_iter()
+        .map(|f| match f {
+            Form::Raw => regex_syntax::escape(c.encode_utf8(&mut [0; 4])),
+            Form::Short => SHORT.iter().find(|(x, _)| *x == c).unwrap().1.to_string(),
+            Form::Unicode => {
+                let cp = c as u32;
+                if cp < 0x10000 {
+                    unit(cp)
+                } else {
+                    let v = cp - 0x10000;
+                    format!("{}{}", unit(0xd800 + (v >> 10)), unit(0xdc00 + (v & 0x3ff)))
+                }
+            }
+        })
+        .collect();
     if alts.len() == 1 {
         alts.pop().unwrap()
     } else {
@@ -92,94 +151,126 @@ pub fn quoted(s: &str, esc: Escapes) -> String {
     format!("\"{}\"", string_spelling(s, esc))
 }
 
-fn hex_range(lo: u32, hi: u32) -> String {
-    format!(r"\\u{}", fixed_range(lo as u128, hi as u128, 4, 16))
+/// Appends `\\u` and the hex digits of a code unit in `[lo, hi]`.
+/// Memoized: the same few ranges recur in every class.
+fn hex_range_into(out: &mut String, lo: u32, hi: u32) {
+    thread_local! {
+        static MEMO: RefCell<HashMap<(u32, u32), String>> = RefCell::default();
+    }
+    out.push_str(r"\\u");
+    MEMO.with_borrow_mut(|memo| {
+        if memo.len() > 4096 {
+            memo.clear();
+        }
+        out.push_str(
+            memo.entry((lo, hi))
+                .or_insert_with(|| fixed_range(lo as u128, hi as u128, 4, 16)),
+        )
+    });
 }
 
 /// All spellings of any character in the (sorted, disjoint) ranges.
 /// `None` when no character is in them.
 pub fn class_spelling(ranges: &[(char, char)], esc: Escapes) -> Option<String> {
-    let mut alts = Vec::new();
-    // Raw members.
+    // Written into one buffer, hex ranges memoized: other keys' regexes
+    // take a class per trie node, and allocating made them slow to write.
+    let mut out = String::from("(?:");
+    let mut alts = 0;
+    let mut alt = |out: &mut String| {
+        if alts > 0 {
+            out.push('|');
+        }
+        alts += 1;
+    };
+    // Raw members: the ranges without controls, '"' (0x22) and '\' (0x5c).
     let mut raw = String::new();
+    let mut piece = |x: u32, y: u32| {
+        if x <= y {
+            let _ = write!(raw, "\\x{{{x:x}}}-\\x{{{y:x}}}");
+        }
+    };
     for &(a, b) in ranges {
-        let (a, b) = (a as u32, b as u32);
-        // Remove controls, '"' (0x22) and '\' (0x5c) from [a, b].
-        let mut pieces = vec![(a.max(0x20), b)];
+        let (mut x, b) = ((a as u32).max(0x20), b as u32);
         for bad in [0x22u32, 0x5c] {
-            pieces = pieces
-                .into_iter()
-                .flat_map(|(x, y)| {
-                    if x > y || bad < x || bad > y {
-                        vec![(x, y)]
-                    } else {
-                        vec![(x, bad.wrapping_sub(1)), (bad + 1, y)]
-                    }
-                })
-                .filter(|(x, y)| x <= y)
-                .collect();
+            if x <= bad && bad <= b {
+                piece(x, bad - 1);
+                x = bad + 1;
+            }
         }
-        for (x, y) in pieces.into_iter().filter(|(x, y)| x <= y) {
-            raw.push_str(&format!("\\x{{{x:x}}}-\\x{{{y:x}}}"));
-        }
+        piece(x, b);
     }
     if !raw.is_empty() {
-        alts.push(format!("[{raw}]"));
+        alt(&mut out);
+        out.push('[');
+        out.push_str(&raw);
+        out.push(']');
     }
     // Short escapes.
     for (c, e) in SHORT {
         if ranges.iter().any(|&(a, b)| a <= c && c <= b) {
-            alts.push(e.to_string());
+            alt(&mut out);
+            out.push_str(e);
         }
     }
     if esc == Escapes::Canonical {
-        // Controls without a short escape are written \u00XX.
+        // Controls without a short escape are written \u00XX: one hex
+        // range per run of them (a class per control made other keys'
+        // regexes long, and writing them out cost more than their DFA).
         for &(a, b) in ranges {
-            for c in (a as u32)..=(b as u32).min(0x1f) {
-                if !SHORT.iter().any(|(x, _)| *x as u32 == c) {
-                    alts.push(unit(c));
+            let mut run: Option<(u32, u32)> = None;
+            for c in (a as u32)..=(b as u32).min(0x1f) + 1 {
+                let plain =
+                    c <= (b as u32).min(0x1f) && short_escape(char::from(c as u8)).is_none();
+                match (plain, run) {
+                    (true, Some((lo, _))) => run = Some((lo, c)),
+                    (true, None) => run = Some((c, c)),
+                    (false, Some((lo, hi))) => {
+                        alt(&mut out);
+                        hex_range_into(&mut out, lo, hi);
+                        run = None;
+                    }
+                    (false, None) => {}
                 }
             }
         }
-        return if alts.is_empty() {
-            None
-        } else {
-            Some(format!("(?:{})", alts.join("|")))
-        };
-    }
-    // \u escapes: BMP without surrogates, and surrogate pairs.
-    for &(a, b) in ranges {
-        let (a, b) = (a as u32, b as u32);
-        for (x, y) in [(a, b.min(0xd7ff)), (a.max(0xe000), b.min(0xffff))] {
-            if x <= y {
-                alts.push(hex_range(x, y));
-            }
-        }
-        let (x, y) = (a.max(0x10000), b);
-        if x <= y {
-            let (x, y) = (x - 0x10000, y - 0x10000);
-            let (hx, lx) = (0xd800 + (x >> 10), 0xdc00 + (x & 0x3ff));
-            let (hy, ly) = (0xd800 + (y >> 10), 0xdc00 + (y & 0x3ff));
-            if hx == hy {
-                alts.push(format!("{}{}", unit(hx), hex_range(lx, ly)));
-            } else {
-                alts.push(format!("{}{}", unit(hx), hex_range(lx, 0xdfff)));
-                if hx + 1 < hy {
-                    alts.push(format!(
-                        "{}{}",
-                        hex_range(hx + 1, hy - 1),
-                        hex_range(0xdc00, 0xdfff)
-                    ));
-                }
-                alts.push(format!("{}{}", unit(hy), hex_range(0xdc00, ly)));
-            }
-        }
-    }
-    if alts.is_empty() {
-        None
     } else {
-        Some(format!("(?:{})", alts.join("|")))
+        // \u escapes: BMP without surrogates, and surrogate pairs.
+        for &(a, b) in ranges {
+            let (a, b) = (a as u32, b as u32);
+            for (x, y) in [(a, b.min(0xd7ff)), (a.max(0xe000), b.min(0xffff))] {
+                if x <= y {
+                    alt(&mut out);
+                    hex_range_into(&mut out, x, y);
+                }
+            }
+            let (x, y) = (a.max(0x10000), b);
+            if x <= y {
+                let (x, y) = (x - 0x10000, y - 0x10000);
+                let (hx, lx) = (0xd800 + (x >> 10), 0xdc00 + (x & 0x3ff));
+                let (hy, ly) = (0xd800 + (y >> 10), 0xdc00 + (y & 0x3ff));
+                alt(&mut out);
+                out.push_str(&unit(hx));
+                if hx == hy {
+                    hex_range_into(&mut out, lx, ly);
+                } else {
+                    hex_range_into(&mut out, lx, 0xdfff);
+                    if hx + 1 < hy {
+                        alt(&mut out);
+                        hex_range_into(&mut out, hx + 1, hy - 1);
+                        hex_range_into(&mut out, 0xdc00, 0xdfff);
+                    }
+                    alt(&mut out);
+                    out.push_str(&unit(hy));
+                    hex_range_into(&mut out, 0xdc00, ly);
+                }
+            }
+        }
     }
+    if alts == 0 {
+        return None;
+    }
+    out.push(')');
+    Some(out)
 }
 
 /// Content spellings of every string *not* in `names` (without quotes):
@@ -193,14 +284,66 @@ pub fn other_than(names: &[&str], esc: Escapes) -> String {
     }
     let chars: Vec<Vec<char>> = names.iter().map(|s| s.chars().collect()).collect();
     let idx: Vec<usize> = (0..chars.len()).collect();
-    let mut alts = Vec::new();
-    if let Some(d) = diverge(&chars, &idx, 0, esc) {
-        alts.push(format!("{d}{JSON_CHAR}*"));
+    // Written into one buffer: returning each subtree's text made every
+    // level copy everything below it (quadratic in the names' length).
+    let mut out = String::new();
+    let mut alts = Alts::open(&mut out);
+    let mark = alts.next(&mut out);
+    let ok = diverge(&chars, &idx, 0, esc, &mut out);
+    if ok {
+        out.push_str(JSON_CHAR);
+        out.push('*');
     }
-    if let Some(e) = inner_end(&chars, &idx, 0, esc) {
-        alts.push(e);
+    alts.keep(ok, mark, &mut out);
+    let mark = alts.next(&mut out);
+    let ok = inner_end(&chars, &idx, 0, esc, &mut out);
+    alts.keep(ok, mark, &mut out);
+    if !alts.close(&mut out) {
+        out.push_str("(?:)");
     }
-    format!("(?:{})", alts.join("|"))
+    out
+}
+
+/// Writes `(?:a|b|…)` into a buffer one alternative at a time; an
+/// alternative that turns out empty is rolled back.
+struct Alts {
+    start: usize,
+    any: bool,
+}
+
+impl Alts {
+    fn open(out: &mut String) -> Alts {
+        let start = out.len();
+        out.push_str("(?:");
+        Alts { start, any: false }
+    }
+
+    /// Starts an alternative; the mark to roll back to.
+    fn next(&self, out: &mut String) -> usize {
+        let mark = out.len();
+        if self.any {
+            out.push('|');
+        }
+        mark
+    }
+
+    fn keep(&mut self, ok: bool, mark: usize, out: &mut String) {
+        if ok {
+            self.any = true;
+        } else {
+            out.truncate(mark);
+        }
+    }
+
+    /// Closes the group, or removes it when no alternative was kept.
+    fn close(self, out: &mut String) -> bool {
+        if self.any {
+            out.push(')');
+        } else {
+            out.truncate(self.start);
+        }
+        self.any
+    }
 }
 
 fn children(names: &[Vec<char>], live: &[usize], depth: usize) -> Vec<(char, Vec<usize>)> {
@@ -224,7 +367,13 @@ fn children(names: &[Vec<char>], live: &[usize], depth: usize) -> Vec<(char, Vec
 }
 
 /// A path inside the trie, then one character that continues no name.
-fn diverge(names: &[Vec<char>], live: &[usize], depth: usize, esc: Escapes) -> Option<String> {
+fn diverge(
+    names: &[Vec<char>],
+    live: &[usize],
+    depth: usize,
+    esc: Escapes,
+    out: &mut String,
+) -> bool {
     let kids = children(names, live, depth);
     let mut ranges = Vec::new();
     let mut from = 0u32;
@@ -243,27 +392,43 @@ fn diverge(names: &[Vec<char>], live: &[usize], depth: usize, esc: Escapes) -> O
         .filter(|(a, b)| a <= b)
         .map(|(a, b)| (char::from_u32(a).unwrap(), char::from_u32(b).unwrap()))
         .collect();
-    let mut alts: Vec<String> = class_spelling(&ranges, esc).into_iter().collect();
-    for (c, sub) in &kids {
-        if let Some(d) = diverge(names, sub, depth + 1, esc) {
-            alts.push(format!("{}{d}", char_spelling(*c, esc)));
-        }
+    let mut alts = Alts::open(out);
+    let mark = alts.next(out);
+    let class = class_spelling(&ranges, esc);
+    if let Some(c) = &class {
+        out.push_str(c);
     }
-    (!alts.is_empty()).then(|| format!("(?:{})", alts.join("|")))
+    alts.keep(class.is_some(), mark, out);
+    for (c, sub) in &kids {
+        let mark = alts.next(out);
+        out.push_str(&char_spelling(*c, esc));
+        let ok = diverge(names, sub, depth + 1, esc, out);
+        alts.keep(ok, mark, out);
+    }
+    alts.close(out)
 }
 
 /// Paths that end inside the trie at a node which is not a name.
-fn inner_end(names: &[Vec<char>], live: &[usize], depth: usize, esc: Escapes) -> Option<String> {
-    let mut alts = Vec::new();
+fn inner_end(
+    names: &[Vec<char>],
+    live: &[usize],
+    depth: usize,
+    esc: Escapes,
+    out: &mut String,
+) -> bool {
+    let mut alts = Alts::open(out);
     if !live.iter().any(|&i| names[i].len() == depth) {
-        alts.push(String::new());
+        // The empty alternative: the string ends here.
+        let mark = alts.next(out);
+        alts.keep(true, mark, out);
     }
     for (c, sub) in children(names, live, depth) {
-        if let Some(e) = inner_end(names, &sub, depth + 1, esc) {
-            alts.push(format!("{}{e}", char_spelling(c, esc)));
-        }
+        let mark = alts.next(out);
+        out.push_str(&char_spelling(c, esc));
+        let ok = inner_end(names, &sub, depth + 1, esc, out);
+        alts.keep(ok, mark, out);
     }
-    (!alts.is_empty()).then(|| format!("(?:{})", alts.join("|")))
+    alts.close(out)
 }
 
 #[cfg(test)]
