@@ -133,8 +133,8 @@ impl<'a> Compiler<'a> {
         {
             false
         } else {
-            // Draft7 stands for drafts 4, 6 and 7 alike.
-            draft == Draft::Draft7
+            // Draft7 stands for drafts 6 and 7 (RFC 1034 hostnames too).
+            draft != Draft::Draft2020
         };
         let ref_overrides = if ["draft-04", "draft-06", "draft-07"]
             .iter()
@@ -144,8 +144,17 @@ impl<'a> Compiler<'a> {
         } else if meta.contains("2019-09") || meta.contains("2020-12") {
             false
         } else {
-            draft == Draft::Draft7
+            draft != Draft::Draft2020
         };
+        // Draft 4 counts as integers only numbers written without a
+        // fraction or exponent (`1.0` is not one); later drafts count the
+        // value.
+        let draft4 = meta.contains("draft-04")
+            || (draft == Draft::Draft4
+                && !["draft-06", "draft-07", "2019-09", "2020-12"]
+                    .iter()
+                    .any(|d| meta.contains(d)));
+        let integers = if draft4 { Integers::Plain } else { integers };
         let mut c = Compiler {
             root,
             srcs: Vec::new(),

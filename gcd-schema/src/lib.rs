@@ -105,7 +105,10 @@ pub enum Escapes {
 /// The JSON Schema dialect, when the schema's `$schema` does not say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Draft {
-    /// Drafts 4, 6 and 7: keywords beside `$ref` are ignored.
+    /// Draft 4: as `Draft7`, and `type: integer` is only numbers written
+    /// without a fraction or exponent.
+    Draft4,
+    /// Drafts 6 and 7: keywords beside `$ref` are ignored.
     Draft7,
     /// 2019-09 and 2020-12: keywords beside `$ref` apply too.
     #[default]
