@@ -1,9 +1,9 @@
 //! An independent check of the schema compiler: random constrained samples
 //! from MaskBench schemas must validate with the `jsonschema` crate.
 //!
-//! Schemas are taken across the corpus by a fixed stride (so every category
-//! appears) until enough compile; each gets a few random walks over the
-//! o200k vocabulary under a token budget, so every walk ends complete.
+//! Schemas are taken from each category in turn until enough compile; each
+//! gets a few random walks over the o200k vocabulary under a token budget,
+//! so every walk ends complete.
 
 mod common;
 
@@ -75,6 +75,8 @@ fn run(want: usize, per_schema: usize, max_states: Option<usize>) {
     let mut c = Counts::default();
     // Per category: (tried, compiled).
     let mut categories = BTreeMap::<String, (usize, usize)>::new();
+    // How many compiled schemas use each keyword worth checking.
+    let mut keywords = BTreeMap::<&str, usize>::new();
     for f in &order {
         if c.compiled == want {
             break;
@@ -98,6 +100,11 @@ fn run(want: usize, per_schema: usize, max_states: Option<usize>) {
         };
         c.compiled += 1;
         cat.1 += 1;
+        let mut used = std::collections::BTreeSet::new();
+        keys(schema, &mut used);
+        for k in KEYWORDS.iter().filter(|k| used.contains(**k)) {
+            *keywords.entry(k).or_default() += 1;
+        }
         let bound = Arc::new(BoundGrammar::with_trie(
             Arc::new(compiled),
             vocab.clone(),
@@ -178,6 +185,7 @@ fn run(want: usize, per_schema: usize, max_states: Option<usize>) {
         c.secs[2]
     );
     println!("categories (tried, compiled): {categories:?}");
+    println!("compiled schemas using: {keywords:?}");
     for s in &c.out_of_range {
         println!("NOT CHECKED {s}");
     }
@@ -191,8 +199,38 @@ fn run(want: usize, per_schema: usize, max_states: Option<usize>) {
     assert!(c.out_of_range.len() * 50 <= c.samples);
 }
 
-/// Tokens made only of JSON whitespace. o200k has hundreds, so a uniform
-/// pick between lexemes is mostly whitespace; the walk avoids them usually.
+/// Keywords whose handling the samples put to the test.
+const KEYWORDS: [&str; 14] = [
+    "pattern",
+    "format",
+    "enum",
+    "const",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "anyOf",
+    "oneOf",
+];
+
+/// Every object key in `v` (property names too: an approximation).
+fn keys<'a>(v: &'a Value, out: &mut std::collections::BTreeSet<&'a str>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                out.insert(k);
+                keys(x, out);
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| keys(x, out)),
+        _ => {}
+    }
+}
+
 /// The corpus files in the order the test tries them: categories in turn
 /// (so each appears, however many files it takes), and inside a category by
 /// a step near len/φ coprime with len (so each one's files are spread).
@@ -236,6 +274,8 @@ fn euclid(a: usize, b: usize) -> usize {
     }
 }
 
+/// Tokens made only of JSON whitespace. o200k has hundreds, so a uniform
+/// pick between lexemes is mostly whitespace; the walk avoids them usually.
 fn whitespace_tokens(vocab: &Vocabulary) -> BitVec<u64, Lsb0> {
     let mut ws = bitvec![u64, Lsb0; 0; vocab.len()];
     for (id, bytes) in vocab.normal_tokens() {
