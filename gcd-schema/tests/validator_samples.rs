@@ -18,10 +18,10 @@ use gcd_core::matcher::Matcher;
 use gcd_core::trie::TokenTrie;
 use gcd_core::vocab::Vocabulary;
 use gcd_schema::maskbench::category;
-use gcd_schema::{compile, Options};
+use gcd_schema::{compile, Options, Whitespace};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 /// Extra tokens over the fewest that complete the output, one per sample in
 /// turn: 0 gives near-minimal outputs (still random where choices tie),
@@ -363,4 +363,46 @@ fn plus_zero_rewrites_only_integer_minus_zero() {
         plus_zero(r#"[-0, -0.0, -0e1, "-0", "\"-0", -5]"#),
         r#"[0, -0.0, -0e1, "-0", "\"-0", -5]"#
     );
+}
+
+/// Found by random samples (Github_hard---o48422, draft-04: `134.00` for an
+/// integer): integer spellings gcd accepts must be integers to the
+/// validator in every draft. Draft-04 counts only digits without fraction
+/// or exponent. Spellings gcd refuses though valid (it is conservative
+/// about exponents) are counted, not failed.
+#[test]
+fn integer_spellings_gcd_accepts_are_integers_to_the_validator() {
+    let (mut unsound, mut conservative) = (Vec::new(), 0);
+    for meta in [
+        "http://json-schema.org/draft-04/schema#",
+        "http://json-schema.org/draft-06/schema#",
+        "http://json-schema.org/draft-07/schema#",
+        "https://json-schema.org/draft/2019-09/schema",
+        "https://json-schema.org/draft/2020-12/schema",
+    ] {
+        for bounds in [json!({}), json!({"minimum": 0, "maximum": 150})] {
+            let mut schema = json!({"$schema": meta, "type": "integer"});
+            schema
+                .as_object_mut()
+                .unwrap()
+                .extend(bounds.as_object().unwrap().clone());
+            let validator = jsonschema::validator_for(&schema).unwrap();
+            for text in [
+                "0", "7", "134", "1.0", "134.00", "1e2", "1E+2", "2.5e1", "1.5", "1e-1",
+            ] {
+                let by_gcd = common::accepts(&schema, Whitespace::Json, text);
+                let by_validator = validator.is_valid(&serde_json::from_str(text).unwrap());
+                if by_gcd && !by_validator {
+                    unsound.push(format!("{schema} accepts {text}"));
+                } else if by_validator && !by_gcd {
+                    conservative += 1;
+                }
+            }
+        }
+    }
+    println!("valid spellings gcd refuses (conservative): {conservative}");
+    for u in &unsound {
+        println!("UNSOUND {u}");
+    }
+    assert!(unsound.is_empty(), "{} unsound", unsound.len());
 }
