@@ -19,24 +19,7 @@ use gcd_core::vocab::Vocabulary;
 use gcd_schema::{compile, Escapes, Options};
 use serde_json::json;
 
-const FORMATS: &[&str] = &[
-    "date",
-    "time",
-    "date-time",
-    "uuid",
-    "ipv4",
-    "ipv6",
-    "hostname",
-    "email",
-    "uri",
-    "uri-reference",
-    "iri",
-    "iri-reference",
-    "uri-template",
-    "duration",
-    "json-pointer",
-    "relative-json-pointer",
-];
+use gcd_schema::format::SUPPORTED as FORMATS;
 
 #[test]
 #[ignore]

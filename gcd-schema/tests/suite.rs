@@ -24,24 +24,7 @@ fn files(root: &std::path::Path, draft: &str) -> Vec<std::path::PathBuf> {
         // format.json checks format is *not* asserted by default.
         .filter(|p| !p.ends_with("format.json"))
         .collect();
-    for f in [
-        "date",
-        "time",
-        "date-time",
-        "uuid",
-        "ipv4",
-        "ipv6",
-        "hostname",
-        "email",
-        "uri",
-        "uri-reference",
-        "iri",
-        "iri-reference",
-        "uri-template",
-        "duration",
-        "json-pointer",
-        "relative-json-pointer",
-    ] {
+    for f in gcd_schema::format::SUPPORTED {
         out.push(dir.join(format!("optional/format/{f}.json")));
     }
     for f in [
