@@ -219,7 +219,7 @@ impl Constrained for f64 {
 impl Constrained for f32 {
     const STARTS_WITH: u8 = starts::NUMBER;
     fn shape(_: &mut ShapeSet) -> Shape {
-        Shape::Number
+        Shape::Number32
     }
 }
 

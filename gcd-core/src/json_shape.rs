@@ -22,6 +22,10 @@ pub enum Shape {
     },
     /// A JSON number that is finite as an `f64` (see [`finite_number_regex`]).
     Number,
+    /// A JSON number that is finite as an `f32` (see
+    /// [`finite_f32_number_regex`]): reading a larger one into an `f32`
+    /// fails or gives infinity.
+    Number32,
     /// A string of exactly one character.
     Char,
     String(StringRules),
@@ -225,6 +229,7 @@ impl LarkWriter<'_> {
                 format!("/{}/", int_range_regex(*min, *max))
             }
             Shape::Number => "NUMBER".into(),
+            Shape::Number32 => format!("/{}/", finite_f32_number_regex()),
             Shape::Char => format!("/{}/", json_string_regex(CHAR)),
             Shape::String(rules) => self.string(rules)?,
             Shape::Literal(text) => lark_literal(text),
@@ -513,6 +518,30 @@ pub fn finite_number_regex() -> String {
     format!("-?(?:{})", alts.join("|"))
 }
 
+/// Like [`finite_number_regex`], for `f32` (`f32::MAX` =
+/// `3.4028235e38`, and serde_json writes at most 9 significant digits):
+/// at most 38 integer digits without a positive exponent, any negative
+/// exponent, `k <= 9` integer digits with an exponent up to `38 - k`, and
+/// one-digit mantissas up to `3.4028235e38`.
+pub fn finite_f32_number_regex() -> String {
+    let frac = r"(?:\.[0-9]+)?";
+    let mut alts = vec![format!(r"(?:0|[1-9][0-9]{{0,37}}){frac}(?:[eE]-[0-9]+)?")];
+    for k in 1..=9usize {
+        let int = if k == 1 {
+            "[0-9]".to_string()
+        } else {
+            format!("[1-9][0-9]{{{}}}", k - 1)
+        };
+        let exp = int_range_regex(0, (38 - k) as i128);
+        alts.push(format!(r"{int}{frac}[eE]\+?0*{exp}"));
+    }
+    alts.push(format!(
+        r"(?:[0-2]{frac}|3(?:\.{})?)[eE]\+?0*38",
+        fraction_at_most("4028235")
+    ));
+    format!("-?(?:{})", alts.join("|"))
+}
+
 /// Digit strings `d` with `0.d <= 0.c` (non-empty).
 fn fraction_at_most(c: &str) -> String {
     let c = c.as_bytes();
@@ -629,6 +658,41 @@ mod tests {
     fn matches(re: &Regex, s: &str) -> bool {
         re.find(s)
             .is_some_and(|m| m.start() == 0 && m.end() == s.len())
+    }
+
+    #[test]
+    fn finite_f32_numbers_cover_what_serde_json_writes() {
+        let re = Regex::new(&format!("^(?:{})$", finite_f32_number_regex())).unwrap();
+        let mut x = 0x9E37_79B9u32;
+        let mut floats = vec![f32::MAX, f32::MIN, f32::MIN_POSITIVE, 1e38, 1e16, 0.1, -0.0];
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            floats.push(f32::from_bits(x));
+        }
+        for f in floats.into_iter().filter(|f| f.is_finite()) {
+            let text = serde_json::to_string(&f).unwrap();
+            assert!(matches(&re, &text), "{text}");
+        }
+        for (text, ok) in [
+            ("3.4028235e38", true),
+            ("3.4028236e38", false),
+            ("3.5e38", false),
+            ("1e39", false),
+            ("340282356779733661637539395458142568448", false),
+            ("99999999999999999999999999999999999999", true),
+            ("123456789e29", true),
+            ("123456789e30", false),
+            ("2.99e+38", true),
+            ("1e-999", true),
+        ] {
+            assert_eq!(matches(&re, text), ok, "{text}");
+            if ok {
+                let v = serde_json::from_str::<f32>(text);
+                assert!(v.as_ref().is_ok_and(|v| v.is_finite()), "{text}: {v:?}");
+            }
+        }
     }
 
     #[test]
