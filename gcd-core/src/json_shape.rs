@@ -499,23 +499,8 @@ fn lark_literal(text: &str) -> String {
 /// scientific beyond 1e16); it refuses some exotic spellings serde_json
 /// would accept, such as `17e307` or a 400-digit integer.
 pub fn finite_number_regex() -> String {
-    let frac = r"(?:\.[0-9]+)?";
-    let mut alts = vec![format!(r"(?:0|[1-9][0-9]{{0,307}}){frac}(?:[eE]-[0-9]+)?")];
-    for k in 1..=17usize {
-        let int = if k == 1 {
-            "[0-9]".to_string()
-        } else {
-            format!("[1-9][0-9]{{{}}}", k - 1)
-        };
-        let exp = int_range_regex(0, (308 - k) as i128);
-        alts.push(format!(r"{int}{frac}[eE]\+?0*{exp}"));
-    }
     // f64::MAX = 1.7976931348623157e308.
-    alts.push(format!(
-        r"1(?:\.{})?[eE]\+?0*308",
-        fraction_at_most("7976931348623157")
-    ));
-    format!("-?(?:{})", alts.join("|"))
+    finite_float_regex(308, 17, (b'1', "7976931348623157"))
 }
 
 /// Like [`finite_number_regex`], for `f32` (`f32::MAX` =
@@ -524,21 +509,36 @@ pub fn finite_number_regex() -> String {
 /// exponent, `k <= 9` integer digits with an exponent up to `38 - k`, and
 /// one-digit mantissas up to `3.4028235e38`.
 pub fn finite_f32_number_regex() -> String {
+    finite_float_regex(38, 9, (b'3', "4028235"))
+}
+
+/// The regular subset of finite floats described at
+/// [`finite_number_regex`], for a type whose largest value is
+/// `lead.max_fraction × 10^max_exp` and whose shortest spellings have at
+/// most `digits` significant digits.
+fn finite_float_regex(max_exp: usize, digits: usize, (lead, max_fraction): (u8, &str)) -> String {
     let frac = r"(?:\.[0-9]+)?";
-    let mut alts = vec![format!(r"(?:0|[1-9][0-9]{{0,37}}){frac}(?:[eE]-[0-9]+)?")];
-    for k in 1..=9usize {
+    let mut alts = vec![format!(
+        r"(?:0|[1-9][0-9]{{0,{}}}){frac}(?:[eE]-[0-9]+)?",
+        max_exp - 1
+    )];
+    for k in 1..=digits {
         let int = if k == 1 {
             "[0-9]".to_string()
         } else {
             format!("[1-9][0-9]{{{}}}", k - 1)
         };
-        let exp = int_range_regex(0, (38 - k) as i128);
+        let exp = int_range_regex(0, (max_exp - k) as i128);
         alts.push(format!(r"{int}{frac}[eE]\+?0*{exp}"));
     }
-    alts.push(format!(
-        r"(?:[0-2]{frac}|3(?:\.{})?)[eE]\+?0*38",
-        fraction_at_most("4028235")
-    ));
+    // Mantissas with one integer digit up to the largest value, at `max_exp`.
+    let top = format!(r"{}(?:\.{})?", lead as char, fraction_at_most(max_fraction));
+    let mantissa = if lead > b'1' {
+        format!("(?:[0-{}]{frac}|{top})", (lead - 1) as char)
+    } else {
+        top
+    };
+    alts.push(format!(r"{mantissa}[eE]\+?0*{max_exp}"));
     format!("-?(?:{})", alts.join("|"))
 }
 

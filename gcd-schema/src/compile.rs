@@ -127,34 +127,26 @@ fn ptr_join(p: &str, k: &str) -> String {
 impl<'a> Compiler<'a> {
     pub fn new(root: &'a Value, esc: Escapes, draft: Draft, integers: Integers) -> Self {
         let meta = root.get("$schema").and_then(Value::as_str).unwrap_or("");
-        let legacy_formats = if meta.contains("draft-04") || meta.contains("draft-06") {
-            true
-        } else if meta.contains("draft-07") || meta.contains("2019-09") || meta.contains("2020-12")
-        {
-            false
-        } else {
-            // Draft7 stands for drafts 6 and 7 (RFC 1034 hostnames too).
-            draft != Draft::Draft2020
-        };
-        let ref_overrides = if ["draft-04", "draft-06", "draft-07"]
-            .iter()
-            .any(|d| meta.contains(d))
-        {
-            true
-        } else if meta.contains("2019-09") || meta.contains("2020-12") {
-            false
-        } else {
-            draft != Draft::Draft2020
-        };
+        // The dialect: from `$schema`, else from the option (`Draft7`
+        // may be draft 6, whose `hostname` is RFC 1034's too).
+        let dialect = ["draft-04", "draft-06", "draft-07", "2019-09", "2020-12"]
+            .into_iter()
+            .position(|d| meta.contains(d))
+            .unwrap_or(match draft {
+                Draft::Draft4 => 0,
+                Draft::Draft7 => 1,
+                Draft::Draft2020 => 4,
+            });
+        let legacy_formats = dialect <= 1;
+        let ref_overrides = dialect <= 2;
         // Draft 4 counts as integers only numbers written without a
         // fraction or exponent (`1.0` is not one); later drafts count the
         // value.
-        let draft4 = meta.contains("draft-04")
-            || (draft == Draft::Draft4
-                && !["draft-06", "draft-07", "2019-09", "2020-12"]
-                    .iter()
-                    .any(|d| meta.contains(d)));
-        let integers = if draft4 { Integers::Plain } else { integers };
+        let integers = if dialect == 0 {
+            Integers::Plain
+        } else {
+            integers
+        };
         let mut c = Compiler {
             root,
             srcs: Vec::new(),

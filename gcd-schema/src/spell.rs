@@ -82,8 +82,8 @@ pub fn short_escape(c: char) -> Option<u8> {
     })
 }
 
-/// The forms [`char_spelling`] allows for `c`.
-pub fn char_forms(c: char, esc: Escapes) -> Vec<Form> {
+/// The raw and short-escape forms `c` has.
+fn raw_and_short(c: char) -> Vec<Form> {
     let mut forms = Vec::with_capacity(3);
     if raw_ok(c) {
         forms.push(Form::Raw);
@@ -91,6 +91,12 @@ pub fn char_forms(c: char, esc: Escapes) -> Vec<Form> {
     if short_escape(c).is_some() {
         forms.push(Form::Short);
     }
+    forms
+}
+
+/// The forms [`char_spelling`] allows for `c`.
+pub fn char_forms(c: char, esc: Escapes) -> Vec<Form> {
+    let mut forms = raw_and_short(c);
     if esc == Escapes::Canonical && !forms.is_empty() {
         // Raw, or the short escape: exactly one canonical spelling.
         forms.truncate(1);
@@ -103,13 +109,7 @@ pub fn char_forms(c: char, esc: Escapes) -> Vec<Form> {
 /// The forms [`class_spelling`] allows for a member `c` of its class:
 /// every raw and short spelling, even with [`Escapes::Canonical`] (`\/`).
 pub fn class_forms(c: char, esc: Escapes) -> Vec<Form> {
-    let mut forms = Vec::with_capacity(3);
-    if raw_ok(c) {
-        forms.push(Form::Raw);
-    }
-    if short_escape(c).is_some() {
-        forms.push(Form::Short);
-    }
+    let mut forms = raw_and_short(c);
     if esc == Escapes::Any || forms.is_empty() {
         forms.push(Form::Unicode);
     }

@@ -1,14 +1,12 @@
-//! Sizes and costs of each `format`'s automaton (run by hand, in release):
-//! `cargo test --release -p gcd-schema --test format_sizes -- --ignored --nocapture`.
+//! Sizes and costs of each `format`'s automaton:
+//! `cargo run --release -p gcd-schema --example format_sizes`.
 //!
 //! Per format and escape policy: states of the string terminal's DFA,
 //! contextual-lexer states, schema compile time (cold DFA cache), and the
 //! time to bind every lexer state to the llama3 vocabulary (128k tokens),
 //! when ../shared/data is present. Bound states are cached process-wide,
 //! so for per-format bind times run one format per process:
-//! `GCD_FORMATS=uri cargo test …` (comma-separated; default: all).
-
-mod common;
+//! `GCD_FORMATS=uri cargo run …` (comma-separated; default: all).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -21,14 +19,17 @@ use serde_json::json;
 
 use gcd_schema::format::SUPPORTED as FORMATS;
 
-#[test]
-#[ignore]
-fn format_sizes() {
-    let vocab = common::shared_data().and_then(|d| {
-        Vocabulary::from_tokenizer_json(d.join("tokenizers/llama3/tokenizer.json"))
-            .ok()
-            .map(Arc::new)
-    });
+fn main() {
+    let tokenizer = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/data/tokenizers/llama3/tokenizer.json"
+    );
+    let vocab = Vocabulary::from_tokenizer_json(tokenizer)
+        .ok()
+        .map(Arc::new);
+    if vocab.is_none() {
+        eprintln!("{tokenizer} not found: bind times skipped");
+    }
     let trie = vocab.as_ref().map(|v| Arc::new(TokenTrie::new(v)));
     println!("format | escapes | DFA states | lexer states | compile ms | bind-all ms");
     let only = std::env::var("GCD_FORMATS").ok();
