@@ -22,11 +22,16 @@
 //!   after a lexeme of `p`, ending with a lexeme of `last`.
 //!
 //! Terminals are indexed `0..T`; index `T` stands for "no lexeme yet".
+//!
+//! A member set (members in any order) is planned as its missing required
+//! members in declaration order, or, when one more member is needed and
+//! none is required, the cheapest one; the plan after its first token is
+//! the rest of the same plan, so the estimate stays realizable.
 
 use crate::bind::StateTables;
 use crate::compiled::CompiledGrammar;
-use crate::grammar::Symbol;
-use crate::parser::{StackView, NT_BIT};
+use crate::grammar::{MemberSet, Symbol};
+use crate::parser::{is_data, ParseTables, SetRole, SetState, StackView, NT_BIT};
 
 /// An unreachable cost; sums of a few stay far from overflow.
 pub const INF: u32 = u32::MAX / 8;
@@ -138,7 +143,25 @@ impl BudgetTables {
         let mut changed = true;
         while changed {
             changed = false;
+            for set in &g.grammar.member_sets {
+                let a = set.list.index();
+                for p in 0..cols {
+                    let mut v = vec![INF; cols];
+                    v[p] = 0;
+                    let v = tables.list_forward(set, v);
+                    for last in 0..cols {
+                        let slot = &mut tables.nt[(a * cols + p) * cols + last];
+                        if v[last] < *slot {
+                            *slot = v[last];
+                            changed = true;
+                        }
+                    }
+                }
+            }
             for prod in &g.grammar.productions {
+                if g.grammar.is_member_set_rule(prod.lhs) {
+                    continue; // approximations; planned above
+                }
                 let a = prod.lhs.index();
                 for p in 0..cols {
                     let mut v = vec![INF; cols];
@@ -157,6 +180,36 @@ impl BudgetTables {
             }
         }
         tables
+    }
+
+    /// A member set's whole list after `v`, with nothing used yet.
+    fn list_forward(&self, set: &MemberSet, v: Vec<u32>) -> Vec<u32> {
+        let required: Vec<Symbol> = (set.members.iter())
+            .filter(|m| m.1)
+            .map(|m| Symbol::N(m.0))
+            .collect();
+        if required.is_empty() {
+            if !set.nonempty {
+                return v;
+            }
+            let any = set
+                .members
+                .iter()
+                .map(|m| m.0)
+                .chain(set.repeatable.iter().copied());
+            return any
+                .map(|m| self.apply_forward(Symbol::N(m), &v))
+                .reduce(|a, b| a.iter().zip(&b).map(|(x, y)| *x.min(y)).collect())
+                .unwrap_or_else(|| vec![INF; self.cols]);
+        }
+        let mut v = v;
+        for (i, m) in required.into_iter().enumerate() {
+            if i > 0 {
+                v = self.apply_forward(Symbol::T(set.separator), &v);
+            }
+            v = self.apply_forward(m, &v);
+        }
+        v
     }
 
     /// `v[p]` = cost so far ending after a lexeme `p`; then symbol `s`.
@@ -209,18 +262,74 @@ impl BudgetTables {
         }
     }
 
+    /// Like [`apply_backward`](Self::apply_backward) for `syms[i]`, where a
+    /// member set's rule finds its data words below it in `syms`.
+    fn apply_backward_at(
+        &self,
+        parse: &ParseTables,
+        syms: &[u32],
+        i: usize,
+        u: &[u32],
+    ) -> Vec<u32> {
+        let s = syms[i];
+        if is_data(s) {
+            return u.to_vec();
+        }
+        let mut below = syms[..i].iter().rev().copied();
+        match parse.read_set(s, || below.next()) {
+            Some(st) => self.plan_backward(&st, u),
+            None => self.apply_backward(s, u),
+        }
+    }
+
+    /// The plan of a member set in state `st` (see the module docs), on
+    /// top of what `u` finishes.
+    fn plan_backward(&self, st: &SetState, u: &[u32]) -> Vec<u32> {
+        let set = st.set;
+        let missing: Vec<u32> = set.missing(&st.used).collect();
+        let one_more = match st.role {
+            SetRole::More => false,
+            SetRole::List => set.nonempty,
+            SetRole::Next => true,
+        };
+        if missing.is_empty() && one_more {
+            return (set.free(&st.used))
+                .map(|(m, _)| self.apply_backward(m, u))
+                .reduce(|a, b| a.iter().zip(&b).map(|(x, y)| *x.min(y)).collect())
+                .unwrap_or_else(|| vec![INF; self.cols]);
+        }
+        let mut plan = Vec::with_capacity(2 * missing.len());
+        for (i, m) in missing.into_iter().enumerate() {
+            if i > 0 || st.role == SetRole::More {
+                plan.push(set.separator);
+            }
+            plan.push(m);
+        }
+        let mut v = u.to_vec();
+        for &sym in plan.iter().rev() {
+            v = self.apply_backward(sym, &v);
+        }
+        v
+    }
+
     /// Per stack position (bottom first): the cost to finish the stack up to
     /// and including it, by previous lexeme.
-    pub fn stack_costs(&self, stack: &[u32]) -> Vec<Vec<u32>> {
+    pub fn stack_costs(&self, parse: &ParseTables, stack: &[u32]) -> Vec<Vec<u32>> {
         let mut out = Vec::with_capacity(stack.len());
-        self.update_stack_costs(&mut out, &[], stack);
+        self.update_stack_costs(parse, &mut out, &[], stack);
         out
     }
 
     /// Brings `costs` (for stack `old`) up to date for stack `new`,
     /// recomputing only above their common bottom part: a token changes the
     /// top of the stack, so this is proportional to what it pushed.
-    pub fn update_stack_costs(&self, costs: &mut Vec<Vec<u32>>, old: &[u32], new: &[u32]) {
+    pub fn update_stack_costs(
+        &self,
+        parse: &ParseTables,
+        costs: &mut Vec<Vec<u32>>,
+        old: &[u32],
+        new: &[u32],
+    ) {
         let common = old
             .iter()
             .zip(new)
@@ -229,21 +338,29 @@ impl BudgetTables {
             .min(costs.len());
         costs.truncate(common);
         let empty = vec![0; self.cols];
-        for &sym in &new[common..] {
-            let next = self.apply_backward(sym, costs.last().unwrap_or(&empty));
+        for i in common..new.len() {
+            let next = self.apply_backward_at(parse, new, i, costs.last().unwrap_or(&empty));
             costs.push(next);
         }
     }
 
     /// Fewest tokens to derive the whole `view` after a lexeme `prev`.
-    fn rest(&self, view: &StackView, base_costs: &[Vec<u32>], prev: usize) -> u32 {
+    fn rest(
+        &self,
+        parse: &ParseTables,
+        view: &StackView,
+        base_costs: &[Vec<u32>],
+        prev: usize,
+    ) -> u32 {
         let (keep, top) = view.parts();
         let mut u = match keep {
             0 => vec![0; self.cols],
             k => base_costs[k - 1].clone(),
         };
-        for &sym in top {
-            u = self.apply_backward(sym, &u);
+        // A member set's rule and its data words are pushed together, so
+        // both are in `top` or both below it.
+        for i in 0..top.len() {
+            u = self.apply_backward_at(parse, top, i, &u);
         }
         u[prev]
     }
@@ -269,14 +386,19 @@ impl BudgetTables {
             if !g.is_ignored(w as u32) && !g.parse.shift(&mut v, w as u32) {
                 continue;
             }
-            best = best.min(add(d, self.rest(&v, base_costs, w)));
+            best = best.min(add(d, self.rest(&g.parse, &v, base_costs, w)));
         }
         best
     }
 
     /// Like [`estimate`](Self::estimate) for a whole stack of its own.
     pub fn estimate_for_stack(&self, g: &CompiledGrammar, stack: &[u32], q: u32) -> u32 {
-        self.estimate(g, &StackView::new(stack), q, &self.stack_costs(stack))
+        self.estimate(
+            g,
+            &StackView::new(stack),
+            q,
+            &self.stack_costs(&g.parse, stack),
+        )
     }
 
     pub fn heap_bytes(&self) -> usize {

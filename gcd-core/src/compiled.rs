@@ -28,7 +28,7 @@ use crate::transform::{self, TransformReport};
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"gcd-gram";
 /// Bumped whenever a serialized table changes shape.
-const SNAPSHOT_VERSION: u32 = 2;
+const SNAPSHOT_VERSION: u32 = 3;
 
 pub use crate::snapshot::SnapshotError;
 
@@ -118,8 +118,13 @@ impl CompiledGrammar {
                 candidate_sets.push(a);
             }
         }
-        let lexer = LexerAutomaton::build(&dfas, &rank, &candidate_sets, config.max_lexer_states)
-            .map_err(|e| {
+        let built = LexerAutomaton::build_with_matching(
+            &dfas,
+            &rank,
+            &candidate_sets,
+            config.max_lexer_states,
+        )
+        .map_err(|e| {
             GrammarError::single(
                 DiagnosticKind::TooLarge,
                 None,
@@ -129,6 +134,12 @@ impl CompiledGrammar {
                 ),
             )
         })?;
+        let (lexer, matching) = built;
+        let set_problems = member_set_problems(&grammar, &sets, &lexer, &matching);
+        if !set_problems.is_empty() {
+            return Err(GrammarError::new(set_problems));
+        }
+        drop(matching);
         let start_of = |mut set: TermSet| {
             set.union_with(&ignored);
             candidate_index
@@ -250,6 +261,24 @@ impl CompiledGrammar {
                 "right-hand-side symbols in range",
             ),
             (
+                self.parse.set_role.len() == nts
+                    && self.parse.member_index.len() == nts
+                    && self
+                        .parse
+                        .set_role
+                        .iter()
+                        .flatten()
+                        .all(|&(i, _)| (i as usize) < self.parse.sets.len())
+                    && self.parse.sets.iter().all(|s| {
+                        let nt = |x: u32| x & NT_BIT != 0 && ((x & !NT_BIT) as usize) < nts;
+                        [s.list, s.more, s.next].iter().all(|&x| (x as usize) < nts)
+                            && s.members.iter().chain(&s.repeatable).all(|&m| nt(m))
+                            && s.required.len() == s.words()
+                            && (s.separator as usize) < n
+                    }),
+                "member-set tables",
+            ),
+            (
                 lx.trans.len() == states * classes,
                 "lexer transition table size",
             ),
@@ -304,7 +333,7 @@ impl CompiledGrammar {
                 return fast;
             }
         }
-        let mut a = self.parse.acceptable_top_down(top_down());
+        let mut a = self.parse.candidates_top_down(top_down());
         a.remove(self.parse.n_terms);
         a.union_with(&self.ignored);
         // Every acceptable set the parser can reach was enumerated at compile time.
@@ -369,6 +398,88 @@ fn build_dfas(g: &Grammar) -> Result<Vec<TerminalDfa>, GrammarError> {
     }
     diags.into_result()?;
     Ok(dfas)
+}
+
+/// What makes a [`MemberSet`](crate::grammar::MemberSet) unsound to run.
+///
+/// The lexer's candidates come from the sets' approximating rules, so they
+/// can include terminals the parser then refuses: a used member's first
+/// terminal, the separator, what follows the list. The parser's refusal
+/// makes such a lexeme a dead end, exactly as if the lexer had not run the
+/// terminal, provided that running it never changes where another lexeme
+/// ends or which terminal wins: no state where it is alive has another
+/// terminal matching. Members must also start with a terminal (a nullable
+/// member could not be told to have begun), and the `more` and `next`
+/// rules, which carry data on the stack, may be used by the set only.
+fn member_set_problems(
+    g: &Grammar,
+    sets: &Sets,
+    lexer: &LexerAutomaton,
+    matching: &[Vec<u32>],
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let n = g.terminals.len();
+    let mut refusable = TermSet::new(n + 1);
+    for (i, set) in g.member_sets.iter().enumerate() {
+        let name = &g.nonterminal(set.list).name;
+        let all = set
+            .members
+            .iter()
+            .map(|m| m.0)
+            .chain(set.repeatable.iter().copied());
+        for m in all {
+            if sets.nullable[m.index()] {
+                out.push(Diagnostic::new(
+                    DiagnosticKind::Unsupported,
+                    None,
+                    format!(
+                        "member list `{name}`: member `{}` can be empty",
+                        g.nonterminal(m).name
+                    ),
+                ));
+            }
+        }
+        for (m, _) in &set.members {
+            refusable.union_with(&sets.first[m.index()]);
+        }
+        refusable.insert(set.separator.index());
+        refusable.union_with(&sets.follow[set.list.index()]);
+        refusable.union_with(&sets.follow[set.more.index()]);
+        let foreign = g.productions.iter().find(|p| {
+            !set.is_own_rule(p.lhs)
+                && p.rhs
+                    .iter()
+                    .any(|&s| s == Symbol::N(set.more) || s == Symbol::N(set.next))
+        });
+        if let Some(p) = foreign {
+            out.push(Diagnostic::new(
+                DiagnosticKind::Unsupported,
+                p.span,
+                format!(
+                    "member list `{name}` (set {i}): its inner rules are used by `{}`",
+                    g.nonterminal(p.lhs).name
+                ),
+            ));
+        }
+    }
+    for (q, alive) in lexer.alive.iter().enumerate() {
+        for &x in alive.iter().filter(|&&x| refusable.contains(x as usize)) {
+            if let Some(&y) = matching[q].iter().find(|&&y| y != x) {
+                out.push(Diagnostic::new(
+                    DiagnosticKind::LexicalHazard,
+                    None,
+                    format!(
+                        "a member list may refuse `{}`, but a lexeme where it is still possible also matches `{}`; \
+                         refusing it would change how that lexeme ends",
+                        g.display_symbol(Symbol::T(TermId(x))),
+                        g.display_symbol(Symbol::T(TermId(y)))
+                    ),
+                ));
+                return out;
+            }
+        }
+    }
+    out
 }
 
 /// Every set of terminals (with the end marker) that the parser can accept

@@ -527,6 +527,18 @@ impl LexerAutomaton {
         candidate_sets: &[TermSet],
         max_states: usize,
     ) -> Result<LexerAutomaton, TooManyStates> {
+        Self::build_with_matching(dfas, rank, candidate_sets, max_states).map(|(a, _)| a)
+    }
+
+    /// [`build`](Self::build), also returning per state every terminal
+    /// that matches there (the winner and those it beats), which the
+    /// compiler's checks need once and the automaton does not keep.
+    pub fn build_with_matching(
+        dfas: &[TerminalDfa],
+        rank: &[u32],
+        candidate_sets: &[TermSet],
+        max_states: usize,
+    ) -> Result<(LexerAutomaton, Vec<Vec<u32>>), TooManyStates> {
         let classes = ByteClasses::new(dfas);
         let nc = classes.len();
         let mut index: rustc_hash::FxHashMap<Vec<(u32, u32)>, u32> = Default::default();
@@ -577,26 +589,34 @@ impl LexerAutomaton {
             i += 1;
         }
         debug_assert_eq!(trans.len(), members.len() * nc);
-        let winner = members
-            .iter()
+        let matching: Vec<Vec<u32>> = (members.iter())
             .map(|m| {
                 m.iter()
                     .filter(|&&(t, s)| dfas[t as usize].is_accepting(s))
-                    .min_by_key(|&&(t, _)| rank[t as usize])
-                    .map_or(NO_TERMINAL, |&(t, _)| t)
+                    .map(|&(t, _)| t)
+                    .collect()
+            })
+            .collect();
+        let winner = (matching.iter())
+            .map(|m: &Vec<u32>| {
+                m.iter()
+                    .copied()
+                    .min_by_key(|&t| rank[t as usize])
+                    .unwrap_or(NO_TERMINAL)
             })
             .collect();
         let alive = members
             .iter()
             .map(|m| m.iter().map(|&(t, _)| t).collect())
             .collect();
-        Ok(LexerAutomaton {
+        let automaton = LexerAutomaton {
             classes,
             trans,
             winner,
             starts,
             alive,
-        })
+        };
+        Ok((automaton, matching))
     }
 
     #[inline]

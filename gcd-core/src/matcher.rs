@@ -13,7 +13,9 @@ use std::sync::Arc;
 
 use bitvec::prelude::*;
 
+use crate::analysis::TermSet;
 use crate::bind::{set_bit, BoundGrammar, EndFilter};
+use crate::compiled::CompiledGrammar;
 use crate::lexer::DEAD;
 use crate::parser::StackView;
 
@@ -76,6 +78,31 @@ impl Drop for Snapshot {
             }
         }
     }
+}
+
+/// The terminals (ignored ones included) that a lexeme starting with
+/// parser `view` may end as, when they are fewer than the lexer's
+/// candidates: with member sets, the lexer also runs a used member's key
+/// (see [`crate::parser::ParseTables::candidates_top_down`]), and a
+/// pending lexeme that only such a key can still win is a dead end.
+fn exact_candidates(g: &CompiledGrammar, view: &StackView) -> Option<TermSet> {
+    if !g.parse.has_sets() {
+        return None;
+    }
+    let candidates = g.parse.candidates_top_down(view.top_down());
+    let mut exact = g.parse.acceptable_top_down(view.top_down());
+    if exact == candidates {
+        return None;
+    }
+    exact.union_with(&g.ignored);
+    Some(exact)
+}
+
+/// Whether lexer state `q` can still end as one of `exact`.
+fn viable(g: &CompiledGrammar, q: u32, exact: &TermSet) -> bool {
+    g.lexer.alive[q as usize]
+        .iter()
+        .any(|&t| exact.contains(t as usize))
 }
 
 /// Follows one output. Cheap to clone (fork), rolls back by tokens.
@@ -271,11 +298,16 @@ impl Matcher {
         let b = &*self.bound;
         let g = &b.grammar;
         let tables = b.state(q);
-        match budget {
-            None => tables.within.or_into(out, filter.map(|f| &f.tokens)),
-            Some(bc) => {
+        let exact = exact_candidates(g, view);
+        match (budget, &exact) {
+            (None, None) => tables.within.or_into(out, filter.map(|f| &f.tokens)),
+            _ => {
                 for (end, set) in &tables.within_by_end {
-                    if b.budget().estimate(g, view, *end, &bc.base) <= bc.limit {
+                    let ok = exact.as_ref().is_none_or(|e| viable(g, *end, e))
+                        && budget.is_none_or(|bc| {
+                            b.budget().estimate(g, view, *end, bc.base) <= bc.limit
+                        });
+                    if ok {
                         set.or_into(out, filter.map(|f| &f.tokens));
                     }
                 }
@@ -325,6 +357,7 @@ impl Matcher {
         let lx = &g.lexer;
         let base_depth = trie.depth[root] as usize;
         let mut views: Vec<StackView> = vec![view.clone()];
+        let mut exacts: Vec<Option<TermSet>> = vec![exact_candidates(g, view)];
         scratch.state[base_depth - 1] = q;
         scratch.view[base_depth - 1] = 0;
         let end = trie.subtree_end[root] as usize;
@@ -351,8 +384,16 @@ impl Matcher {
                     i = trie.subtree_end[i] as usize;
                     continue;
                 }
+                exacts.push(exact_candidates(g, &v));
                 views.push(v);
                 vi = (views.len() - 1) as u32;
+            }
+            if exacts[vi as usize]
+                .as_ref()
+                .is_some_and(|e| !viable(g, ns, e))
+            {
+                i = trie.subtree_end[i] as usize;
+                continue;
             }
             let tokens = trie.tokens_at(i);
             if !tokens.is_empty()
@@ -397,6 +438,9 @@ impl Matcher {
             }
             q = ns;
             fresh = false;
+        }
+        if exact_candidates(g, &StackView::new(&stack)).is_some_and(|e| !viable(g, q, &e)) {
+            return None;
         }
         Some((stack, q))
     }
@@ -446,7 +490,7 @@ impl Matcher {
             costs = self.stack_costs.clone();
             let b = &self.bound;
             b.budget()
-                .update_stack_costs(&mut costs, &self.stack, &stack);
+                .update_stack_costs(&b.grammar.parse, &mut costs, &self.stack, &stack);
             let need = b
                 .budget()
                 .estimate(&b.grammar, &StackView::new(&stack), q, &costs);
@@ -521,7 +565,10 @@ impl Matcher {
         self.history_len -= n;
         self.finished = false;
         if self.budget.is_some() {
-            self.stack_costs = self.bound.budget().stack_costs(&self.stack);
+            self.stack_costs = self
+                .bound
+                .budget()
+                .stack_costs(&self.bound.grammar.parse, &self.stack);
         }
         Ok(())
     }
@@ -560,7 +607,10 @@ impl Matcher {
         }
         self.budget = n;
         self.stack_costs = match n {
-            Some(_) => self.bound.budget().stack_costs(&self.stack),
+            Some(_) => self
+                .bound
+                .budget()
+                .stack_costs(&self.bound.grammar.parse, &self.stack),
             None => Vec::new(),
         };
         Ok(())

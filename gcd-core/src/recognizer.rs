@@ -2,11 +2,12 @@
 //! correct rather than fast.
 //!
 //! It re-runs each candidate terminal's DFA over the whole pending lexeme,
-//! and it decides "valid prefix" by searching for a completion (breadth first
-//! over configurations), never by the matcher's shortcut. The matcher is
+//! and it decides "valid prefix" by searching for a completion over
+//! configurations, never by the matcher's shortcut. The matcher is
 //! tested against it bit for bit.
 
-use std::collections::{HashSet, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashSet};
 
 use crate::compiled::CompiledGrammar;
 use crate::lexer::ByteClasses;
@@ -32,7 +33,7 @@ impl Status {
 }
 
 /// One point of the lexer + parser run.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 struct Config {
     stack: Vec<u32>,
     /// Candidates of the pending lexeme (empty when no lexeme is pending).
@@ -150,9 +151,12 @@ impl<'g> Recognizer<'g> {
         self.search(c)
     }
 
-    /// Breadth-first search for a completion from `c`. Configurations are
-    /// compared by what determines their future: the stack, the candidates
-    /// and each candidate's DFA state on the lexeme.
+    /// Search for a completion from `c`, visiting every configuration
+    /// reachable from it until one may end (the order only decides how soon:
+    /// shorter parser stacks first, as they are closer to the end, then
+    /// breadth first). Configurations are compared by what determines their
+    /// future: the stack, the candidates and each candidate's DFA state on
+    /// the lexeme.
     fn search(&self, c: Config) -> Status {
         let key = |c: &Config| {
             let states: Vec<Option<u32>> = c
@@ -169,8 +173,9 @@ impl<'g> Recognizer<'g> {
         };
         let mut seen = HashSet::new();
         seen.insert(key(&c));
-        let mut queue = VecDeque::from([c]);
-        while let Some(c) = queue.pop_front() {
+        let mut order = 0usize;
+        let mut queue = BinaryHeap::from([(Reverse((c.stack.len(), order)), c)]);
+        while let Some((_, c)) = queue.pop() {
             for &b in &self.classes.representatives {
                 let mut next = c.clone();
                 if !self.feed(&mut next, b) {
@@ -183,7 +188,8 @@ impl<'g> Recognizer<'g> {
                     if seen.len() > self.search_limit {
                         return Status::Unknown;
                     }
-                    queue.push_back(next);
+                    order += 1;
+                    queue.push((Reverse((next.stack.len(), order)), next));
                 }
             }
         }

@@ -77,7 +77,7 @@ use std::fmt;
 
 use crate::analysis::{self, Sets, TermSet};
 use crate::error::{Diagnostic, DiagnosticKind, GrammarError, Span};
-use crate::grammar::{Grammar, Nonterminal, NtId, Production, RuleKind, Symbol};
+use crate::grammar::{Grammar, MemberSet, Nonterminal, NtId, Production, RuleKind, Symbol};
 
 /// What a [`Rewrite`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -891,7 +891,7 @@ impl<'g> Work<'g> {
                         let Some(&Symbol::N(n)) = alt.rhs.first() else {
                             return None;
                         };
-                        if n == a {
+                        if n == a || self.g.is_member_set_rule(n) {
                             return None;
                         }
                         if done[n.index()] && reach[n.index()] {
@@ -1089,6 +1089,7 @@ impl<'g> Work<'g> {
         let known = sets.first.len();
         let alts = self.alts[a.index()].clone();
         if a.index() >= known
+            || self.g.is_member_set_rule(a)
             || alts.iter().any(|x| {
                 x.rhs
                     .iter()
@@ -1242,6 +1243,7 @@ impl<'g> Work<'g> {
         let known = sets.first.len();
         let alts = &self.alts[a.index()];
         if a.index() >= known
+            || self.g.is_member_set_rule(a)
             || alts.iter().any(|x| {
                 x.rhs
                     .iter()
@@ -1263,7 +1265,13 @@ impl<'g> Work<'g> {
         let cands: Vec<(usize, NtId)> = (0..alts.len())
             .filter(|&i| conflicting[i])
             .filter_map(|i| match alts[i].rhs.first() {
-                Some(&Symbol::N(m)) if m != a && !self.alts[m.index()].is_empty() => Some((i, m)),
+                Some(&Symbol::N(m))
+                    if m != a
+                        && !self.alts[m.index()].is_empty()
+                        && !self.g.is_member_set_rule(m) =>
+                {
+                    Some((i, m))
+                }
                 _ => None,
             })
             .collect();
@@ -1443,11 +1451,24 @@ impl<'g> Work<'g> {
                 });
             }
         }
+        let kept = |n: NtId| remap[n.index()].expect("member-set rules use each other");
+        let member_sets = (self.g.member_sets.iter())
+            .filter(|m| remap[m.list.index()].is_some())
+            .map(|m| MemberSet {
+                list: kept(m.list),
+                more: kept(m.more),
+                next: kept(m.next),
+                members: m.members.iter().map(|&(n, r)| (kept(n), r)).collect(),
+                repeatable: m.repeatable.iter().map(|&n| kept(n)).collect(),
+                ..m.clone()
+            })
+            .collect();
         Grammar {
             terminals: self.g.terminals.clone(),
             nonterminals,
             productions,
             start: remap[self.g.start.index()].expect("the start rule is kept"),
+            member_sets,
         }
     }
 

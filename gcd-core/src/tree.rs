@@ -229,6 +229,10 @@ pub enum ParseErrorKind {
     /// The input ended too early: inside a lexeme, or before the grammar
     /// could accept.
     UnexpectedEnd,
+    /// The grammar has member lists in any order
+    /// ([`MemberSet`](crate::grammar::MemberSet)), which parse trees do
+    /// not support yet; check such outputs with the matcher instead.
+    UnsupportedGrammar,
 }
 
 /// A parse error with its position and what was expected there.
@@ -282,6 +286,11 @@ impl ParseError {
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let found = self.found.as_deref().unwrap_or("end of input");
+        if self.kind == ParseErrorKind::UnsupportedGrammar {
+            return f.write_str(
+                "parse trees are not supported for grammars with member lists in any order",
+            );
+        }
         match (self.kind, &self.lexeme) {
             (ParseErrorKind::UnexpectedEnd, Some((text, _))) => {
                 write!(f, "unexpected end of input inside the lexeme {text:?}")?
@@ -438,6 +447,9 @@ impl<'g> TreeParser<'g> {
     }
 
     fn run(mut self) -> Result<ParseOutput, ParseError> {
+        if self.g.parse.has_sets() {
+            return Err(self.error(ParseErrorKind::UnsupportedGrammar, 0, None, Vec::new()));
+        }
         let input = self.input;
         let len = input.len();
         let lx = &self.g.lexer;

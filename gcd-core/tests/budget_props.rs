@@ -117,12 +117,30 @@ fn generate(
 
 #[test]
 fn budgeted_generation_always_completes_within_budget() {
+    let points = budget_holds(compile_random, 150);
+    assert!(points > 500);
+}
+
+/// The same on grammars with member sets (members in any order), whose
+/// budget plans their missing required members.
+#[test]
+fn budget_holds_with_member_sets() {
+    let points = budget_holds(
+        |seed| common::random_member_grammar(seed).compile().map(Arc::new),
+        80,
+    );
+    assert!(points > 200);
+}
+
+/// Checks `count` grammars from `compile`; returns at how many points the
+/// estimate was compared with the exact fewest tokens.
+fn budget_holds(compile: impl Fn(u64) -> Option<Arc<CompiledGrammar>>, count: usize) -> usize {
     let mut grammars = 0;
     let (mut est_sum, mut exact_sum, mut exact_cases) = (0usize, 0usize, 0usize);
     let mut seed = 0u64;
-    while grammars < 150 {
+    while grammars < count {
         seed += 1;
-        let Some(c) = compile_random(seed) else {
+        let Some(c) = compile(seed) else {
             continue;
         };
         let tokens = common::random_vocab(seed, 24);
@@ -189,5 +207,5 @@ fn budgeted_generation_always_completes_within_budget() {
         }
     }
     eprintln!("estimate vs exact fewest tokens at {exact_cases} points: {est_sum} vs {exact_sum} tokens in all");
-    assert!(exact_cases > 500);
+    exact_cases
 }

@@ -160,9 +160,53 @@ pub struct Grammar {
     pub nonterminals: Vec<Nonterminal>,
     pub productions: Vec<Production>,
     pub start: NtId,
+    /// Lists whose members come in any order (see [`MemberSet`]).
+    #[serde(default)]
+    pub member_sets: Vec<MemberSet>,
+}
+
+/// A list whose members may come in any order, each at most once, some of
+/// them required: a JSON object's properties when their order is free.
+///
+/// A context-free grammar would need a rule per subset of members, so the
+/// parser keeps the set of members used so far on its stack instead (see
+/// [`crate::parser`]). The rules `list`, `more` and `next` still have
+/// productions, an over-approximation in which members repeat and none is
+/// required (`list: m more | … | <empty>`, `more: SEP next | <empty>`,
+/// `next: m more | …`): FIRST/FOLLOW sets, the LL(1) check and the
+/// lexer's candidate sets are computed from them, and the parser narrows
+/// them exactly at run time. The transforms never rewrite these three rules.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MemberSet {
+    /// The whole list, as other rules use it.
+    pub list: NtId,
+    /// After a member: the separator and another member, or the end.
+    pub more: NtId,
+    /// After the separator: one more member.
+    pub next: NtId,
+    /// Members that may come at most once, and whether each is required.
+    pub members: Vec<(NtId, bool)>,
+    /// Members that may come any number of times (extra keys).
+    pub repeatable: Vec<NtId>,
+    pub separator: TermId,
+    /// At least one member, even when none is required.
+    pub nonempty: bool,
+}
+
+impl MemberSet {
+    /// Whether `n` is one of the three rules whose productions only
+    /// approximate the list.
+    pub fn is_own_rule(&self, n: NtId) -> bool {
+        n == self.list || n == self.more || n == self.next
+    }
 }
 
 impl Grammar {
+    /// Whether `n` is a rule of some [`MemberSet`] (rewritten by no transform).
+    pub fn is_member_set_rule(&self, n: NtId) -> bool {
+        self.member_sets.iter().any(|m| m.is_own_rule(n))
+    }
+
     pub fn terminal(&self, t: TermId) -> &Terminal {
         &self.terminals[t.index()]
     }
@@ -314,6 +358,24 @@ pub struct GrammarBuilder {
     ignore: Vec<(String, Option<Span>)>,
     start: Option<String>,
     errors: Vec<Diagnostic>,
+    member_sets: Vec<MemberSetDef>,
+}
+
+/// A [`MemberSet`] by rule names, resolved by `build`.
+#[derive(Clone, Debug)]
+struct MemberSetDef {
+    name: String,
+    required: Vec<bool>,
+    repeatable: usize,
+    nonempty: bool,
+}
+
+fn member_rule(set: &str, k: usize) -> String {
+    format!("{set}__m{k}")
+}
+
+fn repeatable_rule(set: &str, k: usize) -> String {
+    format!("{set}__r{k}")
 }
 
 impl GrammarBuilder {
@@ -396,6 +458,67 @@ impl GrammarBuilder {
             keep_all_tokens: false,
             alternatives,
             span,
+        });
+        self
+    }
+
+    /// Adds rule `name`: the `members` (each with whether it is required)
+    /// in any order, each at most once, and the `repeatable` ones any
+    /// number of times, between `separator`s (see [`MemberSet`]). Each
+    /// member must begin with a terminal that tells it from the others.
+    pub fn member_set(
+        &mut self,
+        name: &str,
+        members: Vec<(Expr, bool)>,
+        repeatable: Vec<Expr>,
+        separator: Expr,
+        nonempty: bool,
+    ) -> &mut Self {
+        let more = format!("{name}__more");
+        let next = format!("{name}__next");
+        let generated = |expr| Alternative {
+            expr,
+            alias: None,
+            span: None,
+        };
+        let mut heads = Vec::new();
+        let mut required = Vec::new();
+        for (k, (e, req)) in members.into_iter().enumerate() {
+            let m = member_rule(name, k);
+            self.rule_full(&m, RuleKind::Generated, vec![generated(e)], None);
+            heads.push(m);
+            required.push(req);
+        }
+        let n_repeatable = repeatable.len();
+        for (k, e) in repeatable.into_iter().enumerate() {
+            let m = repeatable_rule(name, k);
+            self.rule_full(&m, RuleKind::Generated, vec![generated(e)], None);
+            heads.push(m);
+        }
+        let then_more = |m: &String| generated(Expr::seq(vec![Expr::name(m), Expr::name(&more)]));
+        let mut list: Vec<Alternative> = heads.iter().map(then_more).collect();
+        list.push(generated(Expr::seq(vec![])));
+        self.rule_full(name, RuleKind::Generated, list, None);
+        self.rule_full(
+            &more,
+            RuleKind::Generated,
+            vec![
+                generated(Expr::seq(vec![separator, Expr::name(&next)])),
+                generated(Expr::seq(vec![])),
+            ],
+            None,
+        );
+        self.rule_full(
+            &next,
+            RuleKind::Generated,
+            heads.iter().map(then_more).collect(),
+            None,
+        );
+        self.member_sets.push(MemberSetDef {
+            name: name.to_string(),
+            required,
+            repeatable: n_repeatable,
+            nonempty,
         });
         self
     }
@@ -547,12 +670,49 @@ impl GrammarBuilder {
                 );
             }
         }
+        let mut member_sets = Vec::new();
+        for d in &self.member_sets {
+            let nt = |n: &str| nt_index[n];
+            let more = nt(&format!("{}__more", d.name));
+            let separator = productions
+                .iter()
+                .find(|p| p.lhs == more && !p.rhs.is_empty())
+                .and_then(|p| match p.rhs[..] {
+                    [Symbol::T(t), _] => Some(t),
+                    _ => None,
+                });
+            let Some(separator) = separator else {
+                diags.error(
+                    DiagnosticKind::Unsupported,
+                    None,
+                    format!(
+                        "member list `{}`: the separator must be one terminal",
+                        d.name
+                    ),
+                );
+                continue;
+            };
+            member_sets.push(MemberSet {
+                list: nt(&d.name),
+                more,
+                next: nt(&format!("{}__next", d.name)),
+                members: (d.required.iter().enumerate())
+                    .map(|(k, &r)| (nt(&member_rule(&d.name, k)), r))
+                    .collect(),
+                repeatable: (0..d.repeatable)
+                    .map(|k| nt(&repeatable_rule(&d.name, k)))
+                    .collect(),
+                separator,
+                nonempty: d.nonempty,
+            });
+        }
         diags.into_result()?;
         Ok(Grammar {
             terminals,
             nonterminals,
             productions,
             start,
+            member_sets,
         })
     }
 }

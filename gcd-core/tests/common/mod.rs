@@ -1,6 +1,7 @@
 //! Random small grammars and vocabularies for the property tests.
 #![allow(dead_code)]
 pub mod data;
+pub mod walk;
 
 use gcd_core::grammar::{Expr, Grammar, GrammarBuilder, TerminalPattern};
 use rand::rngs::StdRng;
@@ -127,6 +128,67 @@ impl Grammar_ {
     pub fn compile(&self) -> Option<gcd_core::compiled::CompiledGrammar> {
         gcd_core::compiled::CompiledGrammar::new(&self.build()?).ok()
     }
+}
+
+/// A random grammar around one or two member sets (members in any order):
+/// `start: "(" S ")"`, members `KEY val` with keys drawn from quoted names
+/// that share prefixes, some required, sometimes repeatable `"x…"` keys,
+/// values that may nest the sets. Over `random_vocab`'s alphabet.
+pub fn random_member_grammar(seed: u64) -> Grammar_ {
+    let mut rng = StdRng::seed_from_u64(seed ^ 0x5e75);
+    let mut b = GrammarBuilder::new();
+    const KEYS: &[&str] = &["\"a\"", "\"b\"", "\"ab\"", "\"ba\"", "\"c\"", "\"\""];
+    let n_sets = rng.random_range(1..=2);
+    for s in 0..n_sets {
+        let n = rng.random_range(1..=4);
+        let mut keys: Vec<&str> = KEYS.to_vec();
+        let mut members = Vec::new();
+        for _ in 0..n {
+            let k = keys.remove(rng.random_range(0..keys.len()));
+            let member = Expr::seq(vec![Expr::literal(k), Expr::name("val")]);
+            members.push((member, rng.random_bool(0.35)));
+        }
+        let mut repeatable = Vec::new();
+        if rng.random_bool(0.35) {
+            repeatable.push(Expr::seq(vec![
+                Expr::regex("\"x[abc]*\""),
+                Expr::name("val"),
+            ]));
+        }
+        let nonempty = rng.random_bool(0.2);
+        b.member_set(
+            &format!("set{s}"),
+            members,
+            repeatable,
+            Expr::literal(","),
+            nonempty,
+        );
+    }
+    let mut vals = vec![Expr::literal("0"), Expr::regex("1+")];
+    for s in 0..n_sets {
+        if rng.random_bool(0.6) {
+            vals.push(Expr::seq(vec![
+                Expr::literal("("),
+                Expr::name(&format!("set{s}")),
+                Expr::literal(")"),
+            ]));
+        }
+    }
+    b.rule("val", vals);
+    b.rule(
+        "start",
+        vec![Expr::seq(vec![
+            Expr::literal("("),
+            Expr::name("set0"),
+            Expr::literal(")"),
+        ])],
+    );
+    b.start("start");
+    if rng.random_bool(0.5) {
+        b.terminal("WS", TerminalPattern::Regex(" +".into()));
+        b.ignore("WS", None);
+    }
+    Grammar_ { builder: b, seed }
 }
 
 /// A random vocabulary over the bytes the grammars use: single bytes, all

@@ -1,0 +1,87 @@
+//! The matcher checked against the brute-force reference along a walk.
+
+use std::sync::Arc;
+
+use gcd_core::bind::BoundGrammar;
+use gcd_core::compiled::CompiledGrammar;
+use gcd_core::matcher::Matcher;
+use gcd_core::recognizer::{Recognizer, Status};
+use gcd_core::vocab::Vocabulary;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// Compares masks along one random walk; returns how many masks were checked.
+pub fn check_walk(
+    compiled: Arc<CompiledGrammar>,
+    tokens: Vec<Vec<u8>>,
+    seed: u64,
+    steps: usize,
+) -> usize {
+    let n = tokens.len() as u32;
+    let vocab = Arc::new(Vocabulary::from_tokens_with_eos(tokens.clone(), "</s>"));
+    let bound = Arc::new(BoundGrammar::new(compiled.clone(), vocab));
+    let reference = Recognizer::new(&compiled);
+    let mut patient = Recognizer::new(&compiled);
+    patient.search_limit = 5_000_000;
+    let mut m = Matcher::new(bound);
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut checked = 0;
+    for _ in 0..steps {
+        let mask = m.compute_mask(tokens.len() + 1);
+        let prefix = m.output().to_vec();
+        let mut allowed = Vec::new();
+        for (id, t) in tokens.iter().enumerate() {
+            let mut s = prefix.clone();
+            s.extend_from_slice(t);
+            let st = reference.status(&s);
+            // Rare grammars need long completions; search harder before giving up.
+            let st = if st == Status::Unknown {
+                patient.status(&s)
+            } else {
+                st
+            };
+            assert_ne!(
+                st,
+                Status::Unknown,
+                "reference gave up on {:?}",
+                String::from_utf8_lossy(&s)
+            );
+            assert_eq!(
+                mask[id],
+                st.is_viable(),
+                "token {:?} after {:?}: matcher {} reference {:?}",
+                String::from_utf8_lossy(t),
+                String::from_utf8_lossy(&prefix),
+                mask[id],
+                st
+            );
+            if mask[id] {
+                allowed.push(id as u32);
+            }
+            // advance() must agree with the mask.
+            let mut probe = m.clone();
+            assert_eq!(probe.advance(id as u32).is_ok(), mask[id]);
+        }
+        let complete = reference.is_complete(&prefix);
+        assert_eq!(
+            m.is_complete(),
+            complete,
+            "completeness after {:?}",
+            String::from_utf8_lossy(&prefix)
+        );
+        assert_eq!(mask[n as usize], complete, "EOS bit");
+        checked += 1;
+        if allowed.is_empty() {
+            // Only a complete output may have nowhere to go.
+            assert!(
+                complete,
+                "dead end after {:?}",
+                String::from_utf8_lossy(&prefix)
+            );
+            break;
+        }
+        let t = allowed[rng.random_range(0..allowed.len())];
+        m.advance(t).unwrap();
+    }
+    checked
+}
