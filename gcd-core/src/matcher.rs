@@ -86,7 +86,7 @@ impl Drop for Snapshot {
 /// (see [`crate::parser::ParseTables::candidates_top_down`]), and a
 /// pending lexeme that only such a key can still win is a dead end.
 fn exact_candidates(g: &CompiledGrammar, view: &StackView) -> Option<TermSet> {
-    if !g.parse.has_sets() {
+    if !g.parse.has_sets() || !g.parse.set_decides_top_down(view.top_down()) {
         return None;
     }
     let candidates = g.parse.candidates_top_down(view.top_down());

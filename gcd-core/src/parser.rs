@@ -418,6 +418,25 @@ impl ParseTables {
     pub fn has_sets(&self) -> bool {
         !self.sets.is_empty()
     }
+
+    /// Whether the next terminal may be decided by a member set's rule:
+    /// only then can [`candidates_top_down`](Self::candidates_top_down)
+    /// exceed [`acceptable_top_down`](Self::acceptable_top_down).
+    pub fn set_decides_top_down(&self, top_down: impl Iterator<Item = u32>) -> bool {
+        for s in top_down.filter(|&s| !is_data(s)) {
+            if s & NT_BIT == 0 {
+                return false;
+            }
+            let n = s & !NT_BIT;
+            if self.set_role(n).is_some() {
+                return true;
+            }
+            if !self.nullable[n as usize] {
+                return false;
+            }
+        }
+        false
+    }
 }
 
 /// What [`ParseTables::shift`] needs of a stack.
