@@ -1,6 +1,9 @@
 //! [`Node`]s → grammar rules (gcd-core's [`GrammarBuilder`]).
 //!
-//! One rule per reachable schema location. Objects list members in schema
+//! One rule per reachable schema location. With [`PropertyOrder::Any`] an
+//! object is a gcd-core member set (members in any order, each once; a
+//! union of objects splits on the first key, then a member set of the
+//! chosen shape's other properties). Otherwise objects list members in schema
 //! order: a member rule at position `i` offers every property that may come
 //! next (the next ones up to and including the first required one), each
 //! key a terminal matching all spellings of that name, so the choice is
@@ -15,13 +18,16 @@ use gcd_core::lexer::TerminalDfa;
 
 use crate::compile::Compiler;
 use crate::error::SchemaError;
-use crate::node::{ArrayShape, Id, Node, ObjectShape};
+use crate::node::{ArrayShape, Id, Node, ObjectShape, Property};
 use crate::other_keys::other_keys_dfa;
 use crate::spell::other_than;
-use crate::Whitespace;
+use crate::{PropertyOrder, Whitespace};
 
 /// More array positions than this are refused (rule count grows with it).
 const MAX_POSITIONS: u64 = 1000;
+/// Object unions with members in any order: at most this many members in
+/// all (a shape of n properties has n member sets of n - 1).
+const MAX_UNION_MEMBERS: usize = 5000;
 
 pub struct Emitter<'c, 'a> {
     c: &'c mut Compiler<'a>,
@@ -32,6 +38,7 @@ pub struct Emitter<'c, 'a> {
     shapes: HashMap<String, Id>,
     queue: VecDeque<Id>,
     key_terminals: HashMap<(String, i32), String>,
+    order: PropertyOrder,
 }
 
 fn rule(id: Id) -> String {
@@ -39,7 +46,7 @@ fn rule(id: Id) -> String {
 }
 
 impl<'c, 'a> Emitter<'c, 'a> {
-    pub fn new(c: &'c mut Compiler<'a>, ws: Whitespace) -> Self {
+    pub fn new(c: &'c mut Compiler<'a>, ws: Whitespace, order: PropertyOrder) -> Self {
         let mut b = GrammarBuilder::new();
         let (comma, colon) = match ws {
             Whitespace::Json => {
@@ -58,6 +65,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
             shapes: HashMap::new(),
             queue: VecDeque::new(),
             key_terminals: HashMap::new(),
+            order,
         }
     }
 
@@ -167,7 +175,18 @@ impl<'c, 'a> Emitter<'c, 'a> {
                 objects.push(o);
             }
         }
-        if !objects.is_empty() {
+        if self.order == PropertyOrder::Any && !objects.is_empty() {
+            let name = format!("o{id}");
+            let body = match &objects[..] {
+                [o] => self.member_set(&format!("{name}_s"), &o.props, o, o.nonempty),
+                _ => self.object_union(&name, &objects, id)?,
+            };
+            self.b.rule(
+                &name,
+                vec![Expr::seq(vec![self.lit("{"), body, self.lit("}")])],
+            );
+            alts.push(Expr::name(&name));
+        } else if !objects.is_empty() {
             // Several object shapes share one rule: their first members sit
             // side by side, so gcd-core's left factoring can split them on
             // the first key (or on a shared tag key's value).
@@ -311,14 +330,109 @@ impl<'c, 'a> Emitter<'c, 'a> {
         Ok(())
     }
 
-    /// Emits an object shape's member rules; returns whether `{}` is
-    /// allowed and the alternatives of its first member.
-    #[allow(clippy::needless_range_loop)] // positions index several tables
-    fn object(&mut self, name: &str, o: &ObjectShape) -> (bool, Vec<Expr>) {
-        let n = o.props.len();
+    /// `props` of an object shape in any order (gcd-core's member set),
+    /// each at most once, and `o`'s extra keys any number of times.
+    fn member_set(
+        &mut self,
+        set: &str,
+        props: &[Property],
+        o: &ObjectShape,
+        nonempty: bool,
+    ) -> Expr {
+        let members = (props.iter())
+            .map(|p| (self.member(&p.name, p.schema), p.required))
+            .collect();
+        let colon = self.colon.clone();
+        let repeatable = (self.extra_keys(o).into_iter())
+            .map(|(k, a)| {
+                let v = self.want(a);
+                Expr::seq(vec![k, self.lit(&colon), v])
+            })
+            .collect();
+        let comma = self.lit(&self.comma.clone());
+        self.b.member_set(set, members, repeatable, comma, nonempty);
+        Expr::name(set)
+    }
+
+    /// `"name": value`.
+    fn member(&mut self, name: &str, schema: Id) -> Expr {
+        let key = Expr::regex(&crate::spell::quoted(name, self.c.esc));
+        let v = self.want(schema);
+        Expr::seq(vec![key, self.lit(&self.colon.clone()), v])
+    }
+
+    /// Several object shapes with members in any order: the first key
+    /// must tell the shape (declared by that shape only, no extra keys
+    /// anywhere); the shape's other members then follow in any order.
+    /// Grows with the square of a shape's property count.
+    fn object_union(
+        &mut self,
+        name: &str,
+        objects: &[ObjectShape],
+        id: Id,
+    ) -> Result<Expr, SchemaError> {
+        let keyword = self.c.union_keyword(id);
+        let refuse = |why: String| SchemaError::unsupported(keyword, &self.c.pointer(id), why);
+        let mut owner: HashMap<&str, usize> = HashMap::new();
+        let mut size = 0;
+        for (i, o) in objects.iter().enumerate() {
+            if o.additional.is_some() || !o.patterns.is_empty() {
+                return Err(refuse(
+                    "a union of object shapes where one allows extra keys, with properties in any order \
+                     (the first key must tell the shapes apart)"
+                        .into(),
+                ));
+            }
+            for p in &o.props {
+                if owner.insert(&p.name, i).is_some_and(|j| j != i) {
+                    return Err(refuse(format!(
+                        "property {:?} is in several object shapes of one union; with properties in any order \
+                         the first key must tell the shapes apart",
+                        p.name
+                    )));
+                }
+            }
+            size += o.props.len() * o.props.len();
+        }
+        if size > MAX_UNION_MEMBERS {
+            return Err(refuse(format!(
+                "object shapes in a union too large for properties in any order (more than {MAX_UNION_MEMBERS} members)"
+            )));
+        }
+        let mut alts = Vec::new();
+        if objects
+            .iter()
+            .any(|o| !o.nonempty && !o.props.iter().any(|p| p.required))
+        {
+            alts.push(Expr::seq(vec![]));
+        }
+        for (i, o) in objects.iter().enumerate() {
+            for (k, first) in o.props.iter().enumerate() {
+                let mut others = o.props.clone();
+                others.remove(k);
+                let rest = format!("{name}_{i}_{k}");
+                let mut rest_alts = Vec::new();
+                if !others.is_empty() {
+                    let set = self.member_set(&format!("{rest}_s"), &others, o, true);
+                    rest_alts.push(Expr::seq(vec![self.lit(&self.comma.clone()), set]));
+                }
+                if !others.iter().any(|p| p.required) {
+                    rest_alts.push(Expr::seq(vec![]));
+                }
+                self.b.rule(&rest, rest_alts);
+                let member = self.member(&first.name, first.schema);
+                alts.push(Expr::seq(vec![member, Expr::name(&rest)]));
+            }
+        }
+        let body = format!("{name}_b");
+        self.b.rule(&body, alts);
+        Ok(Expr::name(&body))
+    }
+
+    /// Extra keys' terminals and value schemas: each pattern's, then any
+    /// other key's (additionalProperties).
+    fn extra_keys(&mut self, o: &ObjectShape) -> Vec<(Expr, Id)> {
         let esc = self.c.esc;
-        let key = |s: &str| Expr::regex(&crate::spell::quoted(s, esc));
-        // Extra keys: each pattern's, then any other (additionalProperties).
         let mut extras: Vec<(Expr, Id)> = Vec::new();
         for p in &o.patterns {
             extras.push((self.key_terminal(&p.keys, p.priority), p.schema));
@@ -329,9 +443,19 @@ impl<'c, 'a> Emitter<'c, 'a> {
             // Determinizing this regex was most of a schema's compile time;
             // its table is built directly and cached under the regex.
             let _ = TerminalDfa::new_with(&regex, || other_keys_dfa(&names, esc));
-            let other = Expr::regex(&regex);
-            extras.push((other, a));
+            extras.push((Expr::regex(&regex), a));
         }
+        extras
+    }
+
+    /// Emits an object shape's member rules; returns whether `{}` is
+    /// allowed and the alternatives of its first member.
+    #[allow(clippy::needless_range_loop)] // positions index several tables
+    fn object(&mut self, name: &str, o: &ObjectShape) -> (bool, Vec<Expr>) {
+        let n = o.props.len();
+        let esc = self.c.esc;
+        let key = |s: &str| Expr::regex(&crate::spell::quoted(s, esc));
+        let extras = self.extra_keys(o);
         let m = |i: usize| format!("{name}_m{i}");
         let t = |i: usize| format!("{name}_t{i}");
         let x = format!("{name}_x");

@@ -6,11 +6,14 @@
 //! subset is exact except for these documented restrictions, each of which
 //! only ever *refuses* valid texts:
 //!
-//! - object members appear in schema order (declared properties first, in
-//!   `properties` order, then `required` names not declared, then any
-//!   additional keys), and no key repeats; where `allOf`, `$ref` or an
-//!   `anyOf`/`oneOf` branch adds properties, they come before the schema's
-//!   own when that keyword is written before `properties`, else after;
+//! - with [`PropertyOrder::Schema`] (default), object members appear in
+//!   schema order (declared properties first, in `properties` order, then
+//!   `required` names not declared, then any additional keys), and no key
+//!   repeats; where `allOf`, `$ref` or an `anyOf`/`oneOf` branch adds
+//!   properties, they come before the schema's own when that keyword is
+//!   written before `properties`, else after. [`PropertyOrder::Any`] lifts
+//!   this restriction (and refuses unions of object shapes that the first
+//!   key cannot tell apart);
 //! - with [`Escapes::Canonical`] (default), constrained strings and keys
 //!   take one spelling per character (`"\u0061"` is not `"a"` there);
 //! - integers with an exponent are accepted only when certainly integral
@@ -127,10 +130,27 @@ pub enum Integers {
     Plain,
 }
 
+/// In which order an object's members may come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PropertyOrder {
+    /// Declared properties in schema order, extra keys after them: the
+    /// model writes fields in the order the schema author chose (a
+    /// `reasoning` field before an `answer`), and unions of objects can be
+    /// told apart by their first key. Documents in another order are
+    /// refused although the schema allows them.
+    #[default]
+    Schema,
+    /// Any order, each key at most once, required ones present: exactly
+    /// what the schema allows. Several object shapes in one union are then
+    /// refused (nothing tells them apart at the first key).
+    Any,
+}
+
 /// Compilation options.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     pub whitespace: Whitespace,
+    pub properties: PropertyOrder,
     pub escapes: Escapes,
     /// Default dialect; a root `$schema` naming a known draft overrides it.
     pub draft: Draft,
@@ -145,7 +165,7 @@ pub struct Options {
 pub fn to_grammar(schema: &Value, options: &Options) -> Result<Grammar, SchemaError> {
     let mut c = compile::Compiler::new(schema, options.escapes, options.draft, options.integers);
     let root = c.root_id();
-    let b = emit::Emitter::new(&mut c, options.whitespace).run(root)?;
+    let b = emit::Emitter::new(&mut c, options.whitespace, options.properties).run(root)?;
     b.build().map_err(|e| grammar_error(&e))
 }
 

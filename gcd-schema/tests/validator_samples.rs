@@ -18,7 +18,7 @@ use gcd_core::matcher::Matcher;
 use gcd_core::trie::TokenTrie;
 use gcd_core::vocab::Vocabulary;
 use gcd_schema::maskbench::category;
-use gcd_schema::{compile, Options, Whitespace};
+use gcd_schema::{compile, Options, PropertyOrder, Whitespace};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
@@ -33,14 +33,20 @@ const SLACKS: [usize; 4] = [0, 6, 16, 40];
 /// the ignored run takes them all.
 #[test]
 fn samples_from_200_schemas_validate() {
-    run(200, 4, Some(1000));
+    run(200, 4, Some(1000), PropertyOrder::Schema);
+}
+
+/// Members in any order (where samples come out in random orders).
+#[test]
+fn samples_with_members_in_any_order_validate() {
+    run(100, 4, Some(1000), PropertyOrder::Any);
 }
 
 /// All schemas whatever their size, ten times the samples (minutes).
 #[test]
 #[ignore]
 fn samples_from_200_schemas_validate_many() {
-    run(200, 40, None);
+    run(200, 40, None, PropertyOrder::Schema);
 }
 
 #[derive(Default)]
@@ -57,7 +63,7 @@ struct Counts {
     secs: [f64; 3],
 }
 
-fn run(want: usize, per_schema: usize, max_states: Option<usize>) {
+fn run(want: usize, per_schema: usize, max_states: Option<usize>, properties: PropertyOrder) {
     let Some(root) = common::shared_data() else {
         return;
     };
@@ -70,6 +76,7 @@ fn run(want: usize, per_schema: usize, max_states: Option<usize>) {
     // The cap stops the lexer's construction early, saving compile time too.
     let options = Options {
         max_lexer_states: max_states,
+        properties,
         ..Options::default()
     };
     let mut c = Counts::default();

@@ -98,6 +98,10 @@ enum Command {
         /// Refuse schemas whose lexer needs more states (binding memory grows with them).
         #[arg(long, default_value_t = 20_000)]
         max_lexer_states: usize,
+        /// Member order: `any` (what JSON Schema allows; MaskBench's valid
+        /// instances keep their own order) or `schema`.
+        #[arg(long, default_value = "any", value_parser = ["any", "schema"])]
+        properties: String,
     },
 }
 
@@ -134,7 +138,14 @@ fn main() -> ExitCode {
             data,
             stride,
             max_lexer_states,
-        } => maskbench(&tokenizer, data, stride, max_lexer_states),
+            properties,
+        } => {
+            let order = match properties.as_str() {
+                "schema" => gcd_schema::PropertyOrder::Schema,
+                _ => gcd_schema::PropertyOrder::Any,
+            };
+            maskbench(&tokenizer, data, stride, max_lexer_states, order)
+        }
     };
     match result {
         Ok(code) => code,
@@ -494,6 +505,7 @@ fn maskbench(
     data: PathBuf,
     stride: usize,
     max_lexer_states: usize,
+    properties: gcd_schema::PropertyOrder,
 ) -> Result<ExitCode> {
     let vocab = load_vocab(tokenizer)?;
     let cfg = gcd_schema::maskbench::Config {
@@ -501,6 +513,7 @@ fn maskbench(
         stride,
         options: gcd_schema::Options {
             max_lexer_states: Some(max_lexer_states),
+            properties,
             ..Default::default()
         },
     };
