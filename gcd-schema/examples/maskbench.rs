@@ -1,10 +1,12 @@
-//! `cargo run --release -p gcd-schema --example maskbench -- --tokenizer T --data DIR [--stride N] [--max-lexer-states N] [--failures]`
+//! `cargo run --release -p gcd-schema --example maskbench -- --tokenizer T --data DIR [--stride N] [--max-lexer-states N] [--schema-order] [--failures]`
 use std::sync::Arc;
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let (mut tok, mut data, mut stride, mut show) = (None, None, 1usize, false);
     let mut max_lexer_states: Option<usize> = None;
+    // MaskBench's valid documents keep their own member order.
+    let mut properties = gcd_schema::PropertyOrder::Any;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--tokenizer" => tok = args.next(),
@@ -12,6 +14,7 @@ fn main() {
             "--stride" => stride = args.next().and_then(|s| s.parse().ok()).unwrap_or(1),
             "--failures" => show = true,
             "--max-lexer-states" => max_lexer_states = args.next().and_then(|s| s.parse().ok()),
+            "--schema-order" => properties = gcd_schema::PropertyOrder::Schema,
             _ => {
                 eprintln!("unknown argument {a}");
                 std::process::exit(2);
@@ -34,6 +37,7 @@ fn main() {
         stride,
         options: gcd_schema::Options {
             max_lexer_states,
+            properties,
             ..Default::default()
         },
     };

@@ -1,5 +1,6 @@
-//! MaskBench protocol on a sample of the corpus (every 500th file, GPT-2
-//! vocabulary for speed): every compiled schema must be handled exactly.
+//! MaskBench protocol on a sample of the corpus (every 200th file, GPT-2
+//! vocabulary for speed), members in any order as `gcd maskbench` runs it:
+//! every compiled schema must be handled exactly.
 
 mod common;
 
@@ -18,8 +19,11 @@ fn sample_is_exact() {
     );
     let cfg = Config {
         data: root.join("maskbench"),
-        stride: 500,
-        options: Default::default(),
+        stride: 200,
+        options: gcd_schema::Options {
+            properties: gcd_schema::PropertyOrder::Any,
+            ..Default::default()
+        },
     };
     let r = run(&cfg, vocab, &mut |_, _| {}).unwrap();
     print!("{}{}", r.summary(), r.breakdown());
@@ -29,7 +33,7 @@ fn sample_is_exact() {
     assert_eq!(r.invalid_accepted, 0);
     assert_eq!(r.validation_err, 0);
     assert!(
-        r.schemas >= 16 && r.pass * 2 >= r.schemas,
+        r.schemas >= 40 && r.pass * 2 >= r.schemas,
         "{} of {} passed",
         r.pass,
         r.schemas
