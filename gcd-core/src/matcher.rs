@@ -398,7 +398,7 @@ impl Matcher {
             let tokens = trie.tokens_at(i);
             if !tokens.is_empty()
                 && budget.is_none_or(|bc| {
-                    b.budget().estimate(g, &views[vi as usize], ns, &bc.base) <= bc.limit
+                    b.budget().estimate(g, &views[vi as usize], ns, bc.base) <= bc.limit
                 })
             {
                 for &t in tokens {
