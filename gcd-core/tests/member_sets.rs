@@ -219,9 +219,36 @@ fn keys_that_lex_into_each_other_are_refused() {
 }
 
 #[test]
+fn a_set_without_members_is_an_error() {
+    let mut b = GrammarBuilder::new();
+    b.member_set("m", vec![], vec![], Expr::literal(","), false);
+    b.rule(
+        "start",
+        vec![Expr::seq(vec![
+            Expr::literal("("),
+            Expr::name("m"),
+            Expr::literal(")"),
+        ])],
+    );
+    let err = b.build().unwrap_err();
+    assert!(err.to_string().contains("no members"), "{err}");
+}
+
+#[test]
 fn random_member_set_masks_equal_reference() {
+    masks_equal_reference_on(0..400, 200, 5000);
+}
+
+/// Long, new seeds: `cargo test --release -p gcd-core --test member_sets -- --ignored`.
+#[test]
+#[ignore]
+fn random_member_set_masks_equal_reference_fuzz() {
+    masks_equal_reference_on(1_000..21_000, 10_000, 200_000);
+}
+
+fn masks_equal_reference_on(seeds: std::ops::Range<u64>, min_grammars: usize, min_masks: usize) {
     let (mut grammars, mut masks) = (0, 0);
-    for seed in 0..400u64 {
+    for seed in seeds {
         let Some(c) = common::random_member_grammar(seed).compile() else {
             continue;
         };
@@ -235,7 +262,7 @@ fn random_member_set_masks_equal_reference() {
     }
     println!("{grammars} member-set grammars, {masks} masks compared");
     assert!(
-        grammars > 200 && masks > 5000,
+        grammars > min_grammars && masks > min_masks,
         "{grammars} grammars, {masks} masks"
     );
 }

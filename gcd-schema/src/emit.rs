@@ -339,16 +339,19 @@ impl<'c, 'a> Emitter<'c, 'a> {
         o: &ObjectShape,
         nonempty: bool,
     ) -> Expr {
-        let members = (props.iter())
+        let members: Vec<_> = (props.iter())
             .map(|p| (self.member(&p.name, p.schema), p.required))
             .collect();
         let colon = self.colon.clone();
-        let repeatable = (self.extra_keys(o).into_iter())
+        let repeatable: Vec<_> = (self.extra_keys(o).into_iter())
             .map(|(k, a)| {
                 let v = self.want(a);
                 Expr::seq(vec![k, self.lit(&colon), v])
             })
             .collect();
+        if members.is_empty() && repeatable.is_empty() {
+            return Expr::seq(vec![]); // only `{}`
+        }
         let comma = self.lit(&self.comma.clone());
         self.b.member_set(set, members, repeatable, comma, nonempty);
         Expr::name(set)

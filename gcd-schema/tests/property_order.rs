@@ -53,6 +53,20 @@ fn members_in_any_order_each_once() {
 }
 
 #[test]
+fn objects_without_members() {
+    check(
+        json!({"type": "object", "additionalProperties": false}),
+        &["{}"],
+        &[r#"{"a": 1}"#],
+    );
+    check(
+        json!({"type": "object", "properties": {"a": false}, "additionalProperties": false}),
+        &["{}"],
+        &[r#"{"a": 1}"#],
+    );
+}
+
+#[test]
 fn extra_keys_repeat_but_declared_ones_do_not() {
     let schema = json!({
         "type": "object",

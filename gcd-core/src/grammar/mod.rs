@@ -474,6 +474,14 @@ impl GrammarBuilder {
         separator: Expr,
         nonempty: bool,
     ) -> &mut Self {
+        if members.is_empty() && repeatable.is_empty() {
+            self.errors.push(Diagnostic::new(
+                DiagnosticKind::Unsupported,
+                None,
+                format!("member list `{name}` has no members"),
+            ));
+            return self;
+        }
         let more = format!("{name}__more");
         let next = format!("{name}__next");
         let generated = |expr| Alternative {
