@@ -30,8 +30,8 @@
 
 use crate::bind::StateTables;
 use crate::compiled::CompiledGrammar;
-use crate::grammar::{MemberSet, Symbol};
-use crate::parser::{is_data, ParseTables, SetRole, SetState, StackView, NT_BIT};
+use crate::grammar::Symbol;
+use crate::parser::{is_data, ParseTables, SetPlan, SetRole, SetState, StackView, NT_BIT};
 
 /// An unreachable cost; sums of a few stay far from overflow.
 pub const INF: u32 = u32::MAX / 8;
@@ -60,6 +60,20 @@ impl BudgetTables {
 
 fn add(a: u32, b: u32) -> u32 {
     a.saturating_add(b).min(INF)
+}
+
+/// Elementwise minimum of cost vectors of length `cols` (all `INF` if none).
+fn cheapest(vs: impl Iterator<Item = Vec<u32>>, cols: usize) -> Vec<u32> {
+    vs.reduce(|a, b| a.iter().zip(&b).map(|(x, y)| *x.min(y)).collect())
+        .unwrap_or_else(|| vec![INF; cols])
+}
+
+/// A parse-table symbol as a grammar symbol.
+fn decode(s: u32) -> Symbol {
+    match s & NT_BIT {
+        0 => Symbol::T(crate::grammar::TermId(s)),
+        _ => Symbol::N(crate::grammar::NtId(s & !NT_BIT)),
+    }
 }
 
 impl BudgetTables {
@@ -143,12 +157,27 @@ impl BudgetTables {
         let mut changed = true;
         while changed {
             changed = false;
-            for set in &g.grammar.member_sets {
-                let a = set.list.index();
+            for set in &g.parse.sets {
+                let a = set.list as usize;
+                // A whole list: nothing used yet.
+                let list = SetState {
+                    set,
+                    role: SetRole::List,
+                    used: smallvec::smallvec![0; set.words()],
+                };
+                let plan = list.plan();
                 for p in 0..cols {
                     let mut v = vec![INF; cols];
                     v[p] = 0;
-                    let v = tables.list_forward(set, v);
+                    let v = match &plan {
+                        SetPlan::Sequence(syms) => syms
+                            .iter()
+                            .fold(v, |v, &s| tables.apply_forward(decode(s), &v)),
+                        SetPlan::AnyOf(ms) => cheapest(
+                            ms.iter().map(|&m| tables.apply_forward(decode(m), &v)),
+                            cols,
+                        ),
+                    };
                     for last in 0..cols {
                         let slot = &mut tables.nt[(a * cols + p) * cols + last];
                         if v[last] < *slot {
@@ -159,7 +188,7 @@ impl BudgetTables {
                 }
             }
             for prod in &g.grammar.productions {
-                if g.grammar.is_member_set_rule(prod.lhs) {
+                if g.parse.set_role(prod.lhs.0).is_some() {
                     continue; // approximations; planned above
                 }
                 let a = prod.lhs.index();
@@ -180,36 +209,6 @@ impl BudgetTables {
             }
         }
         tables
-    }
-
-    /// A member set's whole list after `v`, with nothing used yet.
-    fn list_forward(&self, set: &MemberSet, v: Vec<u32>) -> Vec<u32> {
-        let required: Vec<Symbol> = (set.members.iter())
-            .filter(|m| m.1)
-            .map(|m| Symbol::N(m.0))
-            .collect();
-        if required.is_empty() {
-            if !set.nonempty {
-                return v;
-            }
-            let any = set
-                .members
-                .iter()
-                .map(|m| m.0)
-                .chain(set.repeatable.iter().copied());
-            return any
-                .map(|m| self.apply_forward(Symbol::N(m), &v))
-                .reduce(|a, b| a.iter().zip(&b).map(|(x, y)| *x.min(y)).collect())
-                .unwrap_or_else(|| vec![INF; self.cols]);
-        }
-        let mut v = v;
-        for (i, m) in required.into_iter().enumerate() {
-            if i > 0 {
-                v = self.apply_forward(Symbol::T(set.separator), &v);
-            }
-            v = self.apply_forward(m, &v);
-        }
-        v
     }
 
     /// `v[p]` = cost so far ending after a lexeme `p`; then symbol `s`.
@@ -285,31 +284,15 @@ impl BudgetTables {
     /// The plan of a member set in state `st` (see the module docs), on
     /// top of what `u` finishes.
     fn plan_backward(&self, st: &SetState, u: &[u32]) -> Vec<u32> {
-        let set = st.set;
-        let missing: Vec<u32> = set.missing(&st.used).collect();
-        let one_more = match st.role {
-            SetRole::More => false,
-            SetRole::List => set.nonempty,
-            SetRole::Next => true,
-        };
-        if missing.is_empty() && one_more {
-            return (set.free(&st.used))
-                .map(|(m, _)| self.apply_backward(m, u))
-                .reduce(|a, b| a.iter().zip(&b).map(|(x, y)| *x.min(y)).collect())
-                .unwrap_or_else(|| vec![INF; self.cols]);
-        }
-        let mut plan = Vec::with_capacity(2 * missing.len());
-        for (i, m) in missing.into_iter().enumerate() {
-            if i > 0 || st.role == SetRole::More {
-                plan.push(set.separator);
+        match st.plan() {
+            SetPlan::AnyOf(ms) => {
+                cheapest(ms.iter().map(|&m| self.apply_backward(m, u)), self.cols)
             }
-            plan.push(m);
+            SetPlan::Sequence(syms) => syms
+                .iter()
+                .rev()
+                .fold(u.to_vec(), |v, &s| self.apply_backward(s, &v)),
         }
-        let mut v = u.to_vec();
-        for &sym in plan.iter().rev() {
-            v = self.apply_backward(sym, &v);
-        }
-        v
     }
 
     /// Per stack position (bottom first): the cost to finish the stack up to

@@ -118,11 +118,12 @@ impl CompiledGrammar {
                 candidate_sets.push(a);
             }
         }
-        let built = LexerAutomaton::build_with_matching(
+        let (lexer, matching) = LexerAutomaton::build_with(
             &dfas,
             &rank,
             &candidate_sets,
             config.max_lexer_states,
+            !grammar.member_sets.is_empty(),
         )
         .map_err(|e| {
             GrammarError::single(
@@ -134,12 +135,10 @@ impl CompiledGrammar {
                 ),
             )
         })?;
-        let (lexer, matching) = built;
         let set_problems = member_set_problems(&grammar, &sets, &lexer, &matching);
         if !set_problems.is_empty() {
             return Err(GrammarError::new(set_problems));
         }
-        drop(matching);
         let start_of = |mut set: TermSet| {
             set.union_with(&ignored);
             candidate_index

@@ -527,17 +527,19 @@ impl LexerAutomaton {
         candidate_sets: &[TermSet],
         max_states: usize,
     ) -> Result<LexerAutomaton, TooManyStates> {
-        Self::build_with_matching(dfas, rank, candidate_sets, max_states).map(|(a, _)| a)
+        Self::build_with(dfas, rank, candidate_sets, max_states, false).map(|(a, _)| a)
     }
 
-    /// [`build`](Self::build), also returning per state every terminal
-    /// that matches there (the winner and those it beats), which the
-    /// compiler's checks need once and the automaton does not keep.
-    pub fn build_with_matching(
+    /// [`build`](Self::build); with `matching`, also returns per state
+    /// every terminal that matches there (the winner and those it beats),
+    /// which the compiler's member-set check needs once and the automaton
+    /// does not keep.
+    pub fn build_with(
         dfas: &[TerminalDfa],
         rank: &[u32],
         candidate_sets: &[TermSet],
         max_states: usize,
+        matching: bool,
     ) -> Result<(LexerAutomaton, Vec<Vec<u32>>), TooManyStates> {
         let classes = ByteClasses::new(dfas);
         let nc = classes.len();
@@ -589,22 +591,24 @@ impl LexerAutomaton {
             i += 1;
         }
         debug_assert_eq!(trans.len(), members.len() * nc);
-        let matching: Vec<Vec<u32>> = (members.iter())
+        // The terminals matching in a state of `members`.
+        let accepting = |m: &Vec<(u32, u32)>| {
+            (m.iter())
+                .filter(|&&(t, s)| dfas[t as usize].is_accepting(s))
+                .map(|&(t, _)| t)
+                .collect::<smallvec::SmallVec<[u32; 2]>>()
+        };
+        let winner = (members.iter())
             .map(|m| {
-                m.iter()
-                    .filter(|&&(t, s)| dfas[t as usize].is_accepting(s))
-                    .map(|&(t, _)| t)
-                    .collect()
-            })
-            .collect();
-        let winner = (matching.iter())
-            .map(|m: &Vec<u32>| {
-                m.iter()
-                    .copied()
+                (accepting(m).into_iter())
                     .min_by_key(|&t| rank[t as usize])
                     .unwrap_or(NO_TERMINAL)
             })
             .collect();
+        let matching = match matching {
+            true => members.iter().map(|m| accepting(m).to_vec()).collect(),
+            false => Vec::new(),
+        };
         let alive = members
             .iter()
             .map(|m| m.iter().map(|&(t, _)| t).collect())

@@ -23,6 +23,11 @@ pub const DATA_BIT: u32 = 1 << 30;
 /// Members per data word.
 const PER_WORD: usize = 30;
 
+/// Data words for a set of `n` members (at least one).
+fn words_for(n: usize) -> usize {
+    n.div_ceil(PER_WORD).max(1)
+}
+
 pub fn encode(s: Symbol) -> u32 {
     match s {
         Symbol::T(t) => t.0,
@@ -68,7 +73,7 @@ pub type Used = smallvec::SmallVec<[u32; 2]>;
 impl SetTables {
     /// Data words under `more` and `next`.
     pub fn words(&self) -> usize {
-        self.members.len().div_ceil(PER_WORD).max(1)
+        words_for(self.members.len())
     }
 
     pub fn is_used(used: &[u32], k: usize) -> bool {
@@ -98,19 +103,17 @@ impl SetTables {
 
     /// Members that may come next, given `used` (each `(member, index)`,
     /// index `None` for repeatable ones).
-    pub fn free(&self, used: &[u32]) -> impl Iterator<Item = (u32, Option<usize>)> + '_ {
-        let used = Used::from_slice(used);
+    pub fn free<'a>(&'a self, used: &'a [u32]) -> impl Iterator<Item = (u32, Option<usize>)> + 'a {
         (self.members.iter().enumerate())
-            .filter(move |(k, _)| !Self::is_used(&used, *k))
+            .filter(move |(k, _)| !Self::is_used(used, *k))
             .map(|(k, &m)| (m, Some(k)))
             .chain(self.repeatable.iter().map(|&m| (m, None)))
     }
 
     /// Required members not used yet, in declaration order.
-    pub fn missing(&self, used: &[u32]) -> impl Iterator<Item = u32> + '_ {
-        let used = Used::from_slice(used);
+    pub fn missing<'a>(&'a self, used: &'a [u32]) -> impl Iterator<Item = u32> + 'a {
         (self.members.iter().enumerate())
-            .filter(move |(k, _)| Self::is_used(&self.required, *k) && !Self::is_used(&used, *k))
+            .filter(move |(k, _)| Self::is_used(&self.required, *k) && !Self::is_used(used, *k))
             .map(|(_, &m)| m)
     }
 
@@ -154,6 +157,39 @@ pub struct SetState<'a> {
     pub used: Used,
 }
 
+/// How the token budget finishes a member set: its missing required
+/// members in declaration order, or, when one more member is needed and
+/// none is required, the cheapest of those that may come.
+pub enum SetPlan {
+    /// These symbols (encoded, members and separators) in order.
+    Sequence(Vec<u32>),
+    /// Any one of these members.
+    AnyOf(Vec<u32>),
+}
+
+impl SetState<'_> {
+    pub fn plan(&self) -> SetPlan {
+        let set = self.set;
+        let one_more = match self.role {
+            SetRole::More => false,
+            SetRole::List => set.nonempty,
+            SetRole::Next => true,
+        };
+        let mut missing = set.missing(&self.used).peekable();
+        if missing.peek().is_none() && one_more {
+            return SetPlan::AnyOf(set.free(&self.used).map(|(m, _)| m).collect());
+        }
+        let mut plan = Vec::new();
+        for (i, m) in missing.enumerate() {
+            if i > 0 || self.role == SetRole::More {
+                plan.push(set.separator);
+            }
+            plan.push(m);
+        }
+        SetPlan::Sequence(plan)
+    }
+}
+
 impl ParseTables {
     pub fn new(g: &Grammar, sets: &Sets, table: &Ll1Table) -> ParseTables {
         let mut rhs = Vec::new();
@@ -171,7 +207,7 @@ impl ParseTables {
             set_role[m.list.index()] = Some((i, SetRole::List));
             set_role[m.more.index()] = Some((i, SetRole::More));
             set_role[m.next.index()] = Some((i, SetRole::Next));
-            let mut required = vec![0u32; m.members.len().div_ceil(PER_WORD).max(1)];
+            let mut required = vec![0u32; words_for(m.members.len())];
             for (k, &(n, r)) in m.members.iter().enumerate() {
                 member_index[n.index()] = k as u32;
                 if r {

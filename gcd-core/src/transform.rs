@@ -255,6 +255,8 @@ struct Work<'g> {
     nullable: Vec<bool>,
     /// The input rule a generated rule was made for (itself for input rules).
     owner: Vec<NtId>,
+    /// Per input rule: whether it is a member set's own rule.
+    frozen: Vec<bool>,
     /// The order rules' productions are emitted in: as in the input, then
     /// new rules in creation order.
     emit_order: Vec<NtId>,
@@ -372,7 +374,14 @@ impl<'g> Work<'g> {
             names,
             n_prods: g.productions.len(),
             n_syms: g.productions.iter().map(|p| p.rhs.len()).sum(),
+            frozen: g.member_set_rules(),
         }
+    }
+
+    /// A member set's own rule: its productions only approximate it, so
+    /// it is never rewritten nor expanded into another rule.
+    fn frozen(&self, a: NtId) -> bool {
+        self.frozen.get(a.index()).copied().unwrap_or(false)
     }
 
     fn len(&self) -> usize {
@@ -891,7 +900,7 @@ impl<'g> Work<'g> {
                         let Some(&Symbol::N(n)) = alt.rhs.first() else {
                             return None;
                         };
-                        if n == a || self.g.is_member_set_rule(n) {
+                        if n == a || self.frozen(n) {
                             return None;
                         }
                         if done[n.index()] && reach[n.index()] {
@@ -1089,7 +1098,7 @@ impl<'g> Work<'g> {
         let known = sets.first.len();
         let alts = self.alts[a.index()].clone();
         if a.index() >= known
-            || self.g.is_member_set_rule(a)
+            || self.frozen(a)
             || alts.iter().any(|x| {
                 x.rhs
                     .iter()
@@ -1243,7 +1252,7 @@ impl<'g> Work<'g> {
         let known = sets.first.len();
         let alts = &self.alts[a.index()];
         if a.index() >= known
-            || self.g.is_member_set_rule(a)
+            || self.frozen(a)
             || alts.iter().any(|x| {
                 x.rhs
                     .iter()
@@ -1266,9 +1275,7 @@ impl<'g> Work<'g> {
             .filter(|&i| conflicting[i])
             .filter_map(|i| match alts[i].rhs.first() {
                 Some(&Symbol::N(m))
-                    if m != a
-                        && !self.alts[m.index()].is_empty()
-                        && !self.g.is_member_set_rule(m) =>
+                    if m != a && !self.alts[m.index()].is_empty() && !self.frozen(m) =>
                 {
                     Some((i, m))
                 }

@@ -37,14 +37,7 @@ fn object_grammar(keys: &[(&str, bool)], extra: bool, nonempty: bool) -> Compile
         false => vec![],
     };
     b.member_set("members", members, repeatable, Expr::literal(","), nonempty);
-    b.rule(
-        "start",
-        vec![Expr::seq(vec![
-            Expr::literal("{"),
-            Expr::name("members"),
-            Expr::literal("}"),
-        ])],
-    );
+    b.rule("start", vec![common::between("{", "members", "}")]);
     b.terminal("WS", TerminalPattern::Regex("[ ]+".into()));
     b.ignore("WS", None);
     CompiledGrammar::new(&b.build().unwrap()).unwrap()
@@ -205,14 +198,7 @@ fn keys_that_lex_into_each_other_are_refused() {
         ),
     ];
     b.member_set("m", members, vec![], Expr::literal(","), false);
-    b.rule(
-        "start",
-        vec![Expr::seq(vec![
-            Expr::literal("("),
-            Expr::name("m"),
-            Expr::literal(")"),
-        ])],
-    );
+    b.rule("start", vec![common::between("(", "m", ")")]);
     b.start("start");
     let err = CompiledGrammar::new(&b.build().unwrap()).unwrap_err();
     assert_eq!(err.kind(), DiagnosticKind::LexicalHazard, "{err}");
@@ -222,14 +208,7 @@ fn keys_that_lex_into_each_other_are_refused() {
 fn a_set_without_members_is_an_error() {
     let mut b = GrammarBuilder::new();
     b.member_set("m", vec![], vec![], Expr::literal(","), false);
-    b.rule(
-        "start",
-        vec![Expr::seq(vec![
-            Expr::literal("("),
-            Expr::name("m"),
-            Expr::literal(")"),
-        ])],
-    );
+    b.rule("start", vec![common::between("(", "m", ")")]);
     let err = b.build().unwrap_err();
     assert!(err.to_string().contains("no members"), "{err}");
 }

@@ -342,12 +342,8 @@ impl<'c, 'a> Emitter<'c, 'a> {
         let members: Vec<_> = (props.iter())
             .map(|p| (self.member(&p.name, p.schema), p.required))
             .collect();
-        let colon = self.colon.clone();
-        let repeatable: Vec<_> = (self.extra_keys(o).into_iter())
-            .map(|(k, a)| {
-                let v = self.want(a);
-                Expr::seq(vec![k, self.lit(&colon), v])
-            })
+        let repeatable: Vec<_> = (self.extra_keys(o).iter())
+            .map(|(k, a)| self.keyed_member(k, *a))
             .collect();
         if members.is_empty() && repeatable.is_empty() {
             return Expr::seq(vec![]); // only `{}`
@@ -360,8 +356,13 @@ impl<'c, 'a> Emitter<'c, 'a> {
     /// `"name": value`.
     fn member(&mut self, name: &str, schema: Id) -> Expr {
         let key = Expr::regex(&crate::spell::quoted(name, self.c.esc));
+        self.keyed_member(&key, schema)
+    }
+
+    /// `KEY: value` for a key terminal.
+    fn keyed_member(&mut self, key: &Expr, schema: Id) -> Expr {
         let v = self.want(schema);
-        Expr::seq(vec![key, self.lit(&self.colon.clone()), v])
+        Expr::seq(vec![key.clone(), self.lit(&self.colon.clone()), v])
     }
 
     /// Several object shapes with members in any order: the first key
@@ -456,8 +457,6 @@ impl<'c, 'a> Emitter<'c, 'a> {
     #[allow(clippy::needless_range_loop)] // positions index several tables
     fn object(&mut self, name: &str, o: &ObjectShape) -> (bool, Vec<Expr>) {
         let n = o.props.len();
-        let esc = self.c.esc;
-        let key = |s: &str| Expr::regex(&crate::spell::quoted(s, esc));
         let extras = self.extra_keys(o);
         let m = |i: usize| format!("{name}_m{i}");
         let t = |i: usize| format!("{name}_t{i}");
@@ -466,7 +465,6 @@ impl<'c, 'a> Emitter<'c, 'a> {
             .map(|i| o.props[i..].iter().any(|p| p.required))
             .collect();
         let comma = self.comma.clone();
-        let colon = self.colon.clone();
         let mut first = Vec::new();
         for i in 0..=n {
             // m{i}: one member chosen among the properties from position i
@@ -476,13 +474,8 @@ impl<'c, 'a> Emitter<'c, 'a> {
             let mut alts = Vec::new();
             for j in i..n {
                 let p = &o.props[j];
-                let v = self.want(p.schema);
-                alts.push(Expr::seq(vec![
-                    key(&p.name),
-                    self.lit(&colon),
-                    v,
-                    Expr::name(&t(j + 1)),
-                ]));
+                let member = self.member(&p.name, p.schema);
+                alts.push(Expr::seq(vec![member, Expr::name(&t(j + 1))]));
                 if p.required {
                     break;
                 }
@@ -497,13 +490,8 @@ impl<'c, 'a> Emitter<'c, 'a> {
             let chained = i > 0 && i < n && !o.props[i].required;
             if !req_from[i] && !chained {
                 for (k, a) in &extras {
-                    let v = self.want(*a);
-                    alts.push(Expr::seq(vec![
-                        k.clone(),
-                        self.lit(&colon),
-                        v,
-                        Expr::name(&x),
-                    ]));
+                    let member = self.keyed_member(k, *a);
+                    alts.push(Expr::seq(vec![member, Expr::name(&x)]));
                 }
             }
             let has_m = !alts.is_empty();
@@ -527,8 +515,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
         if !extras.is_empty() {
             let mut one = Vec::new();
             for (k, a) in &extras {
-                let v = self.want(*a);
-                one.push(Expr::seq(vec![k.clone(), self.lit(&colon), v]));
+                one.push(self.keyed_member(k, *a));
             }
             let member = Expr::seq(vec![self.lit(&comma), Expr::alt(one)]);
             self.b.rule(&x, vec![Expr::star(member)]);

@@ -202,9 +202,16 @@ impl MemberSet {
 }
 
 impl Grammar {
-    /// Whether `n` is a rule of some [`MemberSet`] (rewritten by no transform).
-    pub fn is_member_set_rule(&self, n: NtId) -> bool {
-        self.member_sets.iter().any(|m| m.is_own_rule(n))
+    /// Per rule: whether it is a [`MemberSet`]'s own rule (rewritten by no
+    /// transform).
+    pub fn member_set_rules(&self) -> Vec<bool> {
+        let mut own = vec![false; self.nonterminals.len()];
+        for m in &self.member_sets {
+            for n in [m.list, m.more, m.next] {
+                own[n.index()] = true;
+            }
+        }
+        own
     }
 
     pub fn terminal(&self, t: TermId) -> &Terminal {
@@ -378,6 +385,14 @@ fn repeatable_rule(set: &str, k: usize) -> String {
     format!("{set}__r{k}")
 }
 
+fn more_rule(set: &str) -> String {
+    format!("{set}__more")
+}
+
+fn next_rule(set: &str) -> String {
+    format!("{set}__next")
+}
+
 impl GrammarBuilder {
     pub fn new() -> Self {
         Self::default()
@@ -482,8 +497,8 @@ impl GrammarBuilder {
             ));
             return self;
         }
-        let more = format!("{name}__more");
-        let next = format!("{name}__next");
+        let more = more_rule(name);
+        let next = next_rule(name);
         let generated = |expr| Alternative {
             expr,
             alias: None,
@@ -681,7 +696,7 @@ impl GrammarBuilder {
         let mut member_sets = Vec::new();
         for d in &self.member_sets {
             let nt = |n: &str| nt_index[n];
-            let more = nt(&format!("{}__more", d.name));
+            let more = nt(&more_rule(&d.name));
             let separator = productions
                 .iter()
                 .find(|p| p.lhs == more && !p.rhs.is_empty())
@@ -703,7 +718,7 @@ impl GrammarBuilder {
             member_sets.push(MemberSet {
                 list: nt(&d.name),
                 more,
-                next: nt(&format!("{}__next", d.name)),
+                next: nt(&next_rule(&d.name)),
                 members: (d.required.iter().enumerate())
                     .map(|(k, &r)| (nt(&member_rule(&d.name, k)), r))
                     .collect(),

@@ -167,28 +167,26 @@ pub fn random_member_grammar(seed: u64) -> Grammar_ {
     let mut vals = vec![Expr::literal("0"), Expr::regex("1+")];
     for s in 0..n_sets {
         if rng.random_bool(0.6) {
-            vals.push(Expr::seq(vec![
-                Expr::literal("("),
-                Expr::name(&format!("set{s}")),
-                Expr::literal(")"),
-            ]));
+            vals.push(between("(", &format!("set{s}"), ")"));
         }
     }
     b.rule("val", vals);
-    b.rule(
-        "start",
-        vec![Expr::seq(vec![
-            Expr::literal("("),
-            Expr::name("set0"),
-            Expr::literal(")"),
-        ])],
-    );
+    b.rule("start", vec![between("(", "set0", ")")]);
     b.start("start");
     if rng.random_bool(0.5) {
         b.terminal("WS", TerminalPattern::Regex(" +".into()));
         b.ignore("WS", None);
     }
     Grammar_ { builder: b, seed }
+}
+
+/// `open rule close`, literals around a rule.
+pub fn between(open: &str, rule: &str, close: &str) -> Expr {
+    Expr::seq(vec![
+        Expr::literal(open),
+        Expr::name(rule),
+        Expr::literal(close),
+    ])
 }
 
 /// A random vocabulary over the bytes the grammars use: single bytes, all
