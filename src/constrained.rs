@@ -21,15 +21,15 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use gcd_core::bind::BoundGrammar;
 use gcd_core::compiled::CompiledGrammar;
-use gcd_core::grammar::lark::parse_grammar;
-pub use gcd_core::json_shape::{Field, Shape, ShapeSet, StringRules, Whitespace};
+pub use gcd_core::json::{Field, Shape, ShapeSet, StringRules, Whitespace};
 use gcd_core::matcher::{MatchError, Matcher};
 use gcd_core::vocab::Vocabulary;
 
 /// A type whose JSON form gcd can enforce.
 pub trait Constrained {
     /// Where whitespace may go when this is the type decoded (set with
-    /// `#[constrained(whitespace = "compact" | "spaced" | "json")]`).
+    /// `#[constrained(whitespace = "compact" | "spaced" | "json")]`);
+    /// [`Whitespace::Compact`] unless set, as `serde_json::to_string` writes.
     const WHITESPACE: Whitespace = Whitespace::Compact;
 
     /// JSON kinds ([`starts`] bits) that a value of `Self` certainly can
@@ -76,14 +76,19 @@ pub enum ConstraintError {
     Deserialize(serde_json::Error),
 }
 
-/// The grammar text for `T` (gcd's Lark subset).
+/// The grammar text for `T` (gcd's Lark subset), for reading: the grammar
+/// itself is built without it ([`compiled`]).
 pub fn grammar_text<T: Constrained + ?Sized>(ws: Whitespace) -> Result<String, ConstraintError> {
     let mut set = ShapeSet::new();
     let root = T::shape(&mut set);
-    gcd_core::json_shape::to_lark(&root, &set, ws).map_err(|e| ConstraintError::Unsupported {
+    gcd_core::json::to_lark(&root, &set, ws).map_err(|e| unsupported::<T>(e.0))
+}
+
+fn unsupported<T: ?Sized>(message: String) -> ConstraintError {
+    ConstraintError::Unsupported {
         ty: std::any::type_name::<T>(),
-        message: e.0,
-    })
+        message,
+    }
 }
 
 /// The value under `key` in a process-wide cache, built by `build` the first
@@ -111,13 +116,14 @@ pub fn compiled<T: Constrained + 'static>(
     static CACHE: OnceLock<Mutex<HashMap<(TypeId, Whitespace), Arc<CompiledGrammar>>>> =
         OnceLock::new();
     cached(&CACHE, (TypeId::of::<T>(), ws), || {
-        let text = grammar_text::<T>(ws)?;
-        let g = parse_grammar(&text)
-            .and_then(|g| CompiledGrammar::new(&g))
-            .map_err(|e| ConstraintError::Unsupported {
-                ty: std::any::type_name::<T>(),
-                message: format!("{e}\ngrammar:\n{text}"),
-            })?;
+        let mut set = ShapeSet::new();
+        let root = T::shape(&mut set);
+        let g = gcd_core::json::to_grammar(&root, &set, ws).map_err(|e| unsupported::<T>(e.0))?;
+        let g = CompiledGrammar::new(&g).map_err(|e| {
+            // The grammar as text only to explain the error.
+            let text = grammar_text::<T>(ws).unwrap_or_default();
+            unsupported::<T>(format!("{e}\ngrammar:\n{text}"))
+        })?;
         Ok(Arc::new(g))
     })
 }

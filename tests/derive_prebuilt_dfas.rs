@@ -4,7 +4,7 @@
 
 use gcd::constrained::{Shape, ShapeSet, StringRules};
 use gcd::core::counters;
-use gcd::core::json_shape::regexes_to_prebuild;
+use gcd::core::json::regexes_to_prebuild;
 use gcd::core::lexer::TerminalDfa;
 use gcd::Constrained;
 

@@ -18,7 +18,7 @@ pub mod counters;
 pub mod decode;
 pub mod error;
 pub mod grammar;
-pub mod json_shape;
+pub mod json;
 pub mod jsonfmt;
 pub mod lexer;
 pub mod matcher;

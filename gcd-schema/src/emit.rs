@@ -32,8 +32,8 @@ const MAX_UNION_MEMBERS: usize = 5000;
 pub struct Emitter<'c, 'a> {
     c: &'c mut Compiler<'a>,
     b: GrammarBuilder,
-    comma: String,
-    colon: String,
+    comma: Expr,
+    colon: Expr,
     done: HashMap<Id, ()>,
     shapes: HashMap<String, Id>,
     queue: VecDeque<Id>,
@@ -48,19 +48,14 @@ fn rule(id: Id) -> String {
 impl<'c, 'a> Emitter<'c, 'a> {
     pub fn new(c: &'c mut Compiler<'a>, ws: Whitespace, order: PropertyOrder) -> Self {
         let mut b = GrammarBuilder::new();
-        let (comma, colon) = match ws {
-            Whitespace::Json => {
-                b.ignore_pattern(TerminalPattern::Regex(r"[ \t\n\r]+".into()), None);
-                (",", ":")
-            }
-            Whitespace::Compact => (",", ":"),
-            Whitespace::SingleSpace => (", ", ": "),
-        };
+        if let Some(ignored) = ws.ignored() {
+            b.ignore_pattern(ignored, None);
+        }
         Emitter {
             c,
             b,
-            comma: comma.into(),
-            colon: colon.into(),
+            comma: Expr::Pattern(ws.comma(), None),
+            colon: Expr::Pattern(ws.colon(), None),
             done: HashMap::new(),
             shapes: HashMap::new(),
             queue: VecDeque::new(),
@@ -291,7 +286,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
             if a.max.is_none() && i >= k && i >= a.min {
                 // Unbounded homogeneous tail.
                 let body = match more {
-                    Some(e) => Expr::star(Expr::seq(vec![self.lit(&self.comma.clone()), e])),
+                    Some(e) => Expr::star(Expr::seq(vec![self.comma.clone(), e])),
                     None => Expr::seq(vec![]),
                 };
                 self.b.rule(&tail(i), vec![body]);
@@ -300,7 +295,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
             let mut alts = Vec::new();
             if let Some(e) = more.clone() {
                 alts.push(Expr::seq(vec![
-                    self.lit(&self.comma.clone()),
+                    self.comma.clone(),
                     e,
                     Expr::name(&tail(i + 1)),
                 ]));
@@ -348,7 +343,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
         if members.is_empty() && repeatable.is_empty() {
             return Expr::seq(vec![]); // only `{}`
         }
-        let comma = self.lit(&self.comma.clone());
+        let comma = self.comma.clone();
         self.b.member_set(set, members, repeatable, comma, nonempty);
         Expr::name(set)
     }
@@ -362,7 +357,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
     /// `KEY: value` for a key terminal.
     fn keyed_member(&mut self, key: &Expr, schema: Id) -> Expr {
         let v = self.want(schema);
-        Expr::seq(vec![key.clone(), self.lit(&self.colon.clone()), v])
+        Expr::seq(vec![key.clone(), self.colon.clone(), v])
     }
 
     /// Several object shapes with members in any order: the first key
@@ -418,7 +413,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
                 let mut rest_alts = Vec::new();
                 if !others.is_empty() {
                     let set = self.member_set(&format!("{rest}_s"), &others, o, true);
-                    rest_alts.push(Expr::seq(vec![self.lit(&self.comma.clone()), set]));
+                    rest_alts.push(Expr::seq(vec![self.comma.clone(), set]));
                 }
                 if !others.iter().any(|p| p.required) {
                     rest_alts.push(Expr::seq(vec![]));
@@ -505,7 +500,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
             // t{i}: after some member, before position i.
             let mut talts = Vec::new();
             if has_m {
-                talts.push(Expr::seq(vec![self.lit(&comma), Expr::name(&m(i))]));
+                talts.push(Expr::seq(vec![comma.clone(), Expr::name(&m(i))]));
             }
             if !req_from[i] {
                 talts.push(Expr::seq(vec![]));
@@ -517,7 +512,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
             for (k, a) in &extras {
                 one.push(self.keyed_member(k, *a));
             }
-            let member = Expr::seq(vec![self.lit(&comma), Expr::alt(one)]);
+            let member = Expr::seq(vec![comma.clone(), Expr::alt(one)]);
             self.b.rule(&x, vec![Expr::star(member)]);
         }
         (!req_from[0], first)

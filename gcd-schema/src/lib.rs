@@ -78,18 +78,10 @@ pub use error::{SchemaError, SchemaErrorKind};
 #[cfg(feature = "schemars")]
 pub use schemars_bridge::{for_type, schema_for};
 
-/// Where whitespace may appear between JSON lexemes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Whitespace {
-    /// Any RFC 8259 whitespace between lexemes (the default: documents in
-    /// the wild have it, and it accepts Python's `", "` / `": "`).
-    #[default]
-    Json,
-    /// No whitespace at all: `{"a":1,"b":[1,2]}`.
-    Compact,
-    /// Exactly Python's `json.dumps` separators: `{"a": 1, "b": [1, 2]}`.
-    SingleSpace,
-}
+/// Where whitespace may appear between JSON lexemes: gcd-core's policy,
+/// shared with `#[derive(Constrained)]`. [`Options::default()`] takes
+/// [`Whitespace::Json`].
+pub use gcd_core::json::Whitespace;
 
 /// Which spellings of a character constrained strings and object keys
 /// accept (unconstrained strings always accept every spelling).
@@ -147,8 +139,10 @@ pub enum PropertyOrder {
 }
 
 /// Compilation options.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Options {
+    /// [`Whitespace::Json`] by default: any RFC 8259 whitespace between
+    /// lexemes.
     pub whitespace: Whitespace,
     pub properties: PropertyOrder,
     pub escapes: Escapes,
@@ -159,6 +153,19 @@ pub struct Options {
     /// (gcd-core's default limit when `None`). Binding to a vocabulary
     /// costs time and memory per lexer state, so servers may want a cap.
     pub max_lexer_states: Option<usize>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            whitespace: Whitespace::Json,
+            properties: PropertyOrder::default(),
+            escapes: Escapes::default(),
+            draft: Draft::default(),
+            integers: Integers::default(),
+            max_lexer_states: None,
+        }
+    }
 }
 
 /// The grammar IR of a schema (before gcd-core's LL(1) compilation).

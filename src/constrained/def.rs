@@ -75,7 +75,7 @@ impl ShapeDef {
         match self {
             ShapeDef::Null => Shape::Null,
             ShapeDef::Type(t) => t.to_shape(set),
-            ShapeDef::Literal(s) => Shape::Literal(gcd_core::json_shape::json_quote(s)),
+            ShapeDef::Literal(s) => Shape::Literal(gcd_core::json::json_quote(s)),
             ShapeDef::Object(fields) => Shape::Object(fields_of(fields, set)),
             ShapeDef::Tuple(items) => Shape::Tuple(items.iter().map(|s| s.to_shape(set)).collect()),
             ShapeDef::OneOf(alts) => Shape::OneOf(alts.iter().map(|s| s.to_shape(set)).collect()),

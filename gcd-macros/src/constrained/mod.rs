@@ -118,7 +118,7 @@ fn field_type_shape(ty: &Type, field: &str, rules: &Rules) -> TokenStream {
 /// that linking the type's grammar at first use does not build them. A rule that does not compile yields
 /// nothing here: `check_rules` and the first use report it.
 fn prebuilt_dfas(rules: &Rules) -> Vec<TokenStream> {
-    use gcd_core::json_shape::{regexes_to_prebuild, Shape, StringRules};
+    use gcd_core::json::{regexes_to_prebuild, Shape, StringRules};
     let shape = if rules.is_string() {
         Shape::String(StringRules {
             pattern: rules.pattern.clone(),

@@ -1,0 +1,325 @@
+//! A shape's grammar as Lark text (gcd's Lark subset), for people to read
+//! (`gcd::constrained::grammar_text`) and for error messages. Grammars are
+//! built by [`lower`](super::lower), not from this text; a test checks that
+//! parsing this text gives the same grammar.
+
+use std::collections::HashMap;
+use std::fmt::Write;
+
+use super::number::{finite_f32_number_regex, finite_number_regex, int_range_regex};
+use super::{
+    check_pattern_needs_no_escapes, json_quote, json_string_regex, Field, Shape, ShapeError,
+    ShapeSet, StringRules, Whitespace, CHAR,
+};
+use crate::grammar::TerminalPattern;
+
+/// The grammar text (gcd's Lark subset) for `root`.
+pub fn to_lark(root: &Shape, set: &ShapeSet, ws: Whitespace) -> Result<String, ShapeError> {
+    let mut w = LarkWriter {
+        set,
+        rules: String::new(),
+        named: HashMap::new(),
+        pending: Vec::new(),
+        fresh: 0,
+    };
+    let start = w.expr(root)?;
+    while let Some((name, rule)) = w.pending.pop() {
+        let shape = set
+            .get(&name)
+            .ok_or_else(|| ShapeError(format!("shape `{name}` is used but never defined")))?;
+        let body = w.expr(shape)?;
+        writeln!(w.rules, "{rule}: {body}").unwrap();
+    }
+    let mut out = format!("start: {start}\n{}", w.rules);
+    writeln!(
+        out,
+        "_COLON: {}\n_COMMA: {}",
+        lark_terminal(&ws.colon()),
+        lark_terminal(&ws.comma())
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "STRING: {}",
+        lark_regex(&json_string_regex(&format!("{CHAR}*")))
+    )
+    .unwrap();
+    writeln!(out, "NUMBER: {}", lark_regex(&finite_number_regex())).unwrap();
+    if let Some(ignored) = ws.ignored() {
+        writeln!(out, "%ignore {}", lark_terminal(&ignored)).unwrap();
+    }
+    Ok(out)
+}
+
+/// `pattern` as a Lark literal or `/regex/`.
+fn lark_terminal(pattern: &TerminalPattern) -> String {
+    match pattern {
+        TerminalPattern::Literal { text, .. } => lark_literal(text),
+        TerminalPattern::Regex(re) => lark_regex(re),
+    }
+}
+
+/// `re` as a Lark `/regex/`: a `/` inside is escaped.
+fn lark_regex(re: &str) -> String {
+    format!("/{}/", re.replace('/', "\\/"))
+}
+
+struct LarkWriter<'a> {
+    set: &'a ShapeSet,
+    rules: String,
+    named: HashMap<String, String>,
+    pending: Vec<(String, String)>,
+    fresh: usize,
+}
+
+impl LarkWriter<'_> {
+    fn fresh(&mut self, what: &str) -> String {
+        self.fresh += 1;
+        format!("{what}_{}", self.fresh)
+    }
+
+    fn rule(&mut self, what: &str, body: String) -> String {
+        let name = self.fresh(what);
+        writeln!(self.rules, "{name}: {body}").unwrap();
+        name
+    }
+
+    fn expr(&mut self, s: &Shape) -> Result<String, ShapeError> {
+        Ok(match s {
+            Shape::Null => "\"null\"".into(),
+            Shape::Bool => "(\"true\" | \"false\")".into(),
+            Shape::Integer { min, max } => {
+                if min > max {
+                    return Err(ShapeError(format!("empty integer range {min}..={max}")));
+                }
+                lark_regex(&int_range_regex(*min, *max))
+            }
+            Shape::Number => "NUMBER".into(),
+            Shape::Number32 => lark_regex(&finite_f32_number_regex()),
+            Shape::Char => lark_regex(&json_string_regex(CHAR)),
+            Shape::String(rules) => self.string(rules)?,
+            Shape::Literal(text) => lark_literal(text),
+            Shape::Array {
+                items,
+                min_items,
+                max_items,
+            } => {
+                if max_items.is_some_and(|m| m < *min_items) {
+                    return Err(ShapeError(format!(
+                        "min_items {min_items} > max_items {}",
+                        max_items.unwrap()
+                    )));
+                }
+                let item = self.expr(items)?;
+                let body = match (*min_items, *max_items) {
+                    (0, Some(0)) => String::new(),
+                    (0, None) => format!("[{item} (_COMMA {item})*]"),
+                    (0, Some(m)) => format!("[{item} (_COMMA {item}) ~ 0..{}]", m - 1),
+                    (n, None) => format!("{item} (_COMMA {item}) ~ {} (_COMMA {item})*", n - 1),
+                    (n, Some(m)) => format!("{item} (_COMMA {item}) ~ {}..{}", n - 1, m - 1),
+                };
+                let inner = if body.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {}", self.rule("items", body))
+                };
+                format!("\"[\"{inner} \"]\"")
+            }
+            Shape::Tuple(items) => {
+                let parts = items
+                    .iter()
+                    .map(|i| self.expr(i))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if parts.is_empty() {
+                    "\"[\" \"]\"".to_string()
+                } else {
+                    format!("\"[\" {} \"]\"", parts.join(" _COMMA "))
+                }
+            }
+            Shape::Map { values } => {
+                let v = self.expr(values)?;
+                let entry = self.rule("entry", format!("STRING _COLON {v}"));
+                format!("\"{{\" [{entry} (_COMMA {entry})*] \"}}\"")
+            }
+            Shape::Object(fields) => {
+                let (inside, _) = self.fields(fields, false)?;
+                format!("\"{{\" {inside} \"}}\"")
+            }
+            Shape::Tagged { tag, variants } => {
+                let mut alts = Vec::new();
+                let mut seen = std::collections::HashSet::new();
+                for (value, fields) in variants {
+                    if !seen.insert(value) {
+                        return Err(ShapeError(format!(
+                            "two variants are both tagged `{value}`"
+                        )));
+                    }
+                    if fields.iter().any(|f| &f.name == tag) {
+                        return Err(ShapeError(format!(
+                            "variant `{value}` has a field named like the tag `{tag}`"
+                        )));
+                    }
+                    let (_, after) = self.fields(fields, true)?;
+                    alts.push(format!("{} {after}", lark_literal(&json_quote(value))));
+                }
+                let key = lark_literal(&json_quote(tag));
+                format!("\"{{\" {key} _COLON ({}) \"}}\"", alts.join(" | "))
+            }
+            Shape::Invalid(why) => return Err(ShapeError(why.clone())),
+            Shape::OneOf(alts) => {
+                let parts = alts
+                    .iter()
+                    .map(|a| self.expr(a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                format!("({})", parts.join(" | "))
+            }
+            Shape::Named(name) => {
+                if let Some(rule) = self.named.get(name) {
+                    rule.clone()
+                } else {
+                    if self.set.get(name).is_none() && !self.set.contains(name) {
+                        return Err(ShapeError(format!(
+                            "shape `{name}` is used but never defined"
+                        )));
+                    }
+                    let rule = self.fresh("named");
+                    self.named.insert(name.clone(), rule.clone());
+                    self.pending.push((name.clone(), rule.clone()));
+                    rule
+                }
+            }
+        })
+    }
+
+    fn string(&mut self, rules: &StringRules) -> Result<String, ShapeError> {
+        let content = match (&rules.pattern, rules.min_len, rules.max_len) {
+            (None, None, None) => return Ok("STRING".into()),
+            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+                return Err(ShapeError(
+                    "a pattern together with min_len/max_len is not supported".into(),
+                ))
+            }
+            (Some(p), None, None) => {
+                check_pattern_needs_no_escapes(p)?;
+                format!("(?:{p})")
+            }
+            (None, lo, hi) => {
+                let lo = lo.unwrap_or(0);
+                if hi.is_some_and(|h| h < lo) {
+                    return Err(ShapeError(format!(
+                        "min_len {lo} > max_len {}",
+                        hi.unwrap()
+                    )));
+                }
+                match hi {
+                    Some(h) => format!("{CHAR}{{{lo},{h}}}"),
+                    None => format!("{CHAR}{{{lo},}}"),
+                }
+            }
+        };
+        Ok(lark_regex(&json_string_regex(&content)))
+    }
+
+    /// Rules for `fields` in order inside braces: what may be written first
+    /// (nothing yet written), and what may follow after something was
+    /// written already (an internal tag).
+    fn fields(
+        &mut self,
+        fields: &[Field],
+        after_lead: bool,
+    ) -> Result<(String, String), ShapeError> {
+        let mut seen = std::collections::HashSet::new();
+        for name in fields
+            .iter()
+            .flat_map(|f| std::iter::once(&f.name).chain(&f.aliases))
+        {
+            if !seen.insert(name) {
+                return Err(ShapeError(format!("two fields are both named `{name}`")));
+            }
+        }
+        let values = fields
+            .iter()
+            .map(|f| self.expr(&f.shape))
+            .collect::<Result<Vec<_>, _>>()?;
+        let keys: Vec<String> = fields
+            .iter()
+            .map(|f| {
+                let names: Vec<String> = std::iter::once(&f.name)
+                    .chain(&f.aliases)
+                    .map(|n| lark_literal(&json_quote(n)))
+                    .collect();
+                if names.len() == 1 {
+                    names[0].clone()
+                } else {
+                    format!("({})", names.join(" | "))
+                }
+            })
+            .collect();
+        let n = fields.len();
+        let id = self.fresh("obj");
+        let after = |j: usize| format!("{id}_after{j}");
+        let pick = |i: usize| format!("{id}_pick{i}");
+        let first_required = |i: usize| (i..n).find(|&k| fields[k].required);
+        // Emit only the rules reachable from where the object starts.
+        let pick_body = |i: usize| {
+            // pick(i): write one of the fields i..=next required one.
+            let last = first_required(i).unwrap_or(n - 1);
+            let alts: Vec<String> = (i..=last)
+                .map(|m| format!("{} _COLON {} {}", keys[m], values[m], after(m + 1)))
+                .collect();
+            (
+                alts.join(" | "),
+                (i..=last).map(|m| m + 1).collect::<Vec<_>>(),
+            )
+        };
+        let after_body = |j: usize| match (j < n, first_required(j).is_some()) {
+            (false, _) => String::new(),
+            (true, true) => format!("_COMMA {}", pick(j)),
+            (true, false) => format!("[_COMMA {}]", pick(j)),
+        };
+        let (mut picks, mut afters) = (vec![false; n], vec![false; n + 1]);
+        let mut work: Vec<(bool, usize)> = Vec::new();
+        if after_lead {
+            work.push((false, 0));
+        } else if n > 0 {
+            work.push((true, 0));
+        }
+        let mut body = String::new();
+        while let Some((is_pick, i)) = work.pop() {
+            if is_pick {
+                if !std::mem::replace(&mut picks[i], true) {
+                    let (text, next) = pick_body(i);
+                    writeln!(body, "{}: {text}", pick(i)).unwrap();
+                    work.extend(next.into_iter().map(|j| (false, j)));
+                }
+            } else if !std::mem::replace(&mut afters[i], true) {
+                writeln!(body, "{}: {}", after(i), after_body(i)).unwrap();
+                if i < n {
+                    work.push((true, i));
+                }
+            }
+        }
+        self.rules.push_str(&body);
+        let first = match (n, first_required(0)) {
+            (0, _) => String::new(),
+            (_, None) => format!("[{}]", pick(0)),
+            (_, Some(_)) => pick(0),
+        };
+        Ok((first, after(0)))
+    }
+}
+
+/// `text` as a Lark literal.
+fn lark_literal(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => write!(out, "\\u{:04x}", c as u32).unwrap(),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}

@@ -1,0 +1,237 @@
+//! Shapes lowered to grammars: what they accept, and that the Lark text
+//! printed for them parses to the very grammar that lowering builds.
+
+use super::*;
+use crate::compiled::CompiledGrammar;
+use crate::grammar::lark::parse_grammar;
+use crate::grammar::{Grammar, NtId, RuleKind, Symbol, Terminal, TerminalPattern};
+use crate::recognizer::Recognizer;
+
+fn compile(shape: &Shape, set: &ShapeSet, ws: Whitespace) -> CompiledGrammar {
+    let g = to_grammar(shape, set, ws).unwrap_or_else(|e| panic!("{e}"));
+    assert_same_as_lark_text(shape, set, ws, &g);
+    CompiledGrammar::new(&g).unwrap_or_else(|e| panic!("{e}\n{}", to_lark(shape, set, ws).unwrap()))
+}
+
+/// `g`'s rules other than those desugaring generated, each production
+/// written out with generated rules expanded in place (Lark text shares
+/// fewer generated rules, as its sugar carries source spans), and its
+/// terminals without spans, regexes as the IR writes them (Lark text
+/// escapes `/`).
+fn normalized(g: Grammar, from_lark: bool) -> (Vec<Terminal>, Vec<(String, Vec<String>)>) {
+    fn canon(g: &Grammar, s: Symbol, stack: &mut Vec<NtId>) -> String {
+        match s {
+            Symbol::T(t) => g.terminal(t).name.clone(),
+            Symbol::N(n) if g.nonterminal(n).kind != RuleKind::Generated => {
+                g.nonterminal(n).name.clone()
+            }
+            Symbol::N(n) => {
+                if let Some(depth) = stack.iter().rposition(|&m| m == n) {
+                    return format!("^{}", stack.len() - depth);
+                }
+                stack.push(n);
+                let alts: Vec<String> = g
+                    .productions_of(n)
+                    .map(|(_, p)| rhs(g, &p.rhs, stack))
+                    .collect();
+                stack.pop();
+                format!("({})", alts.join(" | "))
+            }
+        }
+    }
+    fn rhs(g: &Grammar, rhs: &[Symbol], stack: &mut Vec<NtId>) -> String {
+        let parts: Vec<String> = rhs.iter().map(|&s| canon(g, s, stack)).collect();
+        parts.join(" ")
+    }
+    let rules = (0..g.nonterminals.len() as u32)
+        .map(NtId)
+        .filter(|&n| g.nonterminal(n).kind != RuleKind::Generated)
+        .map(|n| {
+            let alts = g
+                .productions_of(n)
+                .map(|(_, p)| rhs(&g, &p.rhs, &mut Vec::new()))
+                .collect();
+            (g.nonterminal(n).name.clone(), alts)
+        })
+        .collect();
+    let mut terminals = g.terminals;
+    for t in &mut terminals {
+        t.span = None;
+        if let (true, TerminalPattern::Regex(re)) = (from_lark, &mut t.pattern) {
+            *re = re.replace("\\/", "/");
+        }
+    }
+    (terminals, rules)
+}
+
+fn assert_same_as_lark_text(shape: &Shape, set: &ShapeSet, ws: Whitespace, g: &Grammar) {
+    let text = to_lark(shape, set, ws).unwrap();
+    let parsed = parse_grammar(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(
+        normalized(parsed, true),
+        normalized(g.clone(), false),
+        "{text}"
+    );
+}
+
+fn field(name: &str, shape: Shape, required: bool) -> Field {
+    Field {
+        name: name.into(),
+        aliases: Vec::new(),
+        shape,
+        required,
+    }
+}
+
+#[test]
+fn objects_with_optional_fields() {
+    let shape = Shape::Object(vec![
+        field("a", Shape::Integer { min: 0, max: 255 }, false),
+        field("b", Shape::Bool, true),
+        field("c", Shape::String(StringRules::default()), false),
+        field("d", Shape::Null, false),
+    ]);
+    let g = compile(&shape, &ShapeSet::new(), Whitespace::Compact);
+    let r = Recognizer::new(&g);
+    for ok in [
+        r#"{"b":true}"#,
+        r#"{"a":255,"b":false}"#,
+        r#"{"b":true,"d":null}"#,
+        r#"{"a":0,"b":true,"c":"x","d":null}"#,
+    ] {
+        assert!(r.is_complete(ok.as_bytes()), "{ok}");
+    }
+    for bad in [
+        r#"{}"#,
+        r#"{"a":256,"b":true}"#,
+        r#"{"b":true,"a":1}"#,
+        r#"{"b":true,}"#,
+        r#"{"a":1}"#,
+        r#"{ "b":true}"#,
+    ] {
+        assert!(!r.is_complete(bad.as_bytes()), "{bad}");
+    }
+    let g = compile(&shape, &ShapeSet::new(), Whitespace::Spaced);
+    assert!(Recognizer::new(&g).is_complete(br#"{"a": 1, "b": true}"#));
+    let g = compile(&shape, &ShapeSet::new(), Whitespace::SingleSpace);
+    let r = Recognizer::new(&g);
+    assert!(r.is_complete(br#"{"a": 1, "b": true}"#));
+    assert!(!r.is_complete(br#"{"a":1,"b":true}"#) && !r.is_complete(br#"{"a":  1, "b": true}"#));
+    let g = compile(&shape, &ShapeSet::new(), Whitespace::Json);
+    assert!(Recognizer::new(&g).is_complete(b"{ \"a\" :1 ,\n \"b\": true }"));
+}
+
+#[test]
+fn tagged_recursive_and_collections() {
+    let mut set = ShapeSet::new();
+    set.define(
+        "Tree",
+        Shape::Tagged {
+            tag: "kind".into(),
+            variants: vec![
+                (
+                    "leaf".into(),
+                    vec![field("value", Shape::Integer { min: -5, max: 5 }, true)],
+                ),
+                (
+                    "node".into(),
+                    vec![field(
+                        "children",
+                        Shape::Array {
+                            items: Box::new(Shape::Named("Tree".into())),
+                            min_items: 1,
+                            max_items: Some(3),
+                        },
+                        true,
+                    )],
+                ),
+                ("empty".into(), vec![]),
+            ],
+        },
+    );
+    let g = compile(&Shape::Named("Tree".into()), &set, Whitespace::Compact);
+    let r = Recognizer::new(&g);
+    assert!(r.is_complete(
+        br#"{"kind":"node","children":[{"kind":"leaf","value":-5},{"kind":"empty"}]}"#
+    ));
+    assert!(!r.is_complete(br#"{"kind":"node","children":[]}"#));
+    assert!(!r.is_complete(br#"{"kind":"leaf","value":6}"#));
+    let map = Shape::Map {
+        values: Box::new(Shape::Tuple(vec![Shape::Char, Shape::Number])),
+    };
+    let g = compile(&map, &ShapeSet::new(), Whitespace::Compact);
+    let r = Recognizer::new(&g);
+    assert!(r.is_complete(br#"{"x":["a",1.5e3],"y":["\u00e9",-0]}"#));
+    assert!(!r.is_complete(br#"{"x":["ab",1]}"#));
+}
+
+#[test]
+fn every_construct_lowers_as_its_lark_text_reads() {
+    let int = || Shape::Integer { min: -3, max: 300 };
+    let array = |min_items, max_items| Shape::Array {
+        items: Box::new(Shape::Tuple(vec![int(), Shape::Number32])),
+        min_items,
+        max_items,
+    };
+    let mut aliased = field("a", Shape::Char, true);
+    aliased.aliases = vec!["b/c".into(), "\u{85}".into()];
+    let shapes = [
+        array(0, Some(0)),
+        array(0, None),
+        array(0, Some(1)),
+        array(0, Some(3)),
+        array(2, None),
+        array(2, Some(2)),
+        array(2, Some(4)),
+        Shape::Tuple(vec![]),
+        Shape::OneOf(vec![]),
+        Shape::OneOf(vec![
+            Shape::Null,
+            Shape::Bool,
+            Shape::Literal("\"x\"".into()),
+        ]),
+        Shape::Object(vec![]),
+        Shape::Object(vec![aliased, field("d", Shape::Number, false)]),
+        Shape::Tagged {
+            tag: "t".into(),
+            variants: vec![("only".into(), vec![field("x", int(), false)])],
+        },
+        Shape::Tagged {
+            tag: "t".into(),
+            variants: vec![
+                ("a".into(), vec![]),
+                ("b".into(), vec![field("x", int(), true)]),
+            ],
+        },
+        Shape::String(StringRules {
+            pattern: Some("[a-z/]+".into()),
+            ..StringRules::default()
+        }),
+        Shape::String(StringRules {
+            pattern: None,
+            min_len: Some(2),
+            max_len: None,
+        }),
+    ];
+    for shape in &shapes {
+        for ws in [
+            Whitespace::Compact,
+            Whitespace::Spaced,
+            Whitespace::SingleSpace,
+            Whitespace::Json,
+        ] {
+            let g = to_grammar(shape, &ShapeSet::new(), ws).unwrap_or_else(|e| panic!("{e}"));
+            assert_same_as_lark_text(shape, &ShapeSet::new(), ws, &g);
+        }
+    }
+    let long = Shape::Array {
+        items: Box::new(Shape::Null),
+        min_items: 40_000,
+        max_items: Some(40_000),
+    };
+    let e = to_grammar(&long, &ShapeSet::new(), Whitespace::Compact).unwrap_err();
+    assert!(e.0.contains("symbols"), "{e}");
+    assert!(
+        parse_grammar(&to_lark(&long, &ShapeSet::new(), Whitespace::Compact).unwrap()).is_err()
+    );
+}
