@@ -23,7 +23,7 @@ use gcd_core::bind::BoundGrammar;
 use gcd_core::compiled::CompiledGrammar;
 use gcd_core::grammar::lark::parse_grammar;
 pub use gcd_core::json_shape::{Field, Shape, ShapeSet, StringRules, Whitespace};
-use gcd_core::matcher::{MatchError, Matcher};
+use gcd_core::runtime::matcher::{MatchError, Matcher};
 use gcd_core::vocab::Vocabulary;
 
 /// A type whose JSON form gcd can enforce.

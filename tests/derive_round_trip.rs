@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use gcd::constrained::{compiled, grammar_text, Whitespace};
 use gcd::core::bind::BoundGrammar;
-use gcd::core::matcher::Matcher;
+use gcd::core::runtime::matcher::Matcher;
 use gcd::core::vocab::Vocabulary;
 use gcd::Constrained;
 use proptest::prelude::*;

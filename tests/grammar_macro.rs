@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use gcd::core::compiled::CompiledGrammar;
 use gcd::core::grammar::lark::parse_grammar;
-use gcd::core::matcher::Matcher;
+use gcd::core::runtime::matcher::Matcher;
 use gcd::core::vocab::Vocabulary;
 
 gcd::grammar! {

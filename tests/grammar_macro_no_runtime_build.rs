@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use gcd::core::counters;
-use gcd::core::matcher::Matcher;
+use gcd::core::runtime::matcher::Matcher;
 use gcd::core::vocab::Vocabulary;
 
 gcd::grammar! {

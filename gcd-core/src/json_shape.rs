@@ -793,7 +793,7 @@ mod grammar_tests {
     use super::*;
     use crate::compiled::CompiledGrammar;
     use crate::grammar::lark::parse_grammar;
-    use crate::recognizer::Recognizer;
+    use crate::runtime::recognizer::Recognizer;
 
     fn compile(shape: &Shape, set: &ShapeSet, ws: Whitespace) -> CompiledGrammar {
         let text = to_lark(shape, set, ws).unwrap();

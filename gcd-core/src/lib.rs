@@ -10,24 +10,18 @@
 
 pub mod analysis;
 pub mod bind;
-pub mod budget;
 pub mod builtin;
 pub mod compiled;
-pub mod completion;
 pub mod counters;
-pub mod decode;
 pub mod error;
 pub mod grammar;
 pub mod json_shape;
 pub mod jsonfmt;
 pub mod lexer;
-pub mod matcher;
 pub mod parser;
-pub mod recognizer;
-mod serde_array256;
+pub mod runtime;
 pub mod snapshot;
 pub mod transform;
-pub mod tree;
 pub mod trie;
 pub mod vocab;
 

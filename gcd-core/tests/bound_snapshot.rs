@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use gcd_core::bind::BoundGrammar;
 use gcd_core::compiled::{CompiledGrammar, SnapshotError};
-use gcd_core::matcher::Matcher;
+use gcd_core::runtime::matcher::Matcher;
 use gcd_core::trie::TokenTrie;
 use gcd_core::vocab::Vocabulary;
 use rand::rngs::StdRng;

@@ -5,9 +5,9 @@
 mod common;
 
 use gcd_core::compiled::CompiledGrammar;
-use gcd_core::completion::UNREACHABLE;
+use gcd_core::compiled::completion::UNREACHABLE;
 use gcd_core::lexer::ByteClasses;
-use gcd_core::recognizer::{Recognizer, Status};
+use gcd_core::runtime::recognizer::{Recognizer, Status};
 
 /// Length of the shortest sentence, searching up to `max_len` bytes (one
 /// byte per byte class suffices: the grammar cannot tell them apart).

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use gcd_core::bind::BoundGrammar;
 use gcd_core::compiled::CompiledGrammar;
 use gcd_core::grammar::lark;
-use gcd_core::matcher::{MatchErrorKind, Matcher};
+use gcd_core::runtime::matcher::{MatchErrorKind, Matcher};
 use gcd_core::vocab::Vocabulary;
 
 fn setup(grammar: &str, tokens: &[&str]) -> (Arc<BoundGrammar>, Vec<Vec<u8>>) {

@@ -12,8 +12,8 @@ use gcd_core::bind::BoundGrammar;
 use gcd_core::compiled::CompiledGrammar;
 use gcd_core::error::DiagnosticKind;
 use gcd_core::grammar::{Expr, GrammarBuilder, TerminalPattern};
-use gcd_core::matcher::Matcher;
-use gcd_core::recognizer::Recognizer;
+use gcd_core::runtime::matcher::Matcher;
+use gcd_core::runtime::recognizer::Recognizer;
 use gcd_core::vocab::Vocabulary;
 
 /// `{KEY:0,…}` objects: `keys` with required flags, and repeatable

@@ -1,4 +1,4 @@
-//! Parse trees (`gcd_core::tree`): Lark's tree shape on grammars that the
+//! Parse trees (`gcd_core::runtime::tree`): Lark's tree shape on grammars that the
 //! transforms made LL(1), spans, errors, and properties against the
 //! reference recognizer and against an independent chart parser that builds
 //! the tree from the grammar *as written* (before left-recursion removal and
@@ -12,9 +12,9 @@ use gcd_core::builtin::json_compiled;
 use gcd_core::compiled::CompiledGrammar;
 use gcd_core::grammar::lark::parse_grammar;
 use gcd_core::grammar::{Grammar, NtId, RuleKind, Symbol, TermId, TerminalPattern};
-use gcd_core::recognizer::{Recognizer, Status};
+use gcd_core::runtime::recognizer::{Recognizer, Status};
 use gcd_core::transform::RewriteKind;
-use gcd_core::tree::{self, LexemeRole, Node, ParseErrorKind, ParseOutput};
+use gcd_core::runtime::tree::{self, LexemeRole, Node, ParseErrorKind, ParseOutput};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

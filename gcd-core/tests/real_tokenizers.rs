@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use common::data::{json_documents, shared_data};
 use gcd_core::bind::BoundGrammar;
-use gcd_core::matcher::Matcher;
-use gcd_core::recognizer::Recognizer;
+use gcd_core::runtime::matcher::Matcher;
+use gcd_core::runtime::recognizer::Recognizer;
 use gcd_core::vocab::Vocabulary;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

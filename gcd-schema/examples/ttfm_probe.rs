@@ -38,7 +38,7 @@ fn main() {
             vocab.clone(),
             trie.clone(),
         ));
-        drop(gcd_core::matcher::Matcher::new(b.clone()).compute_mask(vocab.len()));
+        drop(gcd_core::runtime::matcher::Matcher::new(b.clone()).compute_mask(vocab.len()));
         let mask = t.elapsed();
         let total = ir + dfas + compile + mask;
         println!(

@@ -308,7 +308,7 @@ fn run() -> Result<ExitCode> {
             let text = gcd_core::jsonfmt::to_python_json(&t["data"]);
             let tokens = vocab.encode(&text).map_err(|e| anyhow!("{e}"))?;
             docs += 1;
-            let mut gm = gcd_core::matcher::Matcher::new(bound.clone());
+            let mut gm = gcd_core::runtime::matcher::Matcher::new(bound.clone());
             // Shallow clone: shares the (lazily built) lexer cache with the
             // template, as a server reusing one compiled grammar does.
             let mut lm = llg_template.clone();

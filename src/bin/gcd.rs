@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use clap::{Parser, Subcommand};
 use gcd_core::bind::BoundGrammar;
 use gcd_core::compiled::CompiledGrammar;
-use gcd_core::matcher::Matcher;
+use gcd_core::runtime::matcher::Matcher;
 use gcd_core::trie::TokenTrie;
 use gcd_core::vocab::Vocabulary;
 use indicatif::{ProgressBar, ProgressStyle};

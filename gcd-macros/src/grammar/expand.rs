@@ -175,8 +175,8 @@ fn emit(input: &GrammarInput, text: &str, snapshot: &[u8], origin: &Origin) -> T
 
             /// Parses `input` into a parse tree (rule names, children,
             /// token texts with byte spans).
-            pub fn parse(input: &str) -> ::core::result::Result<#core::tree::Node, #core::tree::ParseError> {
-                #core::tree::parse(Self::compiled(), input)
+            pub fn parse(input: &str) -> ::core::result::Result<#core::runtime::tree::Node, #core::runtime::tree::ParseError> {
+                #core::runtime::tree::parse(Self::compiled(), input)
             }
 
             /// Loads tables bound at build time to this same vocabulary

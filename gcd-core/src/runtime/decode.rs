@@ -4,7 +4,7 @@
 //! so a search may trade tokens for likelihood without ever returning a
 //! truncated output (TruncProof's point).
 
-use crate::matcher::{MatchError, Matcher};
+use crate::runtime::matcher::{MatchError, Matcher};
 
 /// Anything that scores the next token given the tokens so far: a model, or
 /// a stand-in in tests.

@@ -24,275 +24,19 @@ use std::sync::{Arc, OnceLock};
 use bitvec::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::budget::BudgetTables;
+pub mod budget;
+mod cache;
+pub mod tables;
+
+pub use budget::BudgetTables;
+pub(crate) use tables::set_bit;
+pub use tables::{Boundary, EndFilter, StateTables, TokenSet};
+
+use cache::{lock_state_cache, Behaviour, MAX_CACHED_STATES};
 use crate::compiled::CompiledGrammar;
 use crate::lexer::DEAD;
-use crate::snapshot::{self, SnapshotError};
 use crate::trie::TokenTrie;
 use crate::vocab::Vocabulary;
-
-/// A set of token ids: a list when small, a bitset when large.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum TokenSet {
-    Sparse(Vec<u32>),
-    Dense(BitVec<u64, Lsb0>),
-}
-
-impl TokenSet {
-    fn from_list(mut ids: Vec<u32>, width: usize) -> TokenSet {
-        if ids.len() * 32 < width {
-            ids.sort_unstable();
-            TokenSet::Sparse(ids)
-        } else {
-            let mut bits = bitvec![u64, Lsb0; 0; width];
-            for id in ids {
-                bits.set(id as usize, true);
-            }
-            TokenSet::Dense(bits)
-        }
-    }
-
-    /// `out |= self`, or `out |= self & filter`, on the raw words of an
-    /// `Lsb0` bitset (bit `i` is bit `i % 64` of word `i / 64`).
-    pub fn or_into(&self, out: &mut [u64], filter: Option<&BitVec<u64, Lsb0>>) {
-        match (self, filter) {
-            (TokenSet::Sparse(ids), None) => {
-                for &id in ids {
-                    set_bit(out, id);
-                }
-            }
-            (TokenSet::Sparse(ids), Some(f)) => {
-                for &id in ids {
-                    if f[id as usize] {
-                        set_bit(out, id);
-                    }
-                }
-            }
-            (TokenSet::Dense(bits), None) => {
-                for (o, b) in out.iter_mut().zip(bits.as_raw_slice()) {
-                    *o |= *b;
-                }
-            }
-            (TokenSet::Dense(bits), Some(f)) => {
-                for ((o, b), m) in out
-                    .iter_mut()
-                    .zip(bits.as_raw_slice())
-                    .zip(f.as_raw_slice())
-                {
-                    *o |= *b & *m;
-                }
-            }
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        match self {
-            TokenSet::Sparse(ids) => ids.len(),
-            TokenSet::Dense(bits) => bits.count_ones(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    fn heap_bytes(&self) -> usize {
-        match self {
-            TokenSet::Sparse(ids) => ids.len() * 4,
-            TokenSet::Dense(bits) => bits.as_raw_slice().len() * 8,
-        }
-    }
-}
-
-#[inline]
-pub(crate) fn set_bit(words: &mut [u64], id: u32) {
-    words[id as usize / 64] |= 1u64 << (id % 64);
-}
-
-/// Tokens of one lexer state that end its lexeme after `k >= 1` bytes with
-/// the same winning terminal.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Boundary {
-    pub winner: u32,
-    /// Trie nodes where the next lexeme starts, sorted by the byte class of
-    /// the node's byte: class `c` owns `nodes[class_off[c]..class_off[c + 1]]`.
-    pub nodes: Vec<u32>,
-    pub class_off: Vec<u32>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct StateTables {
-    pub within: TokenSet,
-    /// `within`, split by the lexer state each token leaves (for budgets).
-    pub within_by_end: Vec<(u32, TokenSet)>,
-    /// (first byte, end state) of every `within` token, deduplicated.
-    pub first_ends: Vec<(u8, u32)>,
-    pub boundaries: Vec<Boundary>,
-    /// Index into `end_filters` when this state has a winner and some first
-    /// byte ends the lexeme; else `u32::MAX`.
-    pub end_filter: u32,
-}
-
-impl StateTables {
-    /// The same tables with lexer states and winning terminals renamed
-    /// (between a grammar's numbering and a cache entry's).
-    fn renumber(
-        &self,
-        state: impl Fn(u32) -> u32,
-        winner: impl Fn(u32) -> u32,
-        end_filter: u32,
-    ) -> StateTables {
-        let mut within_by_end: Vec<(u32, TokenSet)> = self
-            .within_by_end
-            .iter()
-            .map(|(e, set)| (state(*e), set.clone()))
-            .collect();
-        within_by_end.sort_by_key(|(e, _)| *e);
-        let mut first_ends: Vec<(u8, u32)> = self
-            .first_ends
-            .iter()
-            .map(|&(b, e)| (b, state(e)))
-            .collect();
-        first_ends.sort_unstable();
-        let mut boundaries: Vec<Boundary> = self
-            .boundaries
-            .iter()
-            .map(|b| Boundary {
-                winner: winner(b.winner),
-                nodes: b.nodes.clone(),
-                class_off: b.class_off.clone(),
-            })
-            .collect();
-        boundaries.sort_by_key(|b| b.winner);
-        StateTables {
-            within: self.within.clone(),
-            within_by_end,
-            first_ends,
-            boundaries,
-            end_filter,
-        }
-    }
-}
-
-/// How the lexer behaves from one state, up to renaming: the states
-/// reachable from it in breadth-first order, each with its winner (numbered
-/// by first appearance) and its transitions over all 256 bytes as runs.
-/// Two states with equal keys get equal tables up to that renaming. Byte
-/// runs, not the grammar's byte classes, so that grammars with different
-/// classes still share.
-struct Behaviour {
-    key: Vec<u32>,
-    /// Local state `i` is the grammar's state `states[i]`.
-    states: Vec<u32>,
-    /// Local winner `i` is the grammar's terminal `winners[i]`.
-    winners: Vec<u32>,
-}
-
-/// Larger sub-automata are walked directly: their key would cost more
-/// than it saves, and they rarely recur.
-const MAX_BEHAVIOUR_STATES: usize = 1024;
-const MAX_CACHED_STATES: usize = 512;
-
-impl Behaviour {
-    fn of(lx: &crate::lexer::LexerAutomaton, q: u32) -> Option<Behaviour> {
-        let mut local: FxHashMap<u32, u32> = FxHashMap::default();
-        let mut states = vec![q];
-        local.insert(q, 0);
-        let mut winners: Vec<u32> = Vec::new();
-        let mut key = Vec::new();
-        let mut i = 0;
-        while i < states.len() {
-            if states.len() > MAX_BEHAVIOUR_STATES {
-                return None;
-            }
-            let s = states[i];
-            key.push(match lx.winner(s) {
-                None => u32::MAX,
-                Some(w) => match winners.iter().position(|&x| x == w) {
-                    Some(p) => p as u32,
-                    None => {
-                        winners.push(w);
-                        winners.len() as u32 - 1
-                    }
-                },
-            });
-            let mut run: Option<(u32, u32)> = None;
-            for b in 0..=255u8 {
-                let t = lx.next(s, b);
-                let t = if t == DEAD {
-                    u32::MAX
-                } else {
-                    let next = states.len() as u32;
-                    *local.entry(t).or_insert_with(|| {
-                        states.push(t);
-                        next
-                    })
-                };
-                run = match run {
-                    Some((target, len)) if target == t => Some((target, len + 1)),
-                    Some((target, len)) => {
-                        key.extend([target, len]);
-                        Some((t, 1))
-                    }
-                    None => Some((t, 1)),
-                };
-            }
-            let (target, len) = run.expect("256 bytes");
-            key.extend([target, len]);
-            i += 1;
-        }
-        Some(Behaviour {
-            key,
-            states,
-            winners,
-        })
-    }
-}
-
-type StateCache = FxHashMap<(u64, usize, Vec<u32>), Arc<StateTables>>;
-
-/// State tables by (vocabulary, trie size, behaviour), for the whole process.
-fn lock_state_cache() -> std::sync::MutexGuard<'static, StateCache> {
-    static CACHE: OnceLock<std::sync::Mutex<StateCache>> = OnceLock::new();
-    CACHE
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-}
-
-const BOUND_MAGIC: &[u8; 8] = b"gcd-bind";
-/// Bumped whenever a serialized table changes shape.
-const BOUND_VERSION: u32 = 1;
-
-/// What [`BoundGrammar::to_bytes`] writes.
-#[derive(serde::Serialize)]
-struct TablesRef<'a> {
-    vocab_fingerprint: u64,
-    grammar_fingerprint: u64,
-    trie: &'a TokenTrie,
-    states: Vec<&'a StateTables>,
-    end_filters: Vec<&'a EndFilter>,
-    budget: &'a BudgetTables,
-}
-
-/// What [`BoundGrammar::from_bytes`] reads.
-#[derive(serde::Deserialize)]
-struct Tables {
-    vocab_fingerprint: u64,
-    grammar_fingerprint: u64,
-    trie: TokenTrie,
-    states: Vec<StateTables>,
-    end_filters: Vec<EndFilter>,
-    budget: BudgetTables,
-}
-
-/// Identifies a compiled grammar by its tables.
-fn grammar_fingerprint(g: &CompiledGrammar) -> u64 {
-    use std::hash::Hasher;
-    let mut h = rustc_hash::FxHasher::default();
-    h.write(&g.to_bytes());
-    h.finish()
-}
 
 /// A grammar bound to a vocabulary. `Send + Sync`: share it with `Arc`.
 ///
@@ -306,24 +50,16 @@ pub struct BoundGrammar {
     pub grammar: Arc<CompiledGrammar>,
     pub vocab: Arc<Vocabulary>,
     pub trie: Arc<TokenTrie>,
-    states: Vec<OnceLock<StateTables>>,
+    pub(crate) states: Vec<OnceLock<StateTables>>,
     /// Per lexer state: index into `end_filters`, or `u32::MAX`.
-    end_filter_of: Vec<u32>,
+    pub(crate) end_filter_of: Vec<u32>,
     /// "First byte ends the lexeme" filters, shared by states with equal
     /// extension bytes; the token sets are filled on first use.
-    end_filters: Vec<(Box<[bool; 256]>, OnceLock<EndFilter>)>,
+    pub(crate) end_filters: Vec<(Box<[bool; 256]>, OnceLock<EndFilter>)>,
     /// Token-cost tables for budgeted masks; they need every state's tables.
-    budget: OnceLock<BudgetTables>,
+    pub(crate) budget: OnceLock<BudgetTables>,
 }
 
-/// The tokens whose first byte ends a lexeme: as a token set (for the
-/// precomputed parts of a mask) and as bytes (for trie walks).
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct EndFilter {
-    pub tokens: BitVec<u64, Lsb0>,
-    #[serde(with = "crate::serde_array256")]
-    pub first_bytes: [bool; 256],
-}
 
 impl BoundGrammar {
     /// Binds with a fresh trie. Use [`with_trie`](Self::with_trie) to share a
@@ -596,60 +332,6 @@ impl BoundGrammar {
         }
     }
 
-    /// Serializes the vocabulary-dependent tables (trie, per-state token
-    /// tables, budget costs), so that a deployment with a fixed tokenizer
-    /// loads them (see [`from_bytes`](Self::from_bytes)) instead of binding.
-    /// The grammar and the vocabulary are not included, only their
-    /// fingerprints. Builds whatever was not built yet.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let tables = TablesRef {
-            vocab_fingerprint: self.vocab.fingerprint(),
-            grammar_fingerprint: grammar_fingerprint(&self.grammar),
-            trie: &self.trie,
-            states: self.states(),
-            end_filters: self.end_filters(),
-            budget: self.budget(),
-        };
-        snapshot::encode(BOUND_MAGIC, BOUND_VERSION, &tables)
-    }
-
-    /// Loads tables written by [`to_bytes`](Self::to_bytes) for this same
-    /// grammar and vocabulary (checked by fingerprint), and checks the
-    /// indices the matcher relies on.
-    pub fn from_bytes(
-        grammar: Arc<CompiledGrammar>,
-        vocab: Arc<Vocabulary>,
-        bytes: &[u8],
-    ) -> Result<BoundGrammar, SnapshotError> {
-        let t: Tables = snapshot::decode(BOUND_MAGIC, BOUND_VERSION, bytes)?;
-        if t.vocab_fingerprint != vocab.fingerprint() {
-            return Err(SnapshotError::Mismatch(format!(
-                "the tables were bound to another vocabulary than `{}`",
-                vocab.name()
-            )));
-        }
-        if t.grammar_fingerprint != grammar_fingerprint(&grammar) {
-            return Err(SnapshotError::Mismatch(
-                "the tables were bound to another grammar".into(),
-            ));
-        }
-        t.trie.check(vocab.len()).map_err(SnapshotError::Corrupt)?;
-        check_indices(&grammar, &t).map_err(SnapshotError::Corrupt)?;
-        Ok(BoundGrammar {
-            grammar,
-            vocab,
-            trie: Arc::new(t.trie),
-            end_filter_of: t.states.iter().map(|s| s.end_filter).collect(),
-            states: t.states.into_iter().map(OnceLock::from).collect(),
-            end_filters: t
-                .end_filters
-                .into_iter()
-                .map(|f| (Box::new(f.first_bytes), OnceLock::from(f)))
-                .collect(),
-            budget: OnceLock::from(t.budget),
-        })
-    }
-
     /// Bytes held by the tables built so far (the trie counted separately).
     pub fn table_bytes(&self) -> usize {
         let states: usize = self
@@ -681,42 +363,3 @@ impl BoundGrammar {
     }
 }
 
-/// Checks the indices the matcher relies on in loaded tables.
-fn check_indices(grammar: &CompiledGrammar, t: &Tables) -> Result<(), String> {
-    let lx = &grammar.lexer;
-    let n_states = lx.num_states();
-    let n_terms = grammar.grammar.terminals.len();
-    let width = t.trie.vocab_len;
-    let nodes = t.trie.num_nodes();
-    let nc = lx.classes.len();
-    let set_ok = |s: &TokenSet| match s {
-        TokenSet::Sparse(ids) => ids.iter().all(|&i| (i as usize) < width),
-        TokenSet::Dense(bits) => bits.len() == width,
-    };
-    let state_ok = |s: u32| (s as usize) < n_states;
-    let ok = t.states.len() == n_states
-        && t.end_filters.iter().all(|f| f.tokens.len() == width)
-        && t.states.iter().all(|st| {
-            set_ok(&st.within)
-                && st
-                    .within_by_end
-                    .iter()
-                    .all(|(e, s)| state_ok(*e) && set_ok(s))
-                && st.first_ends.iter().all(|&(_, e)| state_ok(e))
-                && (st.end_filter == u32::MAX || (st.end_filter as usize) < t.end_filters.len())
-                && st.boundaries.iter().all(|b| {
-                    (b.winner as usize) < n_terms
-                        && b.nodes.iter().all(|&n| n > 0 && (n as usize) < nodes)
-                        && b.class_off.len() == nc + 1
-                        && b.class_off.windows(2).all(|w| w[0] <= w[1])
-                        && b.class_off[nc] as usize == b.nodes.len()
-                })
-        })
-        && t.budget
-            .check_sizes(n_terms, n_states, grammar.grammar.nonterminals.len());
-    if ok {
-        Ok(())
-    } else {
-        Err("inconsistent bound tables".into())
-    }
-}

@@ -2,6 +2,10 @@
 //! version, then the tables in postcard. A snapshot from another gcd-core
 //! (or not a snapshot at all) is an error that says so.
 
+pub(crate) mod array256;
+mod bound;
+mod grammar;
+
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 

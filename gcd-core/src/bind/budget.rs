@@ -28,7 +28,7 @@
 //! none is required, the cheapest one; the plan after its first token is
 //! the rest of the same plan, so the estimate stays realizable.
 
-use crate::bind::StateTables;
+use super::tables::StateTables;
 use crate::compiled::CompiledGrammar;
 use crate::grammar::Symbol;
 use crate::parser::{is_data, ParseTables, SetPlan, SetRole, SetState, StackView, NT_BIT};

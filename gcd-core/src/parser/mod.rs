@@ -13,6 +13,12 @@
 //! that set. Everything that walks a stack skips data words
 //! ([`is_data`]) or reads them with their rule.
 
+mod member_set;
+mod stack;
+
+pub use member_set::{SetPlan, SetRole, SetState, SetTables, Used};
+pub use stack::{Stack, StackView};
+
 use crate::analysis::{Ll1Table, Sets, TermSet};
 use crate::grammar::{Grammar, Symbol};
 
@@ -41,90 +47,6 @@ pub fn is_data(s: u32) -> bool {
     s & (NT_BIT | DATA_BIT) == DATA_BIT
 }
 
-/// Which of a member set's rules a nonterminal is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum SetRole {
-    /// Before the first member: always with nothing used, so no data.
-    List,
-    /// After a member (data below).
-    More,
-    /// After a separator (data below).
-    Next,
-}
-
-/// A member set, flattened for the parser.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct SetTables {
-    pub list: u32,
-    pub more: u32,
-    pub next: u32,
-    /// Members (encoded nonterminals), in declaration order.
-    pub members: Vec<u32>,
-    /// Required members as data-word bits.
-    pub required: Vec<u32>,
-    pub repeatable: Vec<u32>,
-    pub separator: u32,
-    pub nonempty: bool,
-}
-
-/// The set of members used so far, one entry per data word.
-pub type Used = smallvec::SmallVec<[u32; 2]>;
-
-impl SetTables {
-    /// Data words under `more` and `next`.
-    pub fn words(&self) -> usize {
-        words_for(self.members.len())
-    }
-
-    pub fn is_used(used: &[u32], k: usize) -> bool {
-        used[k / PER_WORD] >> (k % PER_WORD) & 1 == 1
-    }
-
-    fn with(used: &[u32], k: usize) -> Used {
-        let mut u = Used::from_slice(used);
-        u[k / PER_WORD] |= 1 << (k % PER_WORD);
-        u
-    }
-
-    /// Every required member is used.
-    pub fn required_done(&self, used: &[u32]) -> bool {
-        self.required.iter().zip(used).all(|(r, u)| r & !u == 0)
-    }
-
-    /// Some member may still come.
-    pub fn has_free(&self, used: &[u32]) -> bool {
-        !self.repeatable.is_empty() || (0..self.members.len()).any(|k| !Self::is_used(used, k))
-    }
-
-    /// The list may end before any member.
-    pub fn may_be_empty(&self) -> bool {
-        !self.nonempty && self.required.iter().all(|&r| r == 0)
-    }
-
-    /// Members that may come next, given `used` (each `(member, index)`,
-    /// index `None` for repeatable ones).
-    pub fn free<'a>(&'a self, used: &'a [u32]) -> impl Iterator<Item = (u32, Option<usize>)> + 'a {
-        (self.members.iter().enumerate())
-            .filter(move |(k, _)| !Self::is_used(used, *k))
-            .map(|(k, &m)| (m, Some(k)))
-            .chain(self.repeatable.iter().map(|&m| (m, None)))
-    }
-
-    /// Required members not used yet, in declaration order.
-    pub fn missing<'a>(&'a self, used: &'a [u32]) -> impl Iterator<Item = u32> + 'a {
-        (self.members.iter().enumerate())
-            .filter(move |(k, _)| Self::is_used(&self.required, *k) && !Self::is_used(used, *k))
-            .map(|(_, &m)| m)
-    }
-
-    /// Stack words for `role` over `used`, ready to push (top last).
-    fn push_words(&self, role_nt: u32, used: &[u32]) -> Used {
-        let mut w: Used = used.iter().rev().map(|&u| u | DATA_BIT).collect();
-        w.push(role_nt | NT_BIT);
-        w
-    }
-}
-
 /// What the parser needs, flattened for speed.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ParseTables {
@@ -148,46 +70,6 @@ pub struct ParseTables {
     pub set_role: Vec<Option<(u32, SetRole)>>,
     #[serde(default)]
     pub member_index: Vec<u32>,
-}
-
-/// A member set's rule read off a stack: set, role, used members.
-pub struct SetState<'a> {
-    pub set: &'a SetTables,
-    pub role: SetRole,
-    pub used: Used,
-}
-
-/// How the token budget finishes a member set: its missing required
-/// members in declaration order, or, when one more member is needed and
-/// none is required, the cheapest of those that may come.
-pub enum SetPlan {
-    /// These symbols (encoded, members and separators) in order.
-    Sequence(Vec<u32>),
-    /// Any one of these members.
-    AnyOf(Vec<u32>),
-}
-
-impl SetState<'_> {
-    pub fn plan(&self) -> SetPlan {
-        let set = self.set;
-        let one_more = match self.role {
-            SetRole::More => false,
-            SetRole::List => set.nonempty,
-            SetRole::Next => true,
-        };
-        let mut missing = set.missing(&self.used).peekable();
-        if missing.peek().is_none() && one_more {
-            return SetPlan::AnyOf(set.free(&self.used).map(|(m, _)| m).collect());
-        }
-        let mut plan = Vec::new();
-        for (i, m) in missing.enumerate() {
-            if i > 0 || self.role == SetRole::More {
-                plan.push(set.separator);
-            }
-            plan.push(m);
-        }
-        SetPlan::Sequence(plan)
-    }
 }
 
 impl ParseTables {
@@ -472,82 +354,5 @@ impl ParseTables {
             }
         }
         false
-    }
-}
-
-/// What [`ParseTables::shift`] needs of a stack.
-pub trait Stack {
-    fn pop(&mut self) -> Option<u32>;
-    fn push_slice(&mut self, symbols: &[u32]);
-}
-
-impl Stack for Vec<u32> {
-    fn pop(&mut self) -> Option<u32> {
-        Vec::pop(self)
-    }
-    fn push_slice(&mut self, symbols: &[u32]) {
-        self.extend_from_slice(symbols);
-    }
-}
-
-/// A stack that shares its lower part with another: the mask walk explores
-/// many short futures of one parser state without copying its stack.
-#[derive(Clone, Debug)]
-pub struct StackView<'a> {
-    base: &'a [u32],
-    /// How many of `base`'s bottom elements are still on the stack.
-    keep: usize,
-    /// Symbols pushed above them, top last (inline: views are cloned per
-    /// boundary on the mask's hot path).
-    top: smallvec::SmallVec<[u32; 12]>,
-}
-
-impl<'a> StackView<'a> {
-    pub fn new(base: &'a [u32]) -> Self {
-        StackView {
-            base,
-            keep: base.len(),
-            top: smallvec::SmallVec::new(),
-        }
-    }
-
-    /// The stack from the top down.
-    pub fn top_down(&self) -> impl Iterator<Item = u32> + '_ {
-        self.top
-            .iter()
-            .rev()
-            .chain(self.base[..self.keep].iter().rev())
-            .copied()
-    }
-
-    /// How many base elements are kept, and the symbols above them (top last).
-    pub fn parts(&self) -> (usize, &[u32]) {
-        (self.keep, &self.top)
-    }
-
-    pub fn top_symbol(&self) -> Option<u32> {
-        self.top
-            .last()
-            .or_else(|| self.keep.checked_sub(1).map(|i| &self.base[i]))
-            .copied()
-    }
-
-    pub fn to_vec(&self) -> Vec<u32> {
-        let mut v = self.base[..self.keep].to_vec();
-        v.extend_from_slice(&self.top);
-        v
-    }
-}
-
-impl Stack for StackView<'_> {
-    fn pop(&mut self) -> Option<u32> {
-        if let Some(s) = self.top.pop() {
-            return Some(s);
-        }
-        self.keep = self.keep.checked_sub(1)?;
-        Some(self.base[self.keep])
-    }
-    fn push_slice(&mut self, symbols: &[u32]) {
-        self.top.extend_from_slice(symbols);
     }
 }

@@ -4,6 +4,9 @@
 //! are undefined, unreachable or unproductive, and LL(1) conflicts, become
 //! diagnostics that name the rule, both alternatives and the lookahead.
 
+pub(crate) mod contexts;
+pub(crate) mod lexical;
+
 use crate::error::{Diagnostic, DiagnosticKind, Diagnostics, GrammarError};
 use crate::grammar::{Grammar, NtId, ProdId, RuleKind, Symbol, TermId};
 

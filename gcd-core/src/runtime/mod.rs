@@ -1,0 +1,11 @@
+//! Run time, per request: the [`Matcher`] that computes masks and advances
+//! by tokens, decoding strategies that drive matchers, parse trees for
+//! grammars that are not JSON, and the brute-force reference recognizer
+//! that every fast path is tested against.
+
+pub mod decode;
+pub mod matcher;
+pub mod recognizer;
+pub mod tree;
+
+pub use matcher::{MatchError, MatchErrorKind, Matcher};
