@@ -32,8 +32,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
     })?;
     let grammar = Arc::new(CompiledGrammar::new(&parse_grammar(&text)?)?);
-    println!("{} rewrites made it LL(1):", grammar.report.rewrites.len());
-    for r in &grammar.report.rewrites {
+    println!("{} rewrites made it LL(1):", grammar.report().rewrites.len());
+    for r in &grammar.report().rewrites {
         println!("  {}", r.message);
     }
     let vocab = Arc::new(Vocabulary::o200k_base()?);

@@ -41,7 +41,7 @@ fn bound<T: Constrained + 'static>(ws: Whitespace) -> Arc<BoundGrammar> {
 fn accepts<T: Constrained + 'static>(text: &str, ws: Whitespace) -> bool {
     let b = bound::<T>(ws);
     let mut m = Matcher::new(b.clone());
-    for t in b.vocab.encode(text).unwrap() {
+    for t in b.vocab().encode(text).unwrap() {
         if m.advance(t).is_err() {
             return false;
         }
@@ -278,7 +278,7 @@ fn starts_with_matches_the_grammar() {
             (ARRAY, "["),
             (OBJECT, "{"),
         ] {
-            let tok = b.vocab.encode(first).unwrap();
+            let tok = b.vocab().encode(first).unwrap();
             assert_eq!(tok.len(), 1);
             let allowed = m.clone().advance(tok[0]).is_ok();
             assert_eq!(allowed, expected & bit != 0, "{name} starting with {first}");

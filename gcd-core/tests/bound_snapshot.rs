@@ -16,7 +16,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 fn assert_same_tables(a: &BoundGrammar, b: &BoundGrammar) {
-    assert_eq!(a.trie, b.trie);
+    assert_eq!(a.trie(), b.trie());
     assert_eq!(a.states(), b.states());
     assert_eq!(a.end_filters(), b.end_filters());
     assert_eq!(a.budget(), b.budget());
@@ -24,7 +24,7 @@ fn assert_same_tables(a: &BoundGrammar, b: &BoundGrammar) {
 
 /// Masks (budgeted too) along a random walk agree between the two.
 fn assert_same_masks(a: Arc<BoundGrammar>, b: Arc<BoundGrammar>, seed: u64, steps: usize) {
-    let width = a.vocab.len();
+    let width = a.vocab().len();
     let mut rng = StdRng::seed_from_u64(seed);
     let (mut ma, mut mb) = (Matcher::new(a), Matcher::new(b));
     for _ in 0..steps {

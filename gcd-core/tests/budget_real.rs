@@ -25,7 +25,7 @@ fn llama3() -> Option<Arc<BoundGrammar>> {
 /// Picks adversarially: mostly the longest allowed tokens, or tokens that
 /// open nesting, never EOS while anything else is allowed.
 fn adversarial_pick(bound: &BoundGrammar, allowed: &[u32], opener: bool, rng: &mut StdRng) -> u32 {
-    let vocab = &bound.vocab;
+    let vocab = &bound.vocab();
     let bytes = |t: u32| vocab.token_bytes(t).unwrap();
     if opener {
         let opens: Vec<u32> = allowed
@@ -55,8 +55,8 @@ fn run(
     opener: bool,
     seed: u64,
 ) -> (Vec<u8>, usize, bool) {
-    let width = bound.vocab.len();
-    let eos = bound.vocab.eos_ids()[0];
+    let width = bound.vocab().len();
+    let eos = bound.vocab().eos_ids()[0];
     let mut m = Matcher::new(bound.clone());
     m.set_budget(budget).unwrap();
     let mut rng = StdRng::seed_from_u64(seed);
@@ -66,7 +66,7 @@ fn run(
         let allowed: Vec<u32> = mask
             .iter_ones()
             .map(|i| i as u32)
-            .filter(|&t| !bound.vocab.is_eos(t))
+            .filter(|&t| !bound.vocab().is_eos(t))
             .collect();
         if allowed.is_empty() {
             assert!(
@@ -171,7 +171,7 @@ impl gcd_core::runtime::decode::LogitsSource for Greedy {
 #[test]
 fn beam_search_never_leaves_the_budget() {
     let Some(bound) = llama3() else { return };
-    let vocab = &bound.vocab;
+    let vocab = &bound.vocab();
     let scores: Vec<f32> = (0..vocab.len() as u32)
         .map(|t| match vocab.token_bytes(t) {
             Ok(_) if vocab.is_eos(t) => -20.0,
@@ -210,7 +210,7 @@ fn beam_search_never_leaves_the_budget() {
 #[test]
 fn greedy_decoding_ends_complete_within_the_budget() {
     let Some(bound) = llama3() else { return };
-    let vocab = &bound.vocab;
+    let vocab = &bound.vocab();
     let scores: Vec<f32> = (0..vocab.len() as u32)
         .map(|t| match vocab.token_bytes(t) {
             Ok(_) if vocab.is_eos(t) => -20.0,

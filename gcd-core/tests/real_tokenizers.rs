@@ -38,7 +38,7 @@ fn bind_json(vocab: &Arc<Vocabulary>) -> Arc<BoundGrammar> {
 /// Replays `text`'s canonical tokens, checking each against the mask.
 /// `Ok` if every token was allowed and EOS is allowed at the end.
 fn replay(bound: &Arc<BoundGrammar>, text: &str) -> Result<(), String> {
-    let vocab = &bound.vocab;
+    let vocab = &bound.vocab();
     let tokens = vocab.encode(text).unwrap();
     let mut m = Matcher::new(bound.clone());
     let mut mask = m.compute_mask(vocab.len());

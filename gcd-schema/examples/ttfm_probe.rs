@@ -31,7 +31,7 @@ fn main() {
             continue;
         };
         let compile = t.elapsed();
-        let states = c.lexer.num_states();
+        let states = c.lexer().num_states();
         let t = Instant::now();
         let b = Arc::new(gcd_core::bind::BoundGrammar::with_trie(
             Arc::new(c),

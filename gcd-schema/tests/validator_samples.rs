@@ -304,7 +304,7 @@ fn sample(
     let start = Matcher::new(bound.clone());
     let budget = start.min_tokens_to_complete() + slack;
     let mut m = start.with_budget(budget).map_err(|e| e.to_string())?;
-    let width = bound.vocab.len();
+    let width = bound.vocab().len();
     while !m.is_finished() {
         if m.is_complete() && rng.random_bool(0.5) {
             break;

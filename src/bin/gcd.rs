@@ -178,7 +178,7 @@ fn load_vocab(spec: &str) -> Result<Arc<Vocabulary>> {
 /// Binds with a progress bar on stderr when binding takes a while.
 fn bind(grammar: Arc<CompiledGrammar>, vocab: Arc<Vocabulary>) -> Arc<BoundGrammar> {
     let trie = Arc::new(TokenTrie::new(&vocab));
-    let bar = ProgressBar::new(grammar.lexer.num_states() as u64);
+    let bar = ProgressBar::new(grammar.lexer().num_states() as u64);
     bar.set_style(
         ProgressStyle::with_template("binding {bar:30} {pos}/{len} lexer states")
             .expect("valid template"),
@@ -211,7 +211,7 @@ fn check(spec: &str) -> Result<ExitCode> {
     );
     match CompiledGrammar::new(&g) {
         Ok(c) => {
-            for r in &c.report.rewrites {
+            for r in &c.report().rewrites {
                 match r.span {
                     Some(s) => println!("rewrite {s}: {r}"),
                     None => println!("rewrite: {r}"),
@@ -219,15 +219,15 @@ fn check(spec: &str) -> Result<ExitCode> {
             }
             println!(
                 "LL(1): ok ({} productions after transforms, {} rewrites); lexer: {} states, {} contexts, {} byte classes",
-                c.grammar.productions.len(),
-                c.report.rewrites.len(),
-                c.lexer.num_states(),
-                c.candidate_sets.len(),
-                c.lexer.classes.len()
+                c.grammar().productions.len(),
+                c.report().rewrites.len(),
+                c.lexer().num_states(),
+                c.candidate_sets().len(),
+                c.lexer().classes.len()
             );
             println!(
                 "shortest sentence: at least {} bytes",
-                c.completion.min_sentence_bytes(&c.grammar)
+                c.completion().min_sentence_bytes(&c.grammar())
             );
             Ok(ExitCode::SUCCESS)
         }
@@ -268,13 +268,13 @@ fn replay(
 /// Feeds `tokens`, checking each against the mask, then EOS.
 fn replay_tokens(bound: &Arc<BoundGrammar>, tokens: &[u32]) -> std::result::Result<(), String> {
     let mut m = Matcher::new(bound.clone());
-    let width = bound.vocab.len();
+    let width = bound.vocab().len();
     for (i, &t) in tokens.iter().enumerate() {
         let mask = m.compute_mask(width);
         let allowed = mask.get(t as usize).is_some_and(|b| *b);
         if !allowed || m.advance(t).is_err() {
             let text = bound
-                .vocab
+                .vocab()
                 .token_bytes(t)
                 .map(|b| String::from_utf8_lossy(b).into_owned())
                 .unwrap_or_default();
@@ -468,7 +468,7 @@ fn bench(grammar: &str, tokenizer: &str, data: &Path, stride: usize) -> Result<E
     println!(
         "bind: first mask after {:.2} ms (tables are built per lexer state on first use), all {} lexer states {:.1} ms (slowest state {:.2} ms), tables {:.2} MB",
         ms(t_first_mask),
-        g.lexer.num_states(),
+        g.lexer().num_states(),
         ms(t_bind),
         ms(slowest_state),
         bound.table_bytes() as f64 / 1e6

@@ -47,9 +47,9 @@ use crate::vocab::Vocabulary;
 /// builds everything now, for servers that prefer steady mask times.
 #[derive(Debug)]
 pub struct BoundGrammar {
-    pub grammar: Arc<CompiledGrammar>,
-    pub vocab: Arc<Vocabulary>,
-    pub trie: Arc<TokenTrie>,
+    pub(crate) grammar: Arc<CompiledGrammar>,
+    pub(crate) vocab: Arc<Vocabulary>,
+    pub(crate) trie: Arc<TokenTrie>,
     pub(crate) states: Vec<OnceLock<StateTables>>,
     /// Per lexer state: index into `end_filters`, or `u32::MAX`.
     pub(crate) end_filter_of: Vec<u32>,
@@ -131,6 +131,21 @@ impl BoundGrammar {
             self.end_filter(i as u32);
         }
         self.budget();
+    }
+
+    /// The compiled grammar this binding is for.
+    pub fn grammar(&self) -> &Arc<CompiledGrammar> {
+        &self.grammar
+    }
+
+    /// The vocabulary this binding is for.
+    pub fn vocab(&self) -> &Arc<Vocabulary> {
+        &self.vocab
+    }
+
+    /// The vocabulary's token trie (shareable between bindings).
+    pub fn trie(&self) -> &Arc<TokenTrie> {
+        &self.trie
     }
 
     /// Number of lexer states, i.e. of [`state`](Self::state) tables.

@@ -51,22 +51,22 @@ impl Default for Config {
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CompiledGrammar {
     /// The grammar after transforms.
-    pub grammar: Grammar,
-    pub report: TransformReport,
-    pub sets: Sets,
-    pub table: Ll1Table,
-    pub parse: ParseTables,
-    pub dfas: Vec<TerminalDfa>,
+    pub(crate) grammar: Grammar,
+    pub(crate) report: TransformReport,
+    pub(crate) sets: Sets,
+    pub(crate) table: Ll1Table,
+    pub(crate) parse: ParseTables,
+    pub(crate) dfas: Vec<TerminalDfa>,
     /// Tie order of terminals (lower wins).
-    pub rank: Vec<u32>,
-    pub ignored: TermSet,
+    pub(crate) rank: Vec<u32>,
+    pub(crate) ignored: TermSet,
     /// The candidate sets (acceptable terminals plus ignored ones, no end
     /// marker), indexed like `lexer.starts`.
-    pub candidate_sets: Vec<TermSet>,
-    pub candidate_index: FxHashMap<TermSet, u32>,
-    pub lexer: LexerAutomaton,
+    pub(crate) candidate_sets: Vec<TermSet>,
+    pub(crate) candidate_index: FxHashMap<TermSet, u32>,
+    pub(crate) lexer: LexerAutomaton,
     /// Shortest completions in bytes (vocabulary-independent).
-    pub completion: ShortestCompletion,
+    pub(crate) completion: ShortestCompletion,
     /// Lexer start state when the stack top alone decides the candidates
     /// (a terminal or a non-nullable rule), by encoded symbol; else `DEAD`.
     pub(crate) start_by_top_t: Vec<u32>,
@@ -185,6 +185,51 @@ impl CompiledGrammar {
             return Err(GrammarError::new(hazards));
         }
         Ok(compiled)
+    }
+
+    /// The grammar after transforms (what the tables describe).
+    pub fn grammar(&self) -> &Grammar {
+        &self.grammar
+    }
+
+    /// What the transforms rewrote, for diagnostics and parse trees.
+    pub fn report(&self) -> &TransformReport {
+        &self.report
+    }
+
+    /// Nullable, FIRST and FOLLOW of the transformed grammar.
+    pub fn sets(&self) -> &Sets {
+        &self.sets
+    }
+
+    /// The LL(1) table of the transformed grammar.
+    pub fn table(&self) -> &Ll1Table {
+        &self.table
+    }
+
+    /// One DFA per terminal, indexed by terminal id.
+    pub fn dfas(&self) -> &[TerminalDfa] {
+        &self.dfas
+    }
+
+    /// The contextual lexer automaton.
+    pub fn lexer(&self) -> &LexerAutomaton {
+        &self.lexer
+    }
+
+    /// Shortest completions in bytes (vocabulary-independent).
+    pub fn completion(&self) -> &ShortestCompletion {
+        &self.completion
+    }
+
+    /// Ignored terminals (whitespace, comments).
+    pub fn ignored(&self) -> &TermSet {
+        &self.ignored
+    }
+
+    /// The candidate sets, indexed like the lexer's start states.
+    pub fn candidate_sets(&self) -> &[TermSet] {
+        &self.candidate_sets
     }
 
     /// Lexer start state for the lexeme that begins with parser `stack`.
