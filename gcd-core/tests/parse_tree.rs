@@ -13,7 +13,7 @@ use gcd_core::compiled::CompiledGrammar;
 use gcd_core::grammar::lark::parse_grammar;
 use gcd_core::grammar::{Grammar, NtId, RuleKind, Symbol, TermId, TerminalPattern};
 use gcd_core::runtime::recognizer::{Recognizer, Status};
-use gcd_core::transform::RewriteKind;
+use gcd_core::analysis::transform::RewriteKind;
 use gcd_core::runtime::tree::{self, LexemeRole, Node, ParseErrorKind, ParseOutput};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

@@ -6,6 +6,7 @@
 
 pub(crate) mod contexts;
 pub(crate) mod lexical;
+pub mod transform;
 
 use crate::error::{Diagnostic, DiagnosticKind, Diagnostics, GrammarError};
 use crate::grammar::{Grammar, NtId, ProdId, RuleKind, Symbol, TermId};

@@ -24,7 +24,7 @@ use crate::error::{DiagnosticKind, Diagnostics, GrammarError};
 use crate::grammar::Grammar;
 use crate::lexer::{DfaError, LexerAutomaton, TerminalDfa, DEAD};
 use crate::parser::{ParseTables, NT_BIT};
-use crate::transform::{self, TransformReport};
+use crate::analysis::transform::{self, TransformReport};
 
 pub use crate::snapshot::SnapshotError;
 

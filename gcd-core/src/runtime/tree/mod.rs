@@ -24,9 +24,9 @@
 //!   every lexeme, filtered ones included.
 //! * Aliases after left factoring: the alias sits on the production of the
 //!   Generated `__lf` rule that decided the alternative; it renames the
-//!   nearest enclosing node (see [`crate::transform`], "Parse-tree shape").
+//!   nearest enclosing node (see [`crate::analysis::transform`], "Parse-tree shape").
 //! * Left recursion: for each `(rule, tail)` of
-//!   [`TransformReport::tails`](crate::transform::TransformReport::tails), a
+//!   [`TransformReport::tails`](crate::analysis::transform::TransformReport::tails), a
 //!   parse `A(β, A'(α1, A'(α2, A'())))` is re-associated into the
 //!   left-associative `A(A(A(β), α1), α2)` that the grammar as written
 //!   describes; each level takes the alias of its own `A: A α` alternative,
