@@ -28,7 +28,8 @@ mod serde_array256;
 pub mod snapshot;
 pub mod transform;
 pub mod tree;
-pub mod trie;
 pub mod vocab;
+
+pub use crate::vocab::trie;
 
 pub use error::{Diagnostic, DiagnosticKind, GrammarError, Pos, Span};
