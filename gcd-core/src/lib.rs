@@ -21,7 +21,6 @@ pub mod lexer;
 pub mod parser;
 pub mod runtime;
 pub mod snapshot;
-pub mod trie;
 pub mod vocab;
 
 pub use error::{Diagnostic, DiagnosticKind, GrammarError, Pos, Span};

@@ -10,7 +10,7 @@ use std::time::Instant;
 use gcd_core::bind::BoundGrammar;
 use gcd_core::compiled::{CompiledGrammar, SnapshotError};
 use gcd_core::runtime::matcher::Matcher;
-use gcd_core::trie::TokenTrie;
+use gcd_core::vocab::trie::TokenTrie;
 use gcd_core::vocab::Vocabulary;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use gcd_core::bind::BoundGrammar;
-use gcd_core::trie::TokenTrie;
+use gcd_core::vocab::trie::TokenTrie;
 use gcd_core::vocab::Vocabulary;
 use gcd_schema::{compile, Escapes, Options};
 use serde_json::json;

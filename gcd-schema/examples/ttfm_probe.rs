@@ -6,7 +6,7 @@ use std::time::Instant;
 fn main() {
     let mut a = std::env::args().skip(1);
     let vocab = Arc::new(gcd_core::vocab::Vocabulary::load(&a.next().unwrap()).unwrap());
-    let trie = Arc::new(gcd_core::trie::TokenTrie::new(&vocab));
+    let trie = Arc::new(gcd_core::vocab::trie::TokenTrie::new(&vocab));
     let opts = gcd_schema::Options::default();
     for f in a {
         let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&f).unwrap()).unwrap();

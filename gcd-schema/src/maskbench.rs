@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use gcd_core::bind::BoundGrammar;
 use gcd_core::jsonfmt::to_python_json;
 use gcd_core::runtime::matcher::Matcher;
-use gcd_core::trie::TokenTrie;
+use gcd_core::vocab::trie::TokenTrie;
 use gcd_core::vocab::Vocabulary;
 use serde_json::Value;
 

@@ -15,7 +15,7 @@ use std::time::Instant;
 use bitvec::prelude::*;
 use gcd_core::bind::BoundGrammar;
 use gcd_core::runtime::matcher::Matcher;
-use gcd_core::trie::TokenTrie;
+use gcd_core::vocab::trie::TokenTrie;
 use gcd_core::vocab::Vocabulary;
 use gcd_schema::maskbench::category;
 use gcd_schema::{compile, Options, PropertyOrder, Whitespace};

@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand};
 use gcd_core::bind::BoundGrammar;
 use gcd_core::compiled::CompiledGrammar;
 use gcd_core::runtime::matcher::Matcher;
-use gcd_core::trie::TokenTrie;
+use gcd_core::vocab::trie::TokenTrie;
 use gcd_core::vocab::Vocabulary;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::StdRng;

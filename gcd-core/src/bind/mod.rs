@@ -35,7 +35,7 @@ pub use tables::{Boundary, EndFilter, StateTables, TokenSet};
 use cache::{lock_state_cache, Behaviour, MAX_CACHED_STATES};
 use crate::compiled::CompiledGrammar;
 use crate::lexer::DEAD;
-use crate::trie::TokenTrie;
+use crate::vocab::trie::TokenTrie;
 use crate::vocab::Vocabulary;
 
 /// A grammar bound to a vocabulary. `Send + Sync`: share it with `Arc`.

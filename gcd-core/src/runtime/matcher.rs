@@ -699,7 +699,7 @@ struct Scratch {
 }
 
 impl Scratch {
-    fn new(trie: &crate::trie::TokenTrie) -> Scratch {
+    fn new(trie: &crate::vocab::trie::TokenTrie) -> Scratch {
         let depth = 1 + trie.max_depth;
         Scratch {
             state: vec![DEAD; depth],

@@ -10,7 +10,7 @@ use crate::bind::budget::BudgetTables;
 use crate::bind::tables::{EndFilter, StateTables, TokenSet};
 use crate::bind::BoundGrammar;
 use crate::compiled::CompiledGrammar;
-use crate::trie::TokenTrie;
+use crate::vocab::trie::TokenTrie;
 use crate::vocab::Vocabulary;
 
 const BOUND_MAGIC: &[u8; 8] = b"gcd-bind";
