@@ -9,6 +9,7 @@
 //! [`matcher`].
 
 pub mod analysis;
+#[cfg(feature = "vocab")]
 pub mod bind;
 pub mod builtin;
 pub mod compiled;
@@ -21,6 +22,7 @@ pub mod lexer;
 pub mod parser;
 pub mod runtime;
 pub mod snapshot;
+#[cfg(feature = "vocab")]
 pub mod vocab;
 
 pub use error::{Diagnostic, DiagnosticKind, GrammarError, Pos, Span};

@@ -3,9 +3,12 @@
 //! grammars that are not JSON, and the brute-force reference recognizer
 //! that every fast path is tested against.
 
+#[cfg(feature = "vocab")]
 pub mod decode;
+#[cfg(feature = "vocab")]
 pub mod matcher;
 pub mod recognizer;
 pub mod tree;
 
+#[cfg(feature = "vocab")]
 pub use matcher::{MatchError, MatchErrorKind, Matcher};

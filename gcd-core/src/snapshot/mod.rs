@@ -3,6 +3,7 @@
 //! (or not a snapshot at all) is an error that says so.
 
 pub(crate) mod array256;
+#[cfg(feature = "vocab")]
 mod bound;
 mod grammar;
 
