@@ -28,6 +28,7 @@ pub struct TerminalDfa {
 
 /// Why a terminal's regex could not become a DFA.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DfaError {
     Invalid(String),
     MatchesEmpty,

@@ -16,7 +16,7 @@
 mod member_set;
 mod stack;
 
-pub use member_set::{SetPlan, SetRole, SetState, SetTables, Used};
+pub use member_set::{SetPlan, SetRole, SetState, SetTables};
 pub use stack::{Stack, StackView};
 
 use crate::analysis::{Ll1Table, Sets, TermSet};

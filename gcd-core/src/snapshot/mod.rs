@@ -12,6 +12,7 @@ use serde::Serialize;
 
 /// Why a snapshot was refused.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SnapshotError {
     #[error("not a gcd snapshot (missing header)")]
     NotASnapshot,
