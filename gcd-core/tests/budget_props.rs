@@ -151,7 +151,7 @@ fn budget_holds(compile: impl Fn(u64) -> Option<Arc<CompiledGrammar>>, count: us
         ));
         let m = Matcher::new(bound.clone());
         let min = m.min_tokens_to_complete();
-        if min >= gcd_core::bind::budget::INF as usize {
+        if min >= gcd_core::bind::INF as usize {
             continue;
         }
         grammars += 1;

@@ -24,11 +24,14 @@ use std::sync::{Arc, OnceLock};
 use bitvec::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-pub mod budget;
+mod budget;
 mod cache;
-pub mod tables;
+mod tables;
 
 pub use budget::BudgetTables;
+/// The budget's "no completion" cost (for tests that compare with it).
+#[doc(hidden)]
+pub use budget::INF;
 pub(crate) use tables::set_bit;
 pub use tables::{Boundary, EndFilter, StateTables, TokenSet};
 

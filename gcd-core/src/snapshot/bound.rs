@@ -6,9 +6,7 @@
 use std::sync::{Arc, OnceLock};
 
 use super::SnapshotError;
-use crate::bind::budget::BudgetTables;
-use crate::bind::tables::{EndFilter, StateTables, TokenSet};
-use crate::bind::BoundGrammar;
+use crate::bind::{BoundGrammar, BudgetTables, EndFilter, StateTables, TokenSet};
 use crate::compiled::CompiledGrammar;
 use crate::vocab::trie::TokenTrie;
 use crate::vocab::Vocabulary;
