@@ -28,8 +28,10 @@ use crate::analysis::transform::{self, TransformReport};
 
 pub use crate::snapshot::SnapshotError;
 
-/// Limits that keep pathological grammars from exhausting memory.
+/// Limits that keep pathological grammars from exhausting memory. Start
+/// from `Config::default()` and set fields: more limits will join them.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Config {
     pub max_candidate_sets: usize,
     pub max_lexer_states: usize,
