@@ -1,6 +1,6 @@
 //! A grammar compiled to everything that does not depend on a vocabulary.
 //!
-//! [`CompiledGrammar::new`] runs the pipeline of DESIGN.md up to the static
+//! [`CompiledGrammar::new`] runs the pipeline of ARCHITECTURE.md up to the static
 //! tables: transforms to LL(1), analysis and the LL(1) table, terminal DFAs,
 //! the candidate sets the parser can ask the lexer for, the contextual lexer
 //! automaton, and the lexical soundness check.

@@ -6,12 +6,13 @@
 //! into a match. Owning the table lets us compute liveness (regex-automata's
 //! dead state only covers part of it) and combine DFAs.
 //!
-//! The lexer of DESIGN.md is contextual maximal munch: at a lexeme start only
-//! the candidate terminals (those the parser accepts next, plus the ignored
-//! ones) are tried, and the lexeme ends when the next byte extends no
-//! candidate. [`LexerAutomaton`] is the product of the candidates' DFAs, one
-//! start state per candidate set, built once per grammar. A state of it knows
-//! which candidates are still alive and which one wins if the lexeme ends now.
+//! The lexer of ARCHITECTURE.md ("Semantics") is contextual maximal munch: at
+//! a lexeme start only the candidate terminals (those the parser accepts
+//! next, plus the ignored ones) are tried, and the lexeme ends when the next
+//! byte extends no candidate. [`LexerAutomaton`] is the product of the
+//! candidates' DFAs, one start state per candidate set, built once per
+//! grammar. A state of it knows which candidates are still alive and which
+//! one wins if the lexeme ends now.
 
 mod automaton;
 mod classes;

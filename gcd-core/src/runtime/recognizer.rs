@@ -1,5 +1,5 @@
-//! The reference recognizer: DESIGN.md's semantics, written to be obviously
-//! correct rather than fast.
+//! The reference recognizer: the semantics of ARCHITECTURE.md, written to
+//! be obviously correct rather than fast.
 //!
 //! It re-runs each candidate terminal's DFA over the whole pending lexeme,
 //! and it decides "valid prefix" by searching for a completion over
@@ -12,7 +12,7 @@ use std::collections::{BinaryHeap, HashSet};
 use crate::compiled::CompiledGrammar;
 use crate::lexer::ByteClasses;
 
-/// What a byte string is, by the definition in DESIGN.md.
+/// What a byte string is, by the definition in ARCHITECTURE.md ("Semantics").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
     /// A whole sentence (EOS allowed). Also a valid prefix.

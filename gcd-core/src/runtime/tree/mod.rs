@@ -1,7 +1,7 @@
 //! Parse trees: what a DSL grammar's output *means*, not just that it is valid.
 //!
 //! [`parse`] lexes and parses a whole input with exactly the engine's
-//! semantics (DESIGN.md: contextual maximal munch, the winner by the
+//! semantics (ARCHITECTURE.md: contextual maximal munch, the winner by the
 //! [`LexerAutomaton`](crate::lexer::LexerAutomaton), ignored terminals
 //! dropped, then the LL(1) table) and builds the tree top down, with a stack of
 //! open rule frames beside the parser stack.
