@@ -31,6 +31,7 @@ pub mod analysis;
 #[cfg(feature = "vocab")]
 pub mod bind;
 pub mod builtin;
+mod codec;
 pub mod compiled;
 #[doc(hidden)]
 pub mod counters;
@@ -55,6 +56,6 @@ pub use compiled::{CompiledGrammar, Config};
 pub use error::{Diagnostic, DiagnosticKind, GrammarError, Pos, Span};
 #[cfg(feature = "vocab")]
 pub use runtime::{MatchError, MatchErrorKind, Matcher};
-pub use snapshot::SnapshotError;
+pub use codec::SnapshotError;
 #[cfg(feature = "vocab")]
 pub use vocab::Vocabulary;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use gcd_core::bind::BoundGrammar;
-use gcd_core::compiled::{CompiledGrammar, SnapshotError};
+use gcd_core::{CompiledGrammar, SnapshotError};
 use gcd_core::runtime::matcher::Matcher;
 use gcd_core::vocab::trie::TokenTrie;
 use gcd_core::vocab::Vocabulary;

@@ -5,7 +5,7 @@
 mod common;
 
 use gcd_core::builtin::json_compiled;
-use gcd_core::compiled::{CompiledGrammar, SnapshotError};
+use gcd_core::{CompiledGrammar, SnapshotError};
 use gcd_core::grammar::lark::parse_grammar;
 use gcd_core::runtime::recognizer::Recognizer;
 

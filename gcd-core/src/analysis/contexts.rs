@@ -4,7 +4,8 @@
 
 use std::collections::HashSet;
 
-use super::{Sets, TermSet};
+use super::Sets;
+use crate::grammar::TermSet;
 use crate::error::{DiagnosticKind, GrammarError};
 use crate::grammar::{Grammar, Symbol};
 

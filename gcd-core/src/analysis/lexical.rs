@@ -10,7 +10,8 @@
 //! [`member_set_problems`] proves that the lexer may run terminals a member
 //! set then refuses.
 
-use super::{Sets, TermSet};
+use super::Sets;
+use crate::grammar::TermSet;
 use crate::error::{Diagnostic, DiagnosticKind};
 use crate::grammar::{Grammar, Symbol, TermId};
 use crate::lexer::{LexerAutomaton, DEAD};

@@ -152,6 +152,6 @@ impl StateTables {
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EndFilter {
     pub tokens: BitVec<u64, Lsb0>,
-    #[serde(with = "crate::snapshot::array256")]
+    #[serde(with = "crate::codec::array256")]
     pub first_bytes: [bool; 256],
 }

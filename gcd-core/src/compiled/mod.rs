@@ -18,15 +18,14 @@ use rustc_hash::FxHashMap;
 
 pub mod completion;
 
-use crate::analysis::{self, contexts, lexical, Ll1Table, Sets, TermSet};
+use crate::analysis::{self, contexts, lexical, Ll1Table, Sets};
+use crate::grammar::TermSet;
 use completion::ShortestCompletion;
 use crate::error::{DiagnosticKind, Diagnostics, GrammarError};
 use crate::grammar::Grammar;
 use crate::lexer::{DfaError, LexerAutomaton, TerminalDfa, DEAD};
 use crate::parser::{ParseTables, NT_BIT};
 use crate::analysis::transform::{self, TransformReport};
-
-pub use crate::snapshot::SnapshotError;
 
 /// Limits that keep pathological grammars from exhausting memory. Start
 /// from `Config::default()` and set fields: more limits will join them.

@@ -10,7 +10,10 @@
 mod builder;
 pub mod lark;
 
+mod term_set;
+
 pub use builder::{Alternative, Expr, GrammarBuilder};
+pub use term_set::TermSet;
 
 use std::fmt;
 

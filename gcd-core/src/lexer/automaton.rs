@@ -2,7 +2,7 @@
 //! start state per candidate set.
 
 use super::{ByteClasses, TerminalDfa, DEAD};
-use crate::analysis::TermSet;
+use crate::grammar::TermSet;
 
 
 /// Marks "no winner": the lexeme so far matches no candidate.

@@ -7,7 +7,7 @@ use super::TerminalDfa;
 /// indexed by class to stay small.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ByteClasses {
-    #[serde(with = "crate::snapshot::array256")]
+    #[serde(with = "crate::codec::array256")]
     pub class_of: [u8; 256],
     /// One byte of each class.
     pub representatives: Vec<u8>,

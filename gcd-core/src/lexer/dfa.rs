@@ -14,7 +14,7 @@ use regex_automata::{Anchored, MatchKind};
 use regex_syntax::hir::{Hir, HirKind};
 
 use super::DEAD;
-use crate::snapshot;
+use crate::codec;
 
 /// One terminal's DFA as a plain table over bytes. State 0 is the start;
 /// only states that can still reach a match are kept.
@@ -262,7 +262,7 @@ impl TerminalDfa {
         if lock_cache().contains_key(regex) {
             return;
         }
-        if let Ok(dfa) = snapshot::decode::<TerminalDfa>(DFA_MAGIC, DFA_VERSION, bytes) {
+        if let Ok(dfa) = codec::decode::<TerminalDfa>(DFA_MAGIC, DFA_VERSION, bytes) {
             if dfa.is_consistent() {
                 insert_cached(regex, Ok(dfa));
             }
@@ -271,7 +271,7 @@ impl TerminalDfa {
 
     /// The table as bytes for [`preload`](Self::preload).
     pub fn to_bytes(&self) -> Vec<u8> {
-        snapshot::encode(DFA_MAGIC, DFA_VERSION, self)
+        codec::encode(DFA_MAGIC, DFA_VERSION, self)
     }
 
     /// Every transition lands on a state; state 0 exists.

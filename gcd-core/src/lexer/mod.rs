@@ -30,7 +30,7 @@ pub const DEAD: u32 = u32::MAX;
 mod tests {
     use super::dfa::live_states;
     use super::*;
-    use crate::analysis::TermSet;
+    use crate::grammar::TermSet;
 
     #[test]
     fn dfa_matches_like_regex() {

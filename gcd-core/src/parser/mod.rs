@@ -19,7 +19,8 @@ mod stack;
 pub use member_set::{SetPlan, SetRole, SetState, SetTables};
 pub use stack::{Stack, StackView};
 
-use crate::analysis::{Ll1Table, Sets, TermSet};
+use crate::analysis::{Ll1Table, Sets};
+use crate::grammar::TermSet;
 use crate::grammar::{Grammar, Symbol};
 
 /// Symbols on the stack: terminals as their id, nonterminals with this bit.

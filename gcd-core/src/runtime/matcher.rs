@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use bitvec::prelude::*;
 
-use crate::analysis::TermSet;
+use crate::grammar::TermSet;
 use crate::bind::{set_bit, BoundGrammar, EndFilter};
 use crate::compiled::CompiledGrammar;
 use crate::lexer::DEAD;

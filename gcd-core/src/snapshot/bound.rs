@@ -5,7 +5,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::SnapshotError;
+use crate::codec::{self, SnapshotError};
 use crate::bind::{BoundGrammar, BudgetTables, EndFilter, StateTables, TokenSet};
 use crate::compiled::CompiledGrammar;
 use crate::vocab::trie::TokenTrie;
@@ -100,7 +100,7 @@ impl BoundGrammar {
             end_filters: self.end_filters(),
             budget: self.budget(),
         };
-        super::encode(BOUND_MAGIC, BOUND_VERSION, &tables)
+        codec::encode(BOUND_MAGIC, BOUND_VERSION, &tables)
     }
 
     /// Loads tables written by [`to_bytes`](Self::to_bytes) for this same
@@ -111,7 +111,7 @@ impl BoundGrammar {
         vocab: Arc<Vocabulary>,
         bytes: &[u8],
     ) -> Result<BoundGrammar, SnapshotError> {
-        let t: Tables = super::decode(BOUND_MAGIC, BOUND_VERSION, bytes)?;
+        let t: Tables = codec::decode(BOUND_MAGIC, BOUND_VERSION, bytes)?;
         if t.vocab_fingerprint != vocab.fingerprint() {
             return Err(SnapshotError::Mismatch(format!(
                 "the tables were bound to another vocabulary than `{}`",

@@ -3,7 +3,7 @@
 //! is checked for every index the matcher relies on, so a corrupt snapshot
 //! is an error, not a panic later.
 
-use super::SnapshotError;
+use crate::codec::{self, SnapshotError};
 use crate::compiled::CompiledGrammar;
 use crate::lexer::{TerminalDfa, DEAD};
 use crate::parser::NT_BIT;
@@ -17,7 +17,7 @@ impl CompiledGrammar {
     /// `grammar!` macro) is loaded with [`from_bytes`](Self::from_bytes)
     /// instead of compiling regexes and analysing the grammar at run time.
     pub fn to_bytes(&self) -> Vec<u8> {
-        super::encode(SNAPSHOT_MAGIC, SNAPSHOT_VERSION, self)
+        codec::encode(SNAPSHOT_MAGIC, SNAPSHOT_VERSION, self)
     }
 
     /// Loads tables written by [`to_bytes`](Self::to_bytes) by the same
@@ -25,7 +25,7 @@ impl CompiledGrammar {
     /// the matcher relies on, so a corrupt snapshot is an error, not a panic
     /// later.
     pub fn from_bytes(bytes: &[u8]) -> Result<CompiledGrammar, SnapshotError> {
-        let g: CompiledGrammar = super::decode(SNAPSHOT_MAGIC, SNAPSHOT_VERSION, bytes)?;
+        let g: CompiledGrammar = codec::decode(SNAPSHOT_MAGIC, SNAPSHOT_VERSION, bytes)?;
         g.check_indices().map_err(SnapshotError::Corrupt)?;
         Ok(g)
     }

@@ -184,7 +184,7 @@ fn emit(input: &GrammarInput, text: &str, snapshot: &[u8], origin: &Origin) -> T
             pub fn load_bound(
                 vocab: ::std::sync::Arc<#core::vocab::Vocabulary>,
                 tables: &[u8],
-            ) -> ::core::result::Result<::std::sync::Arc<#core::bind::BoundGrammar>, #core::compiled::SnapshotError> {
+            ) -> ::core::result::Result<::std::sync::Arc<#core::bind::BoundGrammar>, #core::SnapshotError> {
                 #core::bind::BoundGrammar::from_bytes(Self::compiled().clone(), vocab, tables).map(::std::sync::Arc::new)
             }
 

@@ -4,7 +4,8 @@
 
 use super::work::{Alt, Work};
 use super::{Rewrite, RewriteKind};
-use crate::analysis::{Sets, TermSet};
+use crate::analysis::Sets;
+use crate::grammar::TermSet;
 use crate::grammar::{NtId, Symbol};
 
 /// Whole-grammar left-factoring passes.

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use super::{Lexeme, LexemeRole, Node, ParseError, ParseErrorKind, ParseOutput};
-use crate::analysis::TermSet;
+use crate::grammar::TermSet;
 use crate::compiled::CompiledGrammar;
 use crate::grammar::{Grammar, NtId, RuleKind, Symbol, TermId, Terminal, TerminalPattern};
 use crate::lexer::DEAD;
