@@ -66,7 +66,7 @@ fn round_trip<
         "{} refused {pretty}",
         std::any::type_name::<T>()
     );
-    let spaced = gcd::core::jsonfmt::to_python_json(&serde_json::to_value(v).unwrap());
+    let spaced = gcd_cli::pyjson::to_python_json(&serde_json::to_value(v).unwrap());
     // Python's separators are exactly the single spaces of `Spaced` (maps with
     // non-string keys aside, which no type here has).
     assert!(

@@ -38,8 +38,6 @@ pub mod counters;
 pub mod error;
 pub mod grammar;
 pub mod json_shape;
-#[doc(hidden)]
-pub mod jsonfmt;
 pub mod lexer;
 // Without `vocab` the matcher and the budget, which use most of the
 // parser's stack API, are not built.

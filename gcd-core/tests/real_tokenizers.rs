@@ -76,7 +76,7 @@ fn whole_corpus_on_llama3() {
     );
     let bound = bind_json(&vocab);
     for d in &docs {
-        let text = gcd_core::jsonfmt::to_python_json(&d.value);
+        let text = gcd_cli::pyjson::to_python_json(&d.value);
         if let Err(at) = replay(&bound, &text) {
             panic!("llama3: {} rejected {text:?} at {at}", d.origin);
         }
@@ -98,7 +98,7 @@ fn corpus_accepted_and_mutations_rejected() {
         for d in docs.iter().step_by(3) {
             for text in [
                 serde_json::to_string(&d.value).unwrap(),
-                gcd_core::jsonfmt::to_python_json(&d.value),
+                gcd_cli::pyjson::to_python_json(&d.value),
             ] {
                 if let Err(at) = replay(&bound, &text) {
                     panic!("{}: {} rejected {text:?} at {at}", vocab.name(), d.origin);

@@ -17,7 +17,7 @@ use gcd_core::bind::BoundGrammar;
 use gcd_core::runtime::matcher::Matcher;
 use gcd_core::vocab::trie::TokenTrie;
 use gcd_core::vocab::Vocabulary;
-use gcd_schema::maskbench::category;
+use gcd_cli::maskbench::category;
 use gcd_schema::{compile, Options, PropertyOrder, Whitespace};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

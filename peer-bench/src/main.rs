@@ -305,7 +305,7 @@ fn run() -> Result<ExitCode> {
             continue;
         };
         for t in v["tests"].as_array().into_iter().flatten() {
-            let text = gcd_core::jsonfmt::to_python_json(&t["data"]);
+            let text = gcd_cli::pyjson::to_python_json(&t["data"]);
             let tokens = vocab.encode(&text).map_err(|e| anyhow!("{e}"))?;
             docs += 1;
             let mut gm = gcd_core::runtime::matcher::Matcher::new(bound.clone());

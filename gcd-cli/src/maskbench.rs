@@ -1,5 +1,5 @@
 //! The MaskBench protocol (JSONSchemaBench's `maskbench/`), as a library
-//! function so the `gcd` CLI and the example binary share it.
+//! function so the `gcd` CLI and the tests share it.
 //!
 //! Per schema: compile + bind + first mask is the *time to first mask*
 //! (TTFM). Per test instance: serialize like Python's `json.dumps`,
@@ -17,13 +17,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gcd_core::bind::BoundGrammar;
-use gcd_core::jsonfmt::to_python_json;
 use gcd_core::runtime::matcher::Matcher;
 use gcd_core::vocab::trie::TokenTrie;
 use gcd_core::vocab::Vocabulary;
 use serde_json::Value;
 
-use crate::{compile, Options};
+use gcd_schema::{compile, Options};
+
+use crate::pyjson::to_python_json;
 
 /// What to run.
 #[derive(Debug, Clone)]

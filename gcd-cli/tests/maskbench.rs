@@ -2,16 +2,15 @@
 //! vocabulary for speed), members in any order as `gcd maskbench` runs it:
 //! every compiled schema must be handled exactly.
 
-mod common;
-
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use gcd_core::vocab::Vocabulary;
-use gcd_schema::maskbench::{category, run, Config};
+use gcd_cli::maskbench::{category, run, Config};
 
 #[test]
 fn sample_is_exact() {
-    let Some(root) = common::shared_data() else {
+    let Some(root) = shared_data() else {
         return;
     };
     let vocab = Arc::new(
@@ -46,4 +45,14 @@ fn categories_from_file_names() {
     assert_eq!(category("Github_easy---o1234.json"), "Github_easy");
     assert_eq!(category("BFCL_java_11.json"), "BFCL_java");
     assert_eq!(category("Glaiveai2K---calc_95c5.json"), "Glaiveai2K");
+}
+
+fn shared_data() -> Option<PathBuf> {
+    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data"));
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!("SKIP: ../shared/data not found at {}", p.display());
+        None
+    }
 }

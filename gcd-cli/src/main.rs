@@ -424,7 +424,7 @@ fn bench(grammar: &str, tokenizer: &str, data: &Path, stride: usize) -> Result<E
             continue;
         };
         for t in v["tests"].as_array().into_iter().flatten() {
-            let text = gcd_core::jsonfmt::to_python_json(&t["data"]);
+            let text = gcd_cli::pyjson::to_python_json(&t["data"]);
             let tokens = vocab.encode(&text).map_err(|e| e.to_string())?;
             let mut m = Matcher::new(bound.clone());
             docs += 1;
@@ -508,7 +508,7 @@ fn maskbench(
     properties: gcd_schema::PropertyOrder,
 ) -> Result<ExitCode> {
     let vocab = load_vocab(tokenizer)?;
-    let cfg = gcd_schema::maskbench::Config {
+    let cfg = gcd_cli::maskbench::Config {
         data,
         stride,
         options: gcd_schema::Options {
@@ -518,7 +518,7 @@ fn maskbench(
         },
     };
     let bar = indicatif::ProgressBar::new(0);
-    let report = gcd_schema::maskbench::run(&cfg, vocab, &mut |done, total| {
+    let report = gcd_cli::maskbench::run(&cfg, vocab, &mut |done, total| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     })
