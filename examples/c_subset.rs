@@ -12,7 +12,7 @@ use std::sync::Arc;
 use gcd::core::bind::BoundGrammar;
 use gcd::core::compiled::CompiledGrammar;
 use gcd::core::runtime::decode;
-use gcd::core::grammar::lark::parse_grammar;
+use gcd::core::lark::parse_grammar;
 use gcd::core::runtime::matcher::Matcher;
 use gcd::core::runtime::tree;
 use gcd::core::vocab::Vocabulary;

@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use gcd_core::bind::BoundGrammar;
 use gcd_core::compiled::CompiledGrammar;
-use gcd_core::grammar::lark::parse_grammar;
+use gcd_core::lark::parse_grammar;
 pub use gcd_core::json_shape::{Field, Shape, ShapeSet, StringRules, Whitespace};
 use gcd_core::runtime::matcher::{MatchError, Matcher};
 use gcd_core::vocab::Vocabulary;

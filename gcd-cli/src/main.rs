@@ -159,11 +159,11 @@ fn main() -> ExitCode {
 type Result<T> = std::result::Result<T, String>;
 
 fn load_grammar(spec: &str) -> Result<Arc<CompiledGrammar>> {
-    if let Some(g) = gcd_core::builtin::by_name(spec) {
+    if let Some(g) = gcd_core::lark::builtin::by_name(spec) {
         return g.map_err(|e| e.to_string());
     }
     let text = std::fs::read_to_string(spec).map_err(|e| format!("{spec}: {e}"))?;
-    let g = gcd_core::grammar::lark::parse_grammar(&text).map_err(|e| format!("{spec}:\n{e}"))?;
+    let g = gcd_core::lark::parse_grammar(&text).map_err(|e| format!("{spec}:\n{e}"))?;
     CompiledGrammar::new(&g)
         .map(Arc::new)
         .map_err(|e| format!("{spec}:\n{e}"))
@@ -192,11 +192,11 @@ fn bind(grammar: Arc<CompiledGrammar>, vocab: Arc<Vocabulary>) -> Arc<BoundGramm
 }
 
 fn check(spec: &str) -> Result<ExitCode> {
-    let text = match gcd_core::builtin::by_name(spec) {
-        Some(_) if spec == "json" => gcd_core::builtin::JSON_LARK.to_string(),
+    let text = match gcd_core::lark::builtin::by_name(spec) {
+        Some(_) if spec == "json" => gcd_core::lark::builtin::JSON_LARK.to_string(),
         _ => std::fs::read_to_string(spec).map_err(|e| format!("{spec}: {e}"))?,
     };
-    let g = match gcd_core::grammar::lark::parse_grammar(&text) {
+    let g = match gcd_core::lark::parse_grammar(&text) {
         Ok(g) => g,
         Err(e) => {
             println!("{spec}: cannot be loaded\n{e}");

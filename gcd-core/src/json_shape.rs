@@ -169,7 +169,7 @@ pub fn to_lark(root: &Shape, set: &ShapeSet, ws: Whitespace) -> Result<String, S
 /// compile time.
 pub fn regexes_to_prebuild(shape: &Shape) -> Result<Vec<String>, ShapeError> {
     let text = to_lark(shape, &ShapeSet::new(), Whitespace::Compact)?;
-    let g = crate::grammar::lark::parse_grammar(&text).map_err(|e| ShapeError(e.to_string()))?;
+    let g = crate::lark::parse_grammar(&text).map_err(|e| ShapeError(e.to_string()))?;
     let mut out: Vec<String> = match shape {
         Shape::String(StringRules {
             pattern: Some(p), ..
@@ -792,7 +792,7 @@ mod tests {
 mod grammar_tests {
     use super::*;
     use crate::compiled::CompiledGrammar;
-    use crate::grammar::lark::parse_grammar;
+    use crate::lark::parse_grammar;
     use crate::runtime::recognizer::Recognizer;
 
     fn compile(shape: &Shape, set: &ShapeSet, ws: Whitespace) -> CompiledGrammar {

@@ -5,10 +5,11 @@
 //! stages):
 //!
 //! - [`error`]: diagnostics with kinds and spans, shared by every stage.
-//! - [`grammar`]: the grammar IR and [`GrammarBuilder`](grammar::GrammarBuilder),
-//!   which desugars EBNF; the Lark-subset front end ([`grammar::lark`]).
+//! - [`lark`]: the Lark-subset front end, and the grammars that ship with
+//!   gcd ([`lark::builtin`]: RFC 8259 JSON).
 //! - [`json_shape`]: JSON shapes (the derive's front end) lowered to the IR.
-//! - [`builtin`]: grammars that ship with gcd (RFC 8259 JSON).
+//! - [`grammar`]: the grammar IR and [`GrammarBuilder`](grammar::GrammarBuilder),
+//!   which desugars EBNF.
 //! - `analysis`: nullable/FIRST/FOLLOW, the LL(1) table, transforms to
 //!   LL(1), parser contexts and lexical soundness (internal; public only for
 //!   gcd's own tests and command line).
@@ -30,13 +31,13 @@
 pub mod analysis;
 #[cfg(feature = "vocab")]
 pub mod bind;
-pub mod builtin;
 mod codec;
 pub mod compiled;
 #[doc(hidden)]
 pub mod counters;
 pub mod error;
 pub mod grammar;
+pub mod lark;
 pub mod json_shape;
 pub mod lexer;
 // Without `vocab` the matcher and the budget, which use most of the

@@ -74,7 +74,7 @@ fn random_grammars_and_vocabularies_round_trip() {
 fn another_grammar_or_vocabulary_or_damage_is_an_error() {
     let g = |src: &str| {
         Arc::new(
-            CompiledGrammar::new(&gcd_core::grammar::lark::parse_grammar(src).unwrap()).unwrap(),
+            CompiledGrammar::new(&gcd_core::lark::parse_grammar(src).unwrap()).unwrap(),
         )
     };
     let (g1, g2) = (g("start: \"a\"+ \"b\""), g("start: \"a\" \"b\"+"));
@@ -123,7 +123,7 @@ fn json_on_llama3_round_trips_and_reports_start_up() {
     let vocab = Arc::new(
         Vocabulary::from_tokenizer_json(root.join("tokenizers/llama3/tokenizer.json")).unwrap(),
     );
-    let g = gcd_core::builtin::json_compiled();
+    let g = gcd_core::lark::builtin::json_compiled();
     let t0 = Instant::now();
     let trie = Arc::new(TokenTrie::new(&vocab));
     let t1 = Instant::now();

@@ -17,7 +17,7 @@ fn llama3() -> Option<Arc<BoundGrammar>> {
     let vocab =
         Vocabulary::from_tokenizer_json(root.join("tokenizers/llama3/tokenizer.json")).unwrap();
     Some(Arc::new(BoundGrammar::new(
-        gcd_core::builtin::json_compiled(),
+        gcd_core::lark::builtin::json_compiled(),
         Arc::new(vocab),
     )))
 }

@@ -30,7 +30,7 @@ fn vocabularies() -> Vec<Arc<Vocabulary>> {
 
 fn bind_json(vocab: &Arc<Vocabulary>) -> Arc<BoundGrammar> {
     Arc::new(BoundGrammar::new(
-        gcd_core::builtin::json_compiled(),
+        gcd_core::lark::builtin::json_compiled(),
         vocab.clone(),
     ))
 }
@@ -133,7 +133,7 @@ fn corpus_accepted_and_mutations_rejected() {
 /// sample of tokens, the reference recognizer's verdict.
 #[test]
 fn masks_equal_brute_force_on_real_vocabularies() {
-    let c = gcd_core::builtin::json_compiled();
+    let c = gcd_core::lark::builtin::json_compiled();
     let reference = Recognizer::new(&c);
     let texts = [
         r#"{"name": "Ada", "tags": ["x", "y\n\u00e9"], "n": -1.5e-3, "ok": true, "nil": null}"#,
@@ -198,7 +198,7 @@ fn masks_equal_brute_force_on_real_vocabularies() {
 fn uniform_sampling_yields_json() {
     for vocab in vocabularies() {
         let bound = bind_json(&vocab);
-        let c = gcd_core::builtin::json_compiled();
+        let c = gcd_core::lark::builtin::json_compiled();
         let reference = Recognizer::new(&c);
         let mut complete = 0;
         for seed in 0..40u64 {
@@ -227,7 +227,7 @@ fn uniform_sampling_yields_json() {
             let out = m.output().to_vec();
             if m.is_finished() {
                 // serde_json parses it; the one refusal RFC 8259 allows it is a
-                // number beyond f64 (see grammars/json.lark), and then the same
+                // number beyond f64 (see lark/json.lark), and then the same
                 // text with that number replaced must parse.
                 if let Err(e) = serde_json::from_slice::<serde_json::Value>(&out) {
                     assert!(

@@ -90,7 +90,7 @@ fn distances_to_match(dfa: &TerminalDfa) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use crate::compiled::CompiledGrammar;
-    use crate::grammar::lark::parse_grammar;
+    use crate::lark::parse_grammar;
 
     #[test]
     fn terminal_states_and_rules() {

@@ -8,7 +8,6 @@
 //! fresh nonterminals, right-recursive so that they stay LL(1).
 
 mod builder;
-pub mod lark;
 
 mod term_set;
 
@@ -298,6 +297,7 @@ mod tests {
     use super::*;
     use crate::compiled::CompiledGrammar;
     use crate::error::DiagnosticKind;
+    use crate::lark;
     use crate::runtime::recognizer::Recognizer;
 
     #[test]

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use gcd_core::compiled::CompiledGrammar;
-use gcd_core::grammar::lark::parse_grammar;
+use gcd_core::lark::parse_grammar;
 use gcd_core::{Diagnostic, GrammarError};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;

@@ -335,7 +335,7 @@ pub fn parse_full(grammar: &CompiledGrammar, input: &[u8]) -> Result<ParseOutput
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grammar::lark::parse_grammar;
+    use crate::lark::parse_grammar;
 
     fn compile(src: &str) -> CompiledGrammar {
         CompiledGrammar::new(&parse_grammar(src).unwrap()).unwrap_or_else(|e| panic!("{src}\n{e}"))

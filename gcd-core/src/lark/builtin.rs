@@ -4,10 +4,11 @@ use std::sync::{Arc, OnceLock};
 
 use crate::compiled::CompiledGrammar;
 use crate::error::GrammarError;
-use crate::grammar::{lark, Grammar};
+use crate::grammar::Grammar;
+use crate::lark;
 
 /// The text of the built-in RFC 8259 JSON grammar.
-pub const JSON_LARK: &str = include_str!("grammars/json.lark");
+pub const JSON_LARK: &str = include_str!("json.lark");
 
 /// The built-in JSON grammar.
 pub fn json() -> Grammar {

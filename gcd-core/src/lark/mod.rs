@@ -74,6 +74,7 @@
 //! run reports as many problems as it can.
 
 mod ast;
+pub mod builtin;
 mod common;
 mod directives;
 mod lexer;
@@ -86,8 +87,8 @@ mod terminals;
 mod tests;
 
 #[cfg(doc)]
-use super::{Expr, RuleKind, TerminalPattern};
-use super::{Grammar, GrammarBuilder};
+use crate::grammar::{Expr, RuleKind, TerminalPattern};
+use crate::grammar::{Grammar, GrammarBuilder};
 #[cfg(doc)]
 use crate::error::DiagnosticKind;
 use crate::error::GrammarError;
