@@ -8,9 +8,9 @@ mod common;
 
 use std::sync::Arc;
 
-use gcd::core::decode;
-use gcd::core::matcher::Matcher;
-use gcd::core::tree::Node;
+use gcd::core::runtime::decode;
+use gcd::core::runtime::matcher::Matcher;
+use gcd::core::runtime::tree::Node;
 use gcd::core::vocab::Vocabulary;
 
 gcd::grammar! {

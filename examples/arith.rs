@@ -8,8 +8,8 @@ mod common;
 
 use std::sync::Arc;
 
-use gcd::core::decode;
-use gcd::core::matcher::Matcher;
+use gcd::core::runtime::decode;
+use gcd::core::runtime::matcher::Matcher;
 use gcd::core::vocab::Vocabulary;
 
 gcd::grammar! {

@@ -11,10 +11,10 @@ use std::sync::Arc;
 
 use gcd::core::bind::BoundGrammar;
 use gcd::core::compiled::CompiledGrammar;
-use gcd::core::decode;
-use gcd::core::grammar::lark::parse_grammar;
-use gcd::core::matcher::Matcher;
-use gcd::core::tree;
+use gcd::core::runtime::decode;
+use gcd::core::lark::parse_grammar;
+use gcd::core::runtime::matcher::Matcher;
+use gcd::core::runtime::tree;
 use gcd::core::vocab::Vocabulary;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -32,8 +32,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
     })?;
     let grammar = Arc::new(CompiledGrammar::new(&parse_grammar(&text)?)?);
-    println!("{} rewrites made it LL(1):", grammar.report.rewrites.len());
-    for r in &grammar.report.rewrites {
+    println!("{} rewrites made it LL(1):", grammar.report().rewrites.len());
+    for r in &grammar.report().rewrites {
         println!("  {}", r.message);
     }
     let vocab = Arc::new(Vocabulary::o200k_base()?);

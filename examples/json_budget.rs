@@ -9,9 +9,9 @@ mod common;
 use std::sync::Arc;
 
 use gcd::core::bind::BoundGrammar;
-use gcd::core::builtin;
-use gcd::core::decode;
-use gcd::core::matcher::Matcher;
+use gcd::core::lark::builtin;
+use gcd::core::runtime::decode;
+use gcd::core::runtime::matcher::Matcher;
 use gcd::core::vocab::Vocabulary;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -9,7 +9,7 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use gcd::core::decode::LogitsSource;
+use gcd::core::runtime::decode::LogitsSource;
 use gcd::core::vocab::Vocabulary;
 use gcd::{Constrained, Decoder};
 use serde::Deserialize;

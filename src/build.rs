@@ -4,7 +4,7 @@
 //!
 //! ```no_run
 //! // build.rs (with `gcd` as a build-dependency)
-//! let grammar = gcd::core::builtin::json_compiled();
+//! let grammar = gcd::core::lark::builtin::json_compiled();
 //! gcd::build::write_bound_tables("json.bound", &grammar, "tokenizers/model/tokenizer.json").unwrap();
 //! ```
 //!

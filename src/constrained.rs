@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use gcd_core::bind::BoundGrammar;
 use gcd_core::compiled::CompiledGrammar;
 pub use gcd_core::json::{Field, Shape, ShapeSet, StringRules, Whitespace};
-use gcd_core::matcher::{MatchError, Matcher};
+use gcd_core::runtime::matcher::{MatchError, Matcher};
 use gcd_core::vocab::Vocabulary;
 
 /// A type whose JSON form gcd can enforce.

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use derive_types::*;
 use gcd::constrained::{grammar_text, Whitespace};
 use gcd::core::compiled::CompiledGrammar;
-use gcd::core::grammar::lark::parse_grammar;
+use gcd::core::lark::parse_grammar;
 use gcd::core::grammar::{Grammar, NtId, RuleKind, Symbol, Terminal, TerminalPattern};
 use gcd::core::json::{to_grammar, ShapeSet};
 use gcd::Constrained;

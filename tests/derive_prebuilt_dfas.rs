@@ -61,7 +61,7 @@ fn own_dfas_come_prebuilt() {
     // (the fourth is the pattern's escape check, not a terminal).
     let linked = gcd::constrained::compiled::<Order>(Order::WHITESPACE).unwrap();
     let used = linked
-        .grammar
+        .grammar()
         .terminals
         .iter()
         .filter(|t| own.contains(&t.pattern.to_regex()))

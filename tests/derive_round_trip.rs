@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use gcd::constrained::{compiled, grammar_text, Whitespace};
 use gcd::core::bind::BoundGrammar;
-use gcd::core::matcher::Matcher;
+use gcd::core::runtime::matcher::Matcher;
 use gcd::core::vocab::Vocabulary;
 use gcd::Constrained;
 use proptest::prelude::*;
@@ -41,7 +41,7 @@ fn bound<T: Constrained + 'static>(ws: Whitespace) -> Arc<BoundGrammar> {
 fn accepts<T: Constrained + 'static>(text: &str, ws: Whitespace) -> bool {
     let b = bound::<T>(ws);
     let mut m = Matcher::new(b.clone());
-    for t in b.vocab.encode(text).unwrap() {
+    for t in b.vocab().encode(text).unwrap() {
         if m.advance(t).is_err() {
             return false;
         }
@@ -66,7 +66,7 @@ fn round_trip<
         "{} refused {pretty}",
         std::any::type_name::<T>()
     );
-    let spaced = gcd::core::jsonfmt::to_python_json(&serde_json::to_value(v).unwrap());
+    let spaced = gcd_cli::pyjson::to_python_json(&serde_json::to_value(v).unwrap());
     // Python's separators are exactly the single spaces of `Spaced` (maps with
     // non-string keys aside, which no type here has).
     assert!(
@@ -278,7 +278,7 @@ fn starts_with_matches_the_grammar() {
             (ARRAY, "["),
             (OBJECT, "{"),
         ] {
-            let tok = b.vocab.encode(first).unwrap();
+            let tok = b.vocab().encode(first).unwrap();
             assert_eq!(tok.len(), 1);
             let allowed = m.clone().advance(tok[0]).is_ok();
             assert_eq!(allowed, expected & bit != 0, "{name} starting with {first}");

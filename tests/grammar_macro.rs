@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use gcd::core::compiled::CompiledGrammar;
-use gcd::core::grammar::lark::parse_grammar;
-use gcd::core::matcher::Matcher;
+use gcd::core::lark::parse_grammar;
+use gcd::core::runtime::matcher::Matcher;
 use gcd::core::vocab::Vocabulary;
 
 gcd::grammar! {
@@ -31,7 +31,7 @@ VALUE: /[0-9]+/
 }
 
 gcd::grammar! {
-    pub(crate) JsonFromFile = file "gcd-core/src/grammars/json.lark";
+    pub(crate) JsonFromFile = file "gcd-core/src/lark/json.lark";
 }
 
 fn runtime_build(source: &str) -> CompiledGrammar {
@@ -48,7 +48,7 @@ fn emitted_tables_equal_a_run_time_build() {
     );
     assert_eq!(
         **JsonFromFile::compiled(),
-        *gcd::core::builtin::json_compiled()
+        *gcd::core::lark::builtin::json_compiled()
     );
 }
 

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use gcd::core::counters;
-use gcd::core::matcher::Matcher;
+use gcd::core::runtime::matcher::Matcher;
 use gcd::core::vocab::Vocabulary;
 
 gcd::grammar! {
@@ -37,7 +37,7 @@ fn no_dfa_is_built_and_no_analysis_runs_at_run_time() {
     assert_eq!(counters::ll1_analyses(), 0);
     // The counters do move when a grammar is built at run time.
     gcd::core::compiled::CompiledGrammar::new(
-        &gcd::core::grammar::lark::parse_grammar(Command::SOURCE).unwrap(),
+        &gcd::core::lark::parse_grammar(Command::SOURCE).unwrap(),
     )
     .unwrap();
     assert!(counters::regex_compilations() > 0 && counters::ll1_analyses() > 0);

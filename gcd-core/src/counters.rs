@@ -41,6 +41,7 @@ pub fn state_tables_shared() -> usize {
     STATE_TABLES_SHARED.load(Ordering::Relaxed)
 }
 
+#[cfg(feature = "vocab")]
 pub(crate) fn count_state_table(shared: bool) {
     let c = if shared {
         &STATE_TABLES_SHARED

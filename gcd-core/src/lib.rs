@@ -1,34 +1,61 @@
-//! gcd-core: grammar IR, analysis, lexer, vocabulary binding and the matcher.
+//! gcd-core: the engine behind gcd, from grammar IR to token masks.
 //!
-//! The stages, one module each: [`grammar`] (IR, builder, Lark-subset text
-//! format), [`transform`] (left recursion, left factoring), [`analysis`]
-//! (nullable/FIRST/FOLLOW, LL(1) table), [`lexer`] (terminal DFAs and the
-//! contextual lexer automaton), [`parser`] (the LL(1) stack machine),
-//! [`compiled`] (everything that does not depend on a vocabulary),
-//! [`recognizer`] (the brute-force reference), [`vocab`], [`bind`] and
-//! [`matcher`].
+//! One folder per stage of the data flow (see `ARCHITECTURE.md` at the
+//! repository root for the map, the data flow and the invariants between
+//! stages):
+//!
+//! - [`error`]: diagnostics with kinds and spans, shared by every stage.
+//! - [`lark`]: the Lark-subset front end, and the grammars that ship with
+//!   gcd ([`lark::builtin`]: RFC 8259 JSON).
+//! - [`json`]: JSON shapes (the derive's; gcd-schema shares its numbers and
+//!   whitespace policy) lowered to the IR through the builder.
+//! - [`grammar`]: the grammar IR and [`GrammarBuilder`](grammar::GrammarBuilder),
+//!   which desugars EBNF.
+//! - `analysis`: nullable/FIRST/FOLLOW, the LL(1) table, transforms to
+//!   LL(1), parser contexts and lexical soundness (internal; public only for
+//!   gcd's own tests and command line).
+//! - [`lexer`]: terminal DFAs and the contextual lexer automaton.
+//! - `parser`: the LL(1) stack machine with member sets (internal).
+//! - [`compiled`]: the compile driver, [`CompiledGrammar`], and shortest
+//!   completions; `snapshot` writes and checks its tables as bytes.
+//! - [`vocab`]: a real tokenizer's token bytes and the token trie.
+//! - [`bind`]: [`BoundGrammar`], per-lexer-state token tables and the
+//!   budget's token-cost tables.
+//! - [`runtime`]: the per-request [`Matcher`], decoding strategies, parse
+//!   trees and the brute-force reference recognizer.
+//!
+//! Feature `vocab` (default) brings [`vocab`], [`bind`] and the matcher, and
+//! with them the tokenizer stack; without it only the compile-time stages
+//! are built (what the proc macros need).
 
+#[doc(hidden)]
 pub mod analysis;
+#[cfg(feature = "vocab")]
 pub mod bind;
-pub mod budget;
-pub mod builtin;
+mod codec;
 pub mod compiled;
-pub mod completion;
+#[doc(hidden)]
 pub mod counters;
-pub mod decode;
 pub mod error;
 pub mod grammar;
 pub mod json;
-pub mod jsonfmt;
+pub mod lark;
 pub mod lexer;
-pub mod matcher;
-pub mod parser;
-pub mod recognizer;
-mod serde_array256;
-pub mod snapshot;
-pub mod transform;
-pub mod tree;
-pub mod trie;
+// Without `vocab` the matcher and the budget, which use most of the
+// parser's stack API, are not built.
+#[cfg_attr(not(feature = "vocab"), allow(dead_code, unused_imports))]
+pub(crate) mod parser;
+pub mod runtime;
+mod snapshot;
+#[cfg(feature = "vocab")]
 pub mod vocab;
 
+#[cfg(feature = "vocab")]
+pub use bind::BoundGrammar;
+pub use compiled::{CompiledGrammar, Config};
 pub use error::{Diagnostic, DiagnosticKind, GrammarError, Pos, Span};
+#[cfg(feature = "vocab")]
+pub use runtime::{MatchError, MatchErrorKind, Matcher};
+pub use codec::SnapshotError;
+#[cfg(feature = "vocab")]
+pub use vocab::Vocabulary;

@@ -8,15 +8,15 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use gcd_core::bind::BoundGrammar;
-use gcd_core::compiled::{CompiledGrammar, SnapshotError};
-use gcd_core::matcher::Matcher;
-use gcd_core::trie::TokenTrie;
+use gcd_core::{CompiledGrammar, SnapshotError};
+use gcd_core::runtime::matcher::Matcher;
+use gcd_core::vocab::trie::TokenTrie;
 use gcd_core::vocab::Vocabulary;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 fn assert_same_tables(a: &BoundGrammar, b: &BoundGrammar) {
-    assert_eq!(a.trie, b.trie);
+    assert_eq!(a.trie(), b.trie());
     assert_eq!(a.states(), b.states());
     assert_eq!(a.end_filters(), b.end_filters());
     assert_eq!(a.budget(), b.budget());
@@ -24,7 +24,7 @@ fn assert_same_tables(a: &BoundGrammar, b: &BoundGrammar) {
 
 /// Masks (budgeted too) along a random walk agree between the two.
 fn assert_same_masks(a: Arc<BoundGrammar>, b: Arc<BoundGrammar>, seed: u64, steps: usize) {
-    let width = a.vocab.len();
+    let width = a.vocab().len();
     let mut rng = StdRng::seed_from_u64(seed);
     let (mut ma, mut mb) = (Matcher::new(a), Matcher::new(b));
     for _ in 0..steps {
@@ -74,7 +74,7 @@ fn random_grammars_and_vocabularies_round_trip() {
 fn another_grammar_or_vocabulary_or_damage_is_an_error() {
     let g = |src: &str| {
         Arc::new(
-            CompiledGrammar::new(&gcd_core::grammar::lark::parse_grammar(src).unwrap()).unwrap(),
+            CompiledGrammar::new(&gcd_core::lark::parse_grammar(src).unwrap()).unwrap(),
         )
     };
     let (g1, g2) = (g("start: \"a\"+ \"b\""), g("start: \"a\" \"b\"+"));
@@ -123,7 +123,7 @@ fn json_on_llama3_round_trips_and_reports_start_up() {
     let vocab = Arc::new(
         Vocabulary::from_tokenizer_json(root.join("tokenizers/llama3/tokenizer.json")).unwrap(),
     );
-    let g = gcd_core::builtin::json_compiled();
+    let g = gcd_core::lark::builtin::json_compiled();
     let t0 = Instant::now();
     let trie = Arc::new(TokenTrie::new(&vocab));
     let t1 = Instant::now();

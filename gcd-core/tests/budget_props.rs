@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use gcd_core::bind::BoundGrammar;
 use gcd_core::compiled::CompiledGrammar;
-use gcd_core::matcher::Matcher;
-use gcd_core::recognizer::Recognizer;
+use gcd_core::runtime::matcher::Matcher;
+use gcd_core::runtime::recognizer::Recognizer;
 use gcd_core::vocab::Vocabulary;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -57,7 +57,7 @@ fn generate(
     seed: u64,
     reference: &Recognizer,
 ) -> usize {
-    let vocab = &bound.vocab;
+    let vocab = &bound.vocab();
     let width = vocab.len();
     let eos = vocab.eos_ids()[0];
     let mut m = Matcher::new(bound.clone()).with_budget(budget).unwrap();
@@ -151,7 +151,7 @@ fn budget_holds(compile: impl Fn(u64) -> Option<Arc<CompiledGrammar>>, count: us
         ));
         let m = Matcher::new(bound.clone());
         let min = m.min_tokens_to_complete();
-        if min >= gcd_core::budget::INF as usize {
+        if min >= gcd_core::bind::INF as usize {
             continue;
         }
         grammars += 1;

@@ -7,7 +7,7 @@ mod common;
 use std::sync::Arc;
 
 use gcd_core::bind::BoundGrammar;
-use gcd_core::matcher::Matcher;
+use gcd_core::runtime::matcher::Matcher;
 use gcd_core::vocab::Vocabulary;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -17,7 +17,7 @@ fn llama3() -> Option<Arc<BoundGrammar>> {
     let vocab =
         Vocabulary::from_tokenizer_json(root.join("tokenizers/llama3/tokenizer.json")).unwrap();
     Some(Arc::new(BoundGrammar::new(
-        gcd_core::builtin::json_compiled(),
+        gcd_core::lark::builtin::json_compiled(),
         Arc::new(vocab),
     )))
 }
@@ -25,7 +25,7 @@ fn llama3() -> Option<Arc<BoundGrammar>> {
 /// Picks adversarially: mostly the longest allowed tokens, or tokens that
 /// open nesting, never EOS while anything else is allowed.
 fn adversarial_pick(bound: &BoundGrammar, allowed: &[u32], opener: bool, rng: &mut StdRng) -> u32 {
-    let vocab = &bound.vocab;
+    let vocab = &bound.vocab();
     let bytes = |t: u32| vocab.token_bytes(t).unwrap();
     if opener {
         let opens: Vec<u32> = allowed
@@ -55,8 +55,8 @@ fn run(
     opener: bool,
     seed: u64,
 ) -> (Vec<u8>, usize, bool) {
-    let width = bound.vocab.len();
-    let eos = bound.vocab.eos_ids()[0];
+    let width = bound.vocab().len();
+    let eos = bound.vocab().eos_ids()[0];
     let mut m = Matcher::new(bound.clone());
     m.set_budget(budget).unwrap();
     let mut rng = StdRng::seed_from_u64(seed);
@@ -66,7 +66,7 @@ fn run(
         let allowed: Vec<u32> = mask
             .iter_ones()
             .map(|i| i as u32)
-            .filter(|&t| !bound.vocab.is_eos(t))
+            .filter(|&t| !bound.vocab().is_eos(t))
             .collect();
         if allowed.is_empty() {
             assert!(
@@ -154,7 +154,7 @@ struct Greedy {
     scores: Vec<f32>,
 }
 
-impl gcd_core::decode::LogitsSource for Greedy {
+impl gcd_core::runtime::decode::LogitsSource for Greedy {
     fn next_logits(&mut self, tokens: &[u32], logits: &mut [f32]) {
         for (i, l) in logits.iter_mut().enumerate() {
             // Vary with the position so beams differ.
@@ -171,7 +171,7 @@ impl gcd_core::decode::LogitsSource for Greedy {
 #[test]
 fn beam_search_never_leaves_the_budget() {
     let Some(bound) = llama3() else { return };
-    let vocab = &bound.vocab;
+    let vocab = &bound.vocab();
     let scores: Vec<f32> = (0..vocab.len() as u32)
         .map(|t| match vocab.token_bytes(t) {
             Ok(_) if vocab.is_eos(t) => -20.0,
@@ -185,7 +185,7 @@ fn beam_search_never_leaves_the_budget() {
     let mut model = Greedy { scores };
     for budget in [3usize, 8, 20] {
         let start = Matcher::new(bound.clone()).with_budget(budget).unwrap();
-        let outs = gcd_core::decode::beam_search(&start, &mut model, 4, budget + 2);
+        let outs = gcd_core::runtime::decode::beam_search(&start, &mut model, 4, budget + 2);
         assert_eq!(outs.len(), 4, "budget {budget}");
         for h in &outs {
             let used = h.matcher.tokens().len() - 1;
@@ -200,7 +200,7 @@ fn beam_search_never_leaves_the_budget() {
         assert!(outs.windows(2).all(|w| w[0].log_prob >= w[1].log_prob));
     }
     // Without the budget the same search is cut off unfinished.
-    let outs = gcd_core::decode::beam_search(&Matcher::new(bound.clone()), &mut model, 4, 22);
+    let outs = gcd_core::runtime::decode::beam_search(&Matcher::new(bound.clone()), &mut model, 4, 22);
     assert!(
         outs.is_empty(),
         "the stand-in model should never choose to stop"
@@ -210,7 +210,7 @@ fn beam_search_never_leaves_the_budget() {
 #[test]
 fn greedy_decoding_ends_complete_within_the_budget() {
     let Some(bound) = llama3() else { return };
-    let vocab = &bound.vocab;
+    let vocab = &bound.vocab();
     let scores: Vec<f32> = (0..vocab.len() as u32)
         .map(|t| match vocab.token_bytes(t) {
             Ok(_) if vocab.is_eos(t) => -20.0,
@@ -221,13 +221,13 @@ fn greedy_decoding_ends_complete_within_the_budget() {
     let mut model = Greedy { scores };
     for budget in [2usize, 7, 30] {
         let mut m = Matcher::new(bound.clone()).with_budget(budget).unwrap();
-        assert!(gcd_core::decode::greedy(&mut m, &mut model, 1000).unwrap());
+        assert!(gcd_core::runtime::decode::greedy(&mut m, &mut model, 1000).unwrap());
         assert!(m.tokens().len() - 1 <= budget);
         serde_json::from_slice::<serde_json::Value>(m.output()).unwrap();
     }
     let mut m = Matcher::new(bound.clone());
     assert!(
-        !gcd_core::decode::greedy(&mut m, &mut model, 40).unwrap(),
+        !gcd_core::runtime::decode::greedy(&mut m, &mut model, 40).unwrap(),
         "unbudgeted, it never stops"
     );
 }

@@ -5,15 +5,15 @@
 mod common;
 
 use gcd_core::compiled::CompiledGrammar;
-use gcd_core::completion::UNREACHABLE;
+use gcd_core::compiled::completion::UNREACHABLE;
 use gcd_core::lexer::ByteClasses;
-use gcd_core::recognizer::{Recognizer, Status};
+use gcd_core::runtime::recognizer::{Recognizer, Status};
 
 /// Length of the shortest sentence, searching up to `max_len` bytes (one
 /// byte per byte class suffices: the grammar cannot tell them apart).
 fn shortest_sentence(g: &CompiledGrammar, max_len: usize) -> Option<usize> {
     let r = Recognizer::new(g);
-    let reps = ByteClasses::new(&g.dfas).representatives;
+    let reps = ByteClasses::new(&g.dfas()).representatives;
     let mut frontier = vec![Vec::new()];
     for len in 0..=max_len {
         if frontier.iter().any(|s| r.is_complete(s)) {
@@ -42,7 +42,7 @@ fn rule_costs_bound_the_shortest_sentence() {
         let Some(g) = common::random_grammar(seed).compile() else {
             continue;
         };
-        let bound = g.completion.min_sentence_bytes(&g.grammar);
+        let bound = g.completion().min_sentence_bytes(&g.grammar());
         assert_ne!(
             bound, UNREACHABLE,
             "seed {seed}: a compiled grammar is productive"
@@ -71,7 +71,7 @@ fn terminal_state_costs_are_exact() {
         let Some(g) = common::random_grammar(seed).compile() else {
             continue;
         };
-        for (t, dfa) in g.dfas.iter().enumerate() {
+        for (t, dfa) in g.dfas().iter().enumerate() {
             // Brute force: breadth-first over states by bytes.
             for q in 0..dfa.len() as u32 {
                 let mut seen = vec![false; dfa.len()];
@@ -98,7 +98,7 @@ fn terminal_state_costs_are_exact() {
                     layer = next;
                     d += 1;
                 };
-                let table = g.completion.terminal_state[t][q as usize];
+                let table = g.completion().terminal_state[t][q as usize];
                 assert_eq!(
                     truth.unwrap_or(UNREACHABLE),
                     table,

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use common::data::json_documents;
 use gcd_core::bind::BoundGrammar;
-use gcd_core::matcher::Matcher;
-use gcd_core::recognizer::{Recognizer, Status};
+use gcd_core::runtime::matcher::Matcher;
+use gcd_core::runtime::recognizer::{Recognizer, Status};
 use gcd_core::vocab::Vocabulary;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -17,7 +17,7 @@ use rand::{Rng, SeedableRng};
 fn byte_matcher() -> Matcher {
     let vocab = Vocabulary::from_tokens_with_eos((0..=255u8).map(|b| vec![b]).collect(), "<eos>");
     Matcher::new(Arc::new(BoundGrammar::new(
-        gcd_core::builtin::json_compiled(),
+        gcd_core::lark::builtin::json_compiled(),
         Arc::new(vocab),
     )))
 }
@@ -45,7 +45,7 @@ fn corpus_documents_are_accepted() {
     if docs.is_empty() {
         return;
     }
-    let c = gcd_core::builtin::json_compiled();
+    let c = gcd_core::lark::builtin::json_compiled();
     let reference = Recognizer::new(&c);
     let m = byte_matcher();
     let mut checked = 0;
@@ -85,7 +85,7 @@ fn agrees_with_serde_json_on_mutations() {
         return;
     }
     let m = byte_matcher();
-    let c = gcd_core::builtin::json_compiled();
+    let c = gcd_core::lark::builtin::json_compiled();
     let reference = Recognizer::new(&c);
     let mut rng = StdRng::seed_from_u64(7);
     let pieces: &[&[u8]] = &[

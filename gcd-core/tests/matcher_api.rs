@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use gcd_core::bind::BoundGrammar;
 use gcd_core::compiled::CompiledGrammar;
-use gcd_core::grammar::lark;
-use gcd_core::matcher::{MatchErrorKind, Matcher};
+use gcd_core::lark;
+use gcd_core::runtime::matcher::{MatchErrorKind, Matcher};
 use gcd_core::vocab::Vocabulary;
 
 fn setup(grammar: &str, tokens: &[&str]) -> (Arc<BoundGrammar>, Vec<Vec<u8>>) {
@@ -157,7 +157,7 @@ fn logits_agree_with_the_mask() {
         toks.push(w.as_bytes().to_vec());
     }
     let vocab = Arc::new(Vocabulary::from_tokens_with_eos(toks.clone(), "<eos>"));
-    let b = Arc::new(BoundGrammar::new(gcd_core::builtin::json_compiled(), vocab));
+    let b = Arc::new(BoundGrammar::new(gcd_core::lark::builtin::json_compiled(), vocab));
     let mut m = Matcher::new(b);
     for &byte in br#"{"abc": [true, null, 12]}"# {
         for width in [toks.len() + 1, 130, 64, 3] {

@@ -12,8 +12,8 @@ use gcd_core::bind::BoundGrammar;
 use gcd_core::compiled::CompiledGrammar;
 use gcd_core::error::DiagnosticKind;
 use gcd_core::grammar::{Expr, GrammarBuilder, TerminalPattern};
-use gcd_core::matcher::Matcher;
-use gcd_core::recognizer::Recognizer;
+use gcd_core::runtime::matcher::Matcher;
+use gcd_core::runtime::recognizer::Recognizer;
 use gcd_core::vocab::Vocabulary;
 
 /// `{KEY:0,…}` objects: `keys` with required flags, and repeatable
@@ -232,7 +232,7 @@ fn masks_equal_reference_on(seeds: std::ops::Range<u64>, min_grammars: usize, mi
             continue;
         };
         let c = Arc::new(c);
-        assert!(c.parse.has_sets());
+        assert!(!c.grammar().member_sets.is_empty());
         for k in 0..3 {
             let tokens = common::random_vocab(seed * 7 + k, 24 + 8 * k as usize);
             masks += check_walk(c.clone(), tokens, seed + k, 14);

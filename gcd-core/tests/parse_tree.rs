@@ -1,4 +1,4 @@
-//! Parse trees (`gcd_core::tree`): Lark's tree shape on grammars that the
+//! Parse trees (`gcd_core::runtime::tree`): Lark's tree shape on grammars that the
 //! transforms made LL(1), spans, errors, and properties against the
 //! reference recognizer and against an independent chart parser that builds
 //! the tree from the grammar *as written* (before left-recursion removal and
@@ -8,13 +8,13 @@ mod common;
 
 use std::ops::Range;
 
-use gcd_core::builtin::json_compiled;
+use gcd_core::lark::builtin::json_compiled;
 use gcd_core::compiled::CompiledGrammar;
-use gcd_core::grammar::lark::parse_grammar;
+use gcd_core::lark::parse_grammar;
 use gcd_core::grammar::{Grammar, NtId, RuleKind, Symbol, TermId, TerminalPattern};
-use gcd_core::recognizer::{Recognizer, Status};
-use gcd_core::transform::RewriteKind;
-use gcd_core::tree::{self, LexemeRole, Node, ParseErrorKind, ParseOutput};
+use gcd_core::runtime::recognizer::{Recognizer, Status};
+use gcd_core::analysis::transform::RewriteKind;
+use gcd_core::runtime::tree::{self, LexemeRole, Node, ParseErrorKind, ParseOutput};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -90,8 +90,8 @@ NUMBER: /[0-9]+/
 #[test]
 fn arithmetic_left_recursion_is_left_associative_with_aliases() {
     let g = compile(ARITH);
-    let tails: Vec<_> = g.report.tails().collect();
-    assert_eq!(tails.len(), 2, "{}", g.report);
+    let tails: Vec<_> = g.report().tails().collect();
+    assert_eq!(tails.len(), 2, "{}", g.report());
     assert_eq!(sx(&tree_of(&g, "1+2*3-4")), "(sub (add 1 (mul 2 3)) 4)");
     assert_eq!(sx(&tree_of(&g, "1-2-3-4")), "(sub (sub (sub 1 2) 3) 4)");
     assert_eq!(sx(&tree_of(&g, "8/4/2*3")), "(mul (div (div 8 4) 2) 3)");
@@ -167,12 +167,12 @@ fn left_recursion_without_aliases_and_with_plain_rules() {
     "#,
     );
     assert!(
-        g.report
+        g.report()
             .rewrites
             .iter()
             .any(|r| r.kind == RewriteKind::LeftFactoring),
         "{}",
-        g.report
+        g.report()
     );
     assert_eq!(
         sx(&tree_of(&g, "1+2++!+3")),
@@ -394,12 +394,12 @@ fn left_factoring_keeps_the_aliases() {
     "#,
     );
     assert!(
-        g.report
+        g.report()
             .rewrites
             .iter()
             .any(|r| r.kind == RewriteKind::LeftFactoring),
         "{}",
-        g.report
+        g.report()
     );
     let t = tree_of(&g, "f(); g(x, h(), 1); y = k(2);");
     assert_eq!(
@@ -586,9 +586,9 @@ fn check_output(g: &CompiledGrammar, input: &[u8], out: &ParseOutput) {
         assert_eq!(l.span.start, at, "lexemes are back to back");
         assert!(l.span.end > l.span.start);
         at = l.span.end;
-        let t = g.grammar.terminal(l.terminal);
+        let t = g.grammar().terminal(l.terminal);
         assert_eq!(l.role == LexemeRole::Ignored, t.ignored);
-        assert!(g.dfas[l.terminal.index()].matches(&input[l.span.clone()]));
+        assert!(g.dfas()[l.terminal.index()].matches(&input[l.span.clone()]));
         if l.role == LexemeRole::Tree {
             kept.push(l.clone());
         }
@@ -611,7 +611,7 @@ fn check_output(g: &CompiledGrammar, input: &[u8], out: &ParseOutput) {
     assert_eq!(leaves.len(), kept.len());
     for (n, l) in leaves.iter().zip(&kept) {
         assert_eq!(n.span(), l.span);
-        assert_eq!(n.name(), g.grammar.terminal(l.terminal).name);
+        assert_eq!(n.name(), g.grammar().terminal(l.terminal).name);
         assert_eq!(
             n.text().unwrap(),
             String::from_utf8_lossy(&input[l.span.clone()])
@@ -654,7 +654,7 @@ fn check_error_position(r: &Recognizer, input: &[u8], e: &tree::ParseError) {
 /// random walk on its DFA, sometimes with a space between when spaces are
 /// ignored. Maximal munch may still lex it differently: callers check.
 fn random_derivation(g: &CompiledGrammar, rng: &mut StdRng, max_depth: usize) -> Vec<u8> {
-    let gr = &g.grammar;
+    let gr = &g.grammar();
     // Height of the shortest derivation tree of each rule.
     let mut height = vec![usize::MAX; gr.nonterminals.len()];
     let prod_height = |p: &gcd_core::grammar::Production, height: &[usize]| {
@@ -675,7 +675,7 @@ fn random_derivation(g: &CompiledGrammar, rng: &mut StdRng, max_depth: usize) ->
             }
         }
     }
-    let space = g.ignored.iter().any(|t| g.dfas[t].matches(b" "));
+    let space = g.ignored().iter().any(|t| g.dfas()[t].matches(b" "));
     let mut out = Vec::new();
     let mut work = vec![(Symbol::N(gr.start), 0usize)];
     while let Some((sym, depth)) = work.pop() {
@@ -684,7 +684,7 @@ fn random_derivation(g: &CompiledGrammar, rng: &mut StdRng, max_depth: usize) ->
                 if space && !out.is_empty() && rng.random_bool(0.4) {
                     out.push(b' ');
                 }
-                let dfa = &g.dfas[t.index()];
+                let dfa = &g.dfas()[t.index()];
                 let mut s = 0u32;
                 loop {
                     let next: Vec<(u8, u32)> = (0..=255u8)
@@ -758,7 +758,7 @@ fn exercise(
 ) -> usize {
     let r = Recognizer::new(g);
     let mut rng = StdRng::seed_from_u64(seed);
-    let comparable = g.report.rewrites.iter().all(|w| {
+    let comparable = g.report().rewrites.iter().all(|w| {
         matches!(
             w.kind,
             RewriteKind::LeftRecursion
@@ -780,7 +780,7 @@ fn exercise(
             panic!(
                 "{label}: {:?} is a sentence but: {e}\n{}",
                 String::from_utf8_lossy(&s),
-                g.report
+                g.report()
             )
         });
         check_output(g, &s, &out);
@@ -795,7 +795,7 @@ fn exercise(
                     .as_ref()
                     .map_or("-".to_string(), |t| format!("{t:#}")),
                 out.tree,
-                g.report
+                g.report()
             );
             compared += 1;
         }
@@ -933,9 +933,9 @@ fn random_lark_grammars_agree_with_the_recognizer_and_the_reference() {
             continue;
         };
         compiled += 1;
-        with_tails += usize::from(g.report.tails().next().is_some());
+        with_tails += usize::from(g.report().tails().next().is_some());
         factored += usize::from(
-            g.report
+            g.report()
                 .rewrites
                 .iter()
                 .any(|r| r.kind == RewriteKind::LeftFactoring),
@@ -1045,7 +1045,7 @@ fn reference_tree(
         .iter()
         .filter(|l| l.role != LexemeRole::Ignored)
         .map(|l| {
-            let name = &g.grammar.terminal(l.terminal).name;
+            let name = &g.grammar().terminal(l.terminal).name;
             let t = original
                 .terminals
                 .iter()

@@ -5,7 +5,7 @@
 mod common;
 
 use gcd_core::compiled::CompiledGrammar;
-use gcd_core::grammar::lark;
+use gcd_core::lark;
 use gcd_core::DiagnosticKind;
 
 /// (file, Ok(()) or the kind of the first diagnostic).

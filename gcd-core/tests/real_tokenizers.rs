@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use common::data::{json_documents, shared_data};
 use gcd_core::bind::BoundGrammar;
-use gcd_core::matcher::Matcher;
-use gcd_core::recognizer::Recognizer;
+use gcd_core::runtime::matcher::Matcher;
+use gcd_core::runtime::recognizer::Recognizer;
 use gcd_core::vocab::Vocabulary;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -30,7 +30,7 @@ fn vocabularies() -> Vec<Arc<Vocabulary>> {
 
 fn bind_json(vocab: &Arc<Vocabulary>) -> Arc<BoundGrammar> {
     Arc::new(BoundGrammar::new(
-        gcd_core::builtin::json_compiled(),
+        gcd_core::lark::builtin::json_compiled(),
         vocab.clone(),
     ))
 }
@@ -38,7 +38,7 @@ fn bind_json(vocab: &Arc<Vocabulary>) -> Arc<BoundGrammar> {
 /// Replays `text`'s canonical tokens, checking each against the mask.
 /// `Ok` if every token was allowed and EOS is allowed at the end.
 fn replay(bound: &Arc<BoundGrammar>, text: &str) -> Result<(), String> {
-    let vocab = &bound.vocab;
+    let vocab = &bound.vocab();
     let tokens = vocab.encode(text).unwrap();
     let mut m = Matcher::new(bound.clone());
     let mut mask = m.compute_mask(vocab.len());
@@ -76,7 +76,7 @@ fn whole_corpus_on_llama3() {
     );
     let bound = bind_json(&vocab);
     for d in &docs {
-        let text = gcd_core::jsonfmt::to_python_json(&d.value);
+        let text = gcd_cli::pyjson::to_python_json(&d.value);
         if let Err(at) = replay(&bound, &text) {
             panic!("llama3: {} rejected {text:?} at {at}", d.origin);
         }
@@ -98,7 +98,7 @@ fn corpus_accepted_and_mutations_rejected() {
         for d in docs.iter().step_by(3) {
             for text in [
                 serde_json::to_string(&d.value).unwrap(),
-                gcd_core::jsonfmt::to_python_json(&d.value),
+                gcd_cli::pyjson::to_python_json(&d.value),
             ] {
                 if let Err(at) = replay(&bound, &text) {
                     panic!("{}: {} rejected {text:?} at {at}", vocab.name(), d.origin);
@@ -133,7 +133,7 @@ fn corpus_accepted_and_mutations_rejected() {
 /// sample of tokens, the reference recognizer's verdict.
 #[test]
 fn masks_equal_brute_force_on_real_vocabularies() {
-    let c = gcd_core::builtin::json_compiled();
+    let c = gcd_core::lark::builtin::json_compiled();
     let reference = Recognizer::new(&c);
     let texts = [
         r#"{"name": "Ada", "tags": ["x", "y\n\u00e9"], "n": -1.5e-3, "ok": true, "nil": null}"#,
@@ -198,7 +198,7 @@ fn masks_equal_brute_force_on_real_vocabularies() {
 fn uniform_sampling_yields_json() {
     for vocab in vocabularies() {
         let bound = bind_json(&vocab);
-        let c = gcd_core::builtin::json_compiled();
+        let c = gcd_core::lark::builtin::json_compiled();
         let reference = Recognizer::new(&c);
         let mut complete = 0;
         for seed in 0..40u64 {
@@ -227,7 +227,7 @@ fn uniform_sampling_yields_json() {
             let out = m.output().to_vec();
             if m.is_finished() {
                 // serde_json parses it; the one refusal RFC 8259 allows it is a
-                // number beyond f64 (see grammars/json.lark), and then the same
+                // number beyond f64 (see lark/json.lark), and then the same
                 // text with that number replaced must parse.
                 if let Err(e) = serde_json::from_slice::<serde_json::Value>(&out) {
                     assert!(

@@ -4,10 +4,10 @@
 
 mod common;
 
-use gcd_core::builtin::json_compiled;
-use gcd_core::compiled::{CompiledGrammar, SnapshotError};
-use gcd_core::grammar::lark::parse_grammar;
-use gcd_core::recognizer::Recognizer;
+use gcd_core::lark::builtin::json_compiled;
+use gcd_core::{CompiledGrammar, SnapshotError};
+use gcd_core::lark::parse_grammar;
+use gcd_core::runtime::recognizer::Recognizer;
 
 fn round_trip(g: &CompiledGrammar) -> CompiledGrammar {
     let bytes = g.to_bytes();

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use gcd_core::bind::BoundGrammar;
-use gcd_core::trie::TokenTrie;
+use gcd_core::vocab::trie::TokenTrie;
 use gcd_core::vocab::Vocabulary;
 use gcd_schema::{compile, Escapes, Options};
 use serde_json::json;
@@ -44,8 +44,8 @@ fn main() {
             let t0 = Instant::now();
             let c = compile(&schema, &opts).unwrap();
             let compile_ms = t0.elapsed().as_secs_f64() * 1e3;
-            let dfa = c.dfas.iter().map(|d| d.len()).max().unwrap();
-            let lexer = c.lexer.num_states();
+            let dfa = c.dfas().iter().map(|d| d.len()).max().unwrap();
+            let lexer = c.lexer().num_states();
             let bind = match (&vocab, &trie) {
                 (Some(v), Some(t)) => {
                     let t0 = Instant::now();

@@ -23,7 +23,7 @@ fn main() {
                 Err(e) => println!("ERR {f}: {d}: {e}"),
                 Ok(c) => println!(
                     "OK {f}: {d}: {ms:.1}ms lexer_states={}",
-                    c.lexer.num_states()
+                    c.lexer().num_states()
                 ),
             }
         }

@@ -6,7 +6,7 @@ use std::time::Instant;
 fn main() {
     let mut a = std::env::args().skip(1);
     let vocab = Arc::new(gcd_core::vocab::Vocabulary::load(&a.next().unwrap()).unwrap());
-    let trie = Arc::new(gcd_core::trie::TokenTrie::new(&vocab));
+    let trie = Arc::new(gcd_core::vocab::trie::TokenTrie::new(&vocab));
     let opts = gcd_schema::Options::default();
     for f in a {
         let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&f).unwrap()).unwrap();
@@ -31,14 +31,14 @@ fn main() {
             continue;
         };
         let compile = t.elapsed();
-        let states = c.lexer.num_states();
+        let states = c.lexer().num_states();
         let t = Instant::now();
         let b = Arc::new(gcd_core::bind::BoundGrammar::with_trie(
             Arc::new(c),
             vocab.clone(),
             trie.clone(),
         ));
-        drop(gcd_core::matcher::Matcher::new(b.clone()).compute_mask(vocab.len()));
+        drop(gcd_core::runtime::matcher::Matcher::new(b.clone()).compute_mask(vocab.len()));
         let mask = t.elapsed();
         let total = ir + dfas + compile + mask;
         println!(

@@ -4,6 +4,7 @@ use std::fmt;
 
 /// What went wrong, for callers that branch on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum SchemaErrorKind {
     /// A keyword (or keyword value) we cannot enforce exactly.
     Unsupported,

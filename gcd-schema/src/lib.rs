@@ -61,7 +61,6 @@ mod emit;
 pub mod error;
 pub mod format;
 pub mod language;
-pub mod maskbench;
 pub mod node;
 pub mod numeric;
 mod other_keys;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use common::Acceptor;
 use gcd_core::bind::BoundGrammar;
-use gcd_core::matcher::Matcher;
+use gcd_core::runtime::matcher::Matcher;
 use gcd_core::vocab::Vocabulary;
 use gcd_schema::{for_type, Options};
 use rand::rngs::StdRng;

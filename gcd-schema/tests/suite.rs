@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::{shared_data, Acceptor};
-use gcd_core::jsonfmt::to_python_json;
+use gcd_cli::pyjson::to_python_json;
 use gcd_schema::{compile, Draft, Escapes, Options, PropertyOrder, Whitespace};
 use serde_json::{Map, Value};
 

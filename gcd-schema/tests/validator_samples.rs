@@ -14,10 +14,10 @@ use std::time::Instant;
 
 use bitvec::prelude::*;
 use gcd_core::bind::BoundGrammar;
-use gcd_core::matcher::Matcher;
-use gcd_core::trie::TokenTrie;
+use gcd_core::runtime::matcher::Matcher;
+use gcd_core::vocab::trie::TokenTrie;
 use gcd_core::vocab::Vocabulary;
-use gcd_schema::maskbench::category;
+use gcd_cli::maskbench::category;
 use gcd_schema::{compile, Options, PropertyOrder, Whitespace};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -304,7 +304,7 @@ fn sample(
     let start = Matcher::new(bound.clone());
     let budget = start.min_tokens_to_complete() + slack;
     let mut m = start.with_budget(budget).map_err(|e| e.to_string())?;
-    let width = bound.vocab.len();
+    let width = bound.vocab().len();
     while !m.is_finished() {
         if m.is_complete() && rng.random_bool(0.5) {
             break;

@@ -28,7 +28,7 @@ use llguidance::toktrie::{TokEnv, TokenId};
 use llguidance::ParserFactory;
 use toktrie_hf_tokenizers::ByteTokenizer;
 
-/// The rules and terminals of gcd-core/src/grammars/json.lark in llguidance
+/// The rules and terminals of gcd-core/src/lark/json.lark in llguidance
 /// Lark (`?rule` inlining and `-> alias` dropped: they only shape parse trees).
 macro_rules! gcd_json_rules {
     () => {
@@ -45,7 +45,7 @@ WS: /[ \t\n\r]+/
     };
 }
 
-/// gcd's built-in JSON grammar (gcd-core/src/grammars/json.lark) written in
+/// gcd's built-in JSON grammar (gcd-core/src/lark/json.lark) written in
 /// llguidance's Lark dialect: the same rules, the same terminal regexes and
 /// the same ignored whitespace, so the two engines accept the same language.
 ///
@@ -212,9 +212,9 @@ fn run() -> Result<ExitCode> {
         "json" => (LLG_BUILTIN_JSON, "llguidance built-in any-JSON: `start: %json {}`"),
         "gcd" => (
             GCD_JSON_IN_LLG_LARK,
-            "gcd-core/src/grammars/json.lark translated to llguidance Lark, + allow_initial_skip and trailing WS",
+            "gcd-core/src/lark/json.lark translated to llguidance Lark, + allow_initial_skip and trailing WS",
         ),
-        "gcd-plain" => (GCD_JSON_IN_LLG_LARK_PLAIN, "gcd-core/src/grammars/json.lark translated literally to llguidance Lark"),
+        "gcd-plain" => (GCD_JSON_IN_LLG_LARK_PLAIN, "gcd-core/src/lark/json.lark translated literally to llguidance Lark"),
         other => bail!("--llg-grammar must be `json`, `gcd` or `gcd-plain`, not {other:?}"),
     };
 
@@ -253,7 +253,7 @@ fn run() -> Result<ExitCode> {
     // ---- setup: gcd = compile + bind; llg = factory + first parser ---------
     let t0 = Instant::now();
     let compiled =
-        Arc::new(CompiledGrammar::new(&gcd_core::builtin::json()).map_err(|e| anyhow!("{e}"))?);
+        Arc::new(CompiledGrammar::new(&gcd_core::lark::builtin::json()).map_err(|e| anyhow!("{e}"))?);
     let t_gcd_compile = t0.elapsed();
     let t0 = Instant::now();
     let bound = Arc::new(BoundGrammar::new(compiled, vocab.clone()));
@@ -305,10 +305,10 @@ fn run() -> Result<ExitCode> {
             continue;
         };
         for t in v["tests"].as_array().into_iter().flatten() {
-            let text = gcd_core::jsonfmt::to_python_json(&t["data"]);
+            let text = gcd_cli::pyjson::to_python_json(&t["data"]);
             let tokens = vocab.encode(&text).map_err(|e| anyhow!("{e}"))?;
             docs += 1;
-            let mut gm = gcd_core::matcher::Matcher::new(bound.clone());
+            let mut gm = gcd_core::runtime::matcher::Matcher::new(bound.clone());
             // Shallow clone: shares the (lazily built) lexer cache with the
             // template, as a server reusing one compiled grammar does.
             let mut lm = llg_template.clone();
@@ -492,7 +492,7 @@ fn run() -> Result<ExitCode> {
         vocab.eos_ids(),
         llg_default_eos
     );
-    println!("grammars      gcd: built-in json (gcd-core/src/grammars/json.lark)");
+    println!("grammars      gcd: built-in json (gcd-core/src/lark/json.lark)");
     println!("              llg: {llg_desc}");
     println!(
         "setup         gcd: {:8.1} ms  (compile {:.1} ms + bind {:.1} ms)",

@@ -3,9 +3,9 @@
 
 use super::*;
 use crate::compiled::CompiledGrammar;
-use crate::grammar::lark::parse_grammar;
+use crate::lark::parse_grammar;
 use crate::grammar::{Grammar, NtId, RuleKind, Symbol, Terminal, TerminalPattern};
-use crate::recognizer::Recognizer;
+use crate::runtime::recognizer::Recognizer;
 
 fn compile(shape: &Shape, set: &ShapeSet, ws: Whitespace) -> CompiledGrammar {
     let g = to_grammar(shape, set, ws).unwrap_or_else(|e| panic!("{e}"));

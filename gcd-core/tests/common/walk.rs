@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use gcd_core::bind::BoundGrammar;
 use gcd_core::compiled::CompiledGrammar;
-use gcd_core::matcher::Matcher;
-use gcd_core::recognizer::{Recognizer, Status};
+use gcd_core::runtime::matcher::Matcher;
+use gcd_core::runtime::recognizer::{Recognizer, Status};
 use gcd_core::vocab::Vocabulary;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use gcd_core::compiled::CompiledGrammar;
-use gcd_core::grammar::lark::parse_grammar;
+use gcd_core::lark::parse_grammar;
 use gcd_core::{Diagnostic, GrammarError};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -175,8 +175,8 @@ fn emit(input: &GrammarInput, text: &str, snapshot: &[u8], origin: &Origin) -> T
 
             /// Parses `input` into a parse tree (rule names, children,
             /// token texts with byte spans).
-            pub fn parse(input: &str) -> ::core::result::Result<#core::tree::Node, #core::tree::ParseError> {
-                #core::tree::parse(Self::compiled(), input)
+            pub fn parse(input: &str) -> ::core::result::Result<#core::runtime::tree::Node, #core::runtime::tree::ParseError> {
+                #core::runtime::tree::parse(Self::compiled(), input)
             }
 
             /// Loads tables bound at build time to this same vocabulary
@@ -184,7 +184,7 @@ fn emit(input: &GrammarInput, text: &str, snapshot: &[u8], origin: &Origin) -> T
             pub fn load_bound(
                 vocab: ::std::sync::Arc<#core::vocab::Vocabulary>,
                 tables: &[u8],
-            ) -> ::core::result::Result<::std::sync::Arc<#core::bind::BoundGrammar>, #core::compiled::SnapshotError> {
+            ) -> ::core::result::Result<::std::sync::Arc<#core::bind::BoundGrammar>, #core::SnapshotError> {
                 #core::bind::BoundGrammar::from_bytes(Self::compiled().clone(), vocab, tables).map(::std::sync::Arc::new)
             }
 

@@ -6,8 +6,8 @@ use std::sync::{Arc, OnceLock};
 
 use gcd_core::bind::BoundGrammar;
 use gcd_core::compiled::CompiledGrammar;
-use gcd_core::matcher::Matcher;
-use gcd_core::recognizer::Recognizer;
+use gcd_core::runtime::matcher::Matcher;
+use gcd_core::runtime::recognizer::Recognizer;
 use gcd_core::vocab::Vocabulary;
 
 /// `../shared/data` from the workspace root, or `None` (tests then skip).

@@ -1,0 +1,308 @@
+//! The MaskBench protocol (JSONSchemaBench's `maskbench/`), as a library
+//! function so the `gcd` CLI and the tests share it.
+//!
+//! Per schema: compile + bind + first mask is the *time to first mask*
+//! (TTFM). Per test instance: serialize like Python's `json.dumps`,
+//! tokenize canonically, and for every token compute the mask (timed: TBM),
+//! check the token is allowed, advance. A valid instance must be accepted
+//! to the end (EOS allowed after the last token); an invalid one must be
+//! refused at some token or at the end. `validation_err` and
+//! `invalid_accepted` count test instances; `pass` counts schemas that
+//! compiled and got every instance right.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use gcd_core::bind::BoundGrammar;
+use gcd_core::runtime::matcher::Matcher;
+use gcd_core::vocab::trie::TokenTrie;
+use gcd_core::vocab::Vocabulary;
+use serde_json::Value;
+
+use gcd_schema::{compile, Options};
+
+use crate::pyjson::to_python_json;
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Folder with the MaskBench JSON files.
+    pub data: PathBuf,
+    /// Run every `stride`-th file (in name order); 1 = all.
+    pub stride: usize,
+    pub options: Options,
+}
+
+/// Per-category counts.
+#[derive(Debug, Clone, Default)]
+pub struct Category {
+    pub schemas: usize,
+    pub pass: usize,
+    pub compile_err: usize,
+}
+
+/// Everything the run measured.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    pub schemas: usize,
+    pub pass: usize,
+    pub compile_err: usize,
+    pub validation_err: usize,
+    pub invalid_accepted: usize,
+    /// Time of each mask, in µs.
+    pub tbm_us: Vec<f64>,
+    /// Time to first mask per compiled schema, in µs.
+    pub ttfm_us: Vec<f64>,
+    /// The same, for the schema compiled a second time in the process (a
+    /// server that sees a tool definition again): the terminal DFAs and
+    /// lexer-state tables are cached by then.
+    pub ttfm_again_us: Vec<f64>,
+    pub categories: BTreeMap<String, Category>,
+    /// Compile errors by keyword (or error kind when no keyword is named).
+    pub error_keywords: BTreeMap<String, usize>,
+    /// One line per validation error / accepted invalid instance.
+    pub failures: Vec<String>,
+    /// One line per schema refused: the file and the error.
+    pub compile_errors: Vec<String>,
+}
+
+/// The category of a MaskBench file name (`Github_easy---o1234.json`,
+/// `BFCL_java_11.json`).
+pub fn category(file: &str) -> String {
+    let stem = file.trim_end_matches(".json");
+    if let Some((c, _)) = stem.split_once("---") {
+        return c.to_string();
+    }
+    match stem.rsplit_once('_') {
+        Some((c, n)) if n.chars().all(|d| d.is_ascii_digit()) => c.to_string(),
+        _ => stem.to_string(),
+    }
+}
+
+/// Runs MaskBench; `progress(done, total)` is called after each file.
+pub fn run(
+    cfg: &Config,
+    vocab: Arc<Vocabulary>,
+    progress: &mut dyn FnMut(usize, usize),
+) -> std::io::Result<Report> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&cfg.data)?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    let files: Vec<PathBuf> = files.into_iter().step_by(cfg.stride.max(1)).collect();
+    let trie = Arc::new(TokenTrie::new(&vocab));
+    let mut r = Report::default();
+    for (i, f) in files.iter().enumerate() {
+        run_file(f, cfg, &vocab, &trie, &mut r)?;
+        progress(i + 1, files.len());
+    }
+    Ok(r)
+}
+
+fn run_file(
+    f: &Path,
+    cfg: &Config,
+    vocab: &Arc<Vocabulary>,
+    trie: &Arc<TokenTrie>,
+    r: &mut Report,
+) -> std::io::Result<()> {
+    let name = f
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .to_string();
+    let doc: Value = serde_json::from_slice(&std::fs::read(f)?).map_err(|e| {
+        std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{name}: {e}"))
+    })?;
+    let cat = r.categories.entry(category(&name)).or_default();
+    cat.schemas += 1;
+    r.schemas += 1;
+    let width = vocab.len();
+    let start = Instant::now();
+    let compiled = match compile(&doc["schema"], &cfg.options) {
+        Ok(c) => c,
+        Err(e) => {
+            cat.compile_err += 1;
+            r.compile_err += 1;
+            let key = e
+                .keyword()
+                .map_or_else(|| format!("{:?}", e.kind()), str::to_string);
+            *r.error_keywords.entry(key).or_default() += 1;
+            r.compile_errors.push(format!("{name}: {e}"));
+            return Ok(());
+        }
+    };
+    let bound = Arc::new(BoundGrammar::with_trie(
+        Arc::new(compiled),
+        vocab.clone(),
+        trie.clone(),
+    ));
+    let first = Matcher::new(bound.clone());
+    let mask = first.compute_mask(width);
+    r.ttfm_us.push(us(start.elapsed()));
+    drop(mask);
+    let again = Instant::now();
+    if let Ok(c) = compile(&doc["schema"], &cfg.options) {
+        let b = Arc::new(BoundGrammar::with_trie(
+            Arc::new(c),
+            vocab.clone(),
+            trie.clone(),
+        ));
+        drop(Matcher::new(b).compute_mask(width));
+        r.ttfm_again_us.push(us(again.elapsed()));
+    }
+    let mut ok = true;
+    for (ti, t) in doc["tests"].as_array().into_iter().flatten().enumerate() {
+        let valid = t["valid"].as_bool().unwrap_or(true);
+        let text = to_python_json(&t["data"]);
+        let Ok(ids) = vocab.encode(&text) else {
+            r.failures.push(format!("{name}#{ti}: cannot tokenize"));
+            r.validation_err += 1;
+            ok = false;
+            continue;
+        };
+        let mut m = Matcher::new(bound.clone());
+        let mut accepted = true;
+        for &tok in &ids {
+            let t0 = Instant::now();
+            let mask = m.compute_mask(width);
+            r.tbm_us.push(us(t0.elapsed()));
+            let allowed = mask.get(tok as usize).is_some_and(|b| *b);
+            let advanced = m.advance(tok).is_ok();
+            if allowed != advanced {
+                r.failures.push(format!(
+                    "{name}#{ti}: mask says {allowed}, advance says {advanced} for token {tok}"
+                ));
+                r.validation_err += 1;
+                ok = false;
+            }
+            if !allowed || !advanced {
+                accepted = false;
+                break;
+            }
+        }
+        if accepted && !m.is_complete() {
+            accepted = false;
+        }
+        if accepted != valid {
+            ok = false;
+            if valid {
+                r.validation_err += 1;
+                r.failures.push(format!(
+                    "{name}#{ti}: valid instance rejected: {}",
+                    truncate(&text)
+                ));
+            } else {
+                r.invalid_accepted += 1;
+                r.failures.push(format!(
+                    "{name}#{ti}: INVALID instance accepted: {}",
+                    truncate(&text)
+                ));
+            }
+        }
+    }
+    if ok {
+        r.pass += 1;
+        r.categories.get_mut(&category(&name)).unwrap().pass += 1;
+    }
+    Ok(())
+}
+
+fn truncate(s: &str) -> String {
+    s.chars().take(160).collect()
+}
+
+fn us(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+/// The `p`-th percentile (0..=100) of sorted `v` (nearest rank).
+fn pct(v: &[f64], p: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let i = ((p / 100.0) * (v.len() as f64 - 1.0)).round() as usize;
+    v[i.min(v.len() - 1)]
+}
+
+impl Report {
+    /// The three summary lines of the protocol.
+    pub fn summary(&self) -> String {
+        let mut tbm = self.tbm_us.clone();
+        tbm.sort_by(f64::total_cmp);
+        let mut ttfm = self.ttfm_us.clone();
+        ttfm.sort_by(f64::total_cmp);
+        let avg = if tbm.is_empty() {
+            0.0
+        } else {
+            tbm.iter().sum::<f64>() / tbm.len() as f64
+        };
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "schemas={} pass={} compile_err={} validation_err={} invalid_accepted={} masks={}",
+            self.schemas,
+            self.pass,
+            self.compile_err,
+            self.validation_err,
+            self.invalid_accepted,
+            tbm.len()
+        );
+        let _ = writeln!(
+            s,
+            "TBM_us avg={:.1} p50={:.1} p90={:.1} p99={:.1} p999={:.1} max={:.1}",
+            avg,
+            pct(&tbm, 50.0),
+            pct(&tbm, 90.0),
+            pct(&tbm, 99.0),
+            pct(&tbm, 99.9),
+            tbm.last().copied().unwrap_or(0.0)
+        );
+        let _ = writeln!(
+            s,
+            "TTFM_us p50={:.1} p90={:.1} p99={:.1} max={:.1}",
+            pct(&ttfm, 50.0),
+            pct(&ttfm, 90.0),
+            pct(&ttfm, 99.0),
+            ttfm.last().copied().unwrap_or(0.0)
+        );
+        s
+    }
+
+    /// TTFM for schemas compiled a second time, per-category pass / compile
+    /// errors, and the ten most common compile-error keywords.
+    pub fn breakdown(&self) -> String {
+        let mut s = String::new();
+        let mut again = self.ttfm_again_us.clone();
+        again.sort_by(f64::total_cmp);
+        let _ = writeln!(
+            s,
+            "TTFM_again_us p50={:.1} p90={:.1} p99={:.1} max={:.1} (each schema compiled a second time: its DFAs and lexer-state tables cached)",
+            pct(&again, 50.0),
+            pct(&again, 90.0),
+            pct(&again, 99.0),
+            again.last().copied().unwrap_or(0.0)
+        );
+        for (c, k) in &self.categories {
+            let _ = writeln!(
+                s,
+                "  {c:<24} schemas={:<5} pass={:<5} compile_err={}",
+                k.schemas, k.pass, k.compile_err
+            );
+        }
+        let mut kw: Vec<_> = self.error_keywords.iter().collect();
+        kw.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let top: Vec<String> = kw
+            .iter()
+            .take(10)
+            .map(|(k, n)| format!("{k}={n}"))
+            .collect();
+        let _ = writeln!(s, "top compile-error keywords: {}", top.join(" "));
+        s
+    }
+}

@@ -1,0 +1,58 @@
+//! MaskBench protocol on a sample of the corpus (every 200th file, GPT-2
+//! vocabulary for speed), members in any order as `gcd maskbench` runs it:
+//! every compiled schema must be handled exactly.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use gcd_core::vocab::Vocabulary;
+use gcd_cli::maskbench::{category, run, Config};
+
+#[test]
+fn sample_is_exact() {
+    let Some(root) = shared_data() else {
+        return;
+    };
+    let vocab = Arc::new(
+        Vocabulary::from_tokenizer_json(root.join("tokenizers/gpt2/tokenizer.json")).unwrap(),
+    );
+    let cfg = Config {
+        data: root.join("maskbench"),
+        stride: 200,
+        options: gcd_schema::Options {
+            properties: gcd_schema::PropertyOrder::Any,
+            ..Default::default()
+        },
+    };
+    let r = run(&cfg, vocab, &mut |_, _| {}).unwrap();
+    print!("{}{}", r.summary(), r.breakdown());
+    for f in &r.failures {
+        println!("FAIL {f}");
+    }
+    assert_eq!(r.invalid_accepted, 0);
+    assert_eq!(r.validation_err, 0);
+    assert!(
+        r.schemas >= 40 && r.pass * 2 >= r.schemas,
+        "{} of {} passed",
+        r.pass,
+        r.schemas
+    );
+    assert_eq!(r.summary().lines().count(), 3);
+}
+
+#[test]
+fn categories_from_file_names() {
+    assert_eq!(category("Github_easy---o1234.json"), "Github_easy");
+    assert_eq!(category("BFCL_java_11.json"), "BFCL_java");
+    assert_eq!(category("Glaiveai2K---calc_95c5.json"), "Glaiveai2K");
+}
+
+fn shared_data() -> Option<PathBuf> {
+    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data"));
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!("SKIP: ../shared/data not found at {}", p.display());
+        None
+    }
+}

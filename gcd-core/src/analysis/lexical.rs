@@ -1,0 +1,225 @@
+//! Lexical soundness: the checks that make the matcher's "valid prefix"
+//! shortcut exact.
+//!
+//! Maximal munch can swallow the start of the next terminal (`start: A A`
+//! with `A: /a+/` has no sentence at all). The matcher decides "valid
+//! prefix" by "the lexer is alive and every terminal so far was accepted by
+//! the parser"; that shortcut is exact iff every lexeme can always be closed
+//! before the terminal the parser wants next. [`lexical_hazards`] proves
+//! that per adjacent terminal pair, or reports the pair;
+//! [`member_set_problems`] proves that the lexer may run terminals a member
+//! set then refuses.
+
+use super::Sets;
+use crate::grammar::TermSet;
+use crate::error::{Diagnostic, DiagnosticKind};
+use crate::grammar::{Grammar, Symbol, TermId};
+use crate::lexer::{LexerAutomaton, DEAD};
+
+/// What makes a [`MemberSet`](crate::grammar::MemberSet) unsound to run.
+///
+/// The lexer's candidates come from the sets' approximating rules, so they
+/// can include terminals the parser then refuses: a used member's first
+/// terminal, the separator, what follows the list. The parser's refusal
+/// makes such a lexeme a dead end, exactly as if the lexer had not run the
+/// terminal, provided that running it never changes where another lexeme
+/// ends or which terminal wins: no state where it is alive has another
+/// terminal matching. Members must also start with a terminal (a nullable
+/// member could not be told to have begun), and the `more` and `next`
+/// rules, which carry data on the stack, may be used by the set only.
+pub(crate) fn member_set_problems(
+    g: &Grammar,
+    sets: &Sets,
+    lexer: &LexerAutomaton,
+    matching: &[Vec<u32>],
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let n = g.terminals.len();
+    let mut refusable = TermSet::new(n + 1);
+    for (i, set) in g.member_sets.iter().enumerate() {
+        let name = &g.nonterminal(set.list).name;
+        let all = set
+            .members
+            .iter()
+            .map(|m| m.0)
+            .chain(set.repeatable.iter().copied());
+        for m in all {
+            if sets.nullable[m.index()] {
+                out.push(Diagnostic::new(
+                    DiagnosticKind::Unsupported,
+                    None,
+                    format!(
+                        "member list `{name}`: member `{}` can be empty",
+                        g.nonterminal(m).name
+                    ),
+                ));
+            }
+        }
+        for (m, _) in &set.members {
+            refusable.union_with(&sets.first[m.index()]);
+        }
+        refusable.insert(set.separator.index());
+        refusable.union_with(&sets.follow[set.list.index()]);
+        refusable.union_with(&sets.follow[set.more.index()]);
+        let foreign = g.productions.iter().find(|p| {
+            !set.is_own_rule(p.lhs)
+                && p.rhs
+                    .iter()
+                    .any(|&s| s == Symbol::N(set.more) || s == Symbol::N(set.next))
+        });
+        if let Some(p) = foreign {
+            out.push(Diagnostic::new(
+                DiagnosticKind::Unsupported,
+                p.span,
+                format!(
+                    "member list `{name}` (set {i}): its inner rules are used by `{}`",
+                    g.nonterminal(p.lhs).name
+                ),
+            ));
+        }
+    }
+    for (q, alive) in lexer.alive.iter().enumerate() {
+        for &x in alive.iter().filter(|&&x| refusable.contains(x as usize)) {
+            if let Some(&y) = matching[q].iter().find(|&&y| y != x) {
+                out.push(Diagnostic::new(
+                    DiagnosticKind::LexicalHazard,
+                    None,
+                    format!(
+                        "a member list may refuse `{}`, but a lexeme where it is still possible also matches `{}`; \
+                         refusing it would change how that lexeme ends",
+                        g.display_symbol(Symbol::T(TermId(x))),
+                        g.display_symbol(Symbol::T(TermId(y)))
+                    ),
+                ));
+                return out;
+            }
+        }
+    }
+    out
+}
+
+/// Proves, for every pair of terminals that can be adjacent, that a lexeme
+/// of the first can be closed before the second starts (directly or with an
+/// ignored terminal between); reports the pairs where it cannot.
+pub(crate) fn lexical_hazards(
+    g: &Grammar,
+    sets: &Sets,
+    lx: &LexerAutomaton,
+    candidate_sets: &[TermSet],
+    ignored: &TermSet,
+) -> Vec<Diagnostic> {
+    let n = g.terminals.len();
+    let states = lx.num_states();
+    let ext_acc = lx.extending_bytes_of_winners(n);
+    // reach[s]: terminals that win in some state reachable from s, by one
+    // backward search per terminal (a forward fixpoint needs as many rounds
+    // as the longest lexeme and dominated compile time on long strings).
+    let nc = lx.classes.len();
+    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); states];
+    for s in 0..states {
+        for k in 0..nc {
+            let t = lx.trans[s * nc + k];
+            if t != DEAD && t as usize != s {
+                preds[t as usize].push(s as u32);
+            }
+        }
+    }
+    for p in &mut preds {
+        p.sort_unstable();
+        p.dedup();
+    }
+    let mut reach = vec![TermSet::new(n); states];
+    let mut stack = Vec::new();
+    for w in 0..n {
+        for s in 0..states {
+            if lx.winner(s as u32) == Some(w as u32) && !reach[s].contains(w) {
+                reach[s].insert(w);
+                stack.push(s);
+            }
+        }
+        while let Some(s) = stack.pop() {
+            for &p in &preds[s] {
+                if !reach[p as usize].contains(w) {
+                    reach[p as usize].insert(w);
+                    stack.push(p as usize);
+                }
+            }
+        }
+    }
+    // clean_first[Y]: bytes that start a lexeme Y wins, in every candidate set with Y.
+    let mut clean_first: Vec<Option<[bool; 256]>> = vec![None; n];
+    for (ci, set) in candidate_sets.iter().enumerate() {
+        let start = lx.starts[ci];
+        for y in set.iter() {
+            let mut here = [false; 256];
+            for b in 0..=255u8 {
+                let t = lx.next(start, b);
+                here[b as usize] = t != DEAD && reach[t as usize].contains(y);
+            }
+            let slot = clean_first[y].get_or_insert([true; 256]);
+            for b in 0..256 {
+                slot[b] &= here[b];
+            }
+        }
+    }
+    let clean = |y: usize| clean_first[y].unwrap_or([false; 256]);
+    let closes = |x: usize, y: usize| -> Option<u8> {
+        let cf = clean(y);
+        (0..=255u8).find(|&b| cf[b as usize] && !ext_acc[x][b as usize])
+    };
+    let ignored_ids: Vec<usize> = ignored.iter().collect();
+    let separable = |x: usize, y: usize| {
+        closes(x, y).is_some()
+            || ignored_ids
+                .iter()
+                .any(|&w| closes(x, w).is_some() && closes(w, y).is_some())
+    };
+
+    let follow = sets.follow_of_terminals(g);
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    for x in 0..n {
+        if ignored.contains(x) {
+            // An ignored lexeme may be followed by any terminal the parser can take.
+            for y in 0..n {
+                if !ignored.contains(y) && clean_first[y].is_some() {
+                    pairs.push((x, y));
+                }
+            }
+        } else {
+            pairs.extend(follow[x].iter().filter(|&y| y < n).map(|y| (x, y)));
+        }
+    }
+    let mut diags = Vec::new();
+    for (x, y) in pairs {
+        if separable(x, y) {
+            continue;
+        }
+        let cf = clean(y);
+        let example = (0..=255u8)
+            .find(|&b| cf[b as usize])
+            .map(|b| format!(" (for example {:?})", b as char));
+        let tx = g.terminal(TermId(x as u32));
+        let msg = if clean_first[y].is_none() || !cf.iter().any(|&b| b) {
+            format!(
+                "terminal `{}` can never be lexed where it is needed: a higher-priority terminal always wins its matches",
+                g.display_symbol(Symbol::T(TermId(y as u32)))
+            )
+        } else {
+            format!(
+                "maximal munch merges `{}` with the `{}` that may follow it: every byte that can start `{}`{} also extends a `{}` lexeme, and no ignored terminal can separate them, so such outputs can never be completed",
+                g.display_symbol(Symbol::T(TermId(x as u32))),
+                g.display_symbol(Symbol::T(TermId(y as u32))),
+                g.display_symbol(Symbol::T(TermId(y as u32))),
+                example.unwrap_or_default(),
+                g.display_symbol(Symbol::T(TermId(x as u32))),
+            )
+        };
+        diags.push(
+            Diagnostic::new(DiagnosticKind::LexicalHazard, tx.span, msg).with_note(
+                g.terminal(TermId(y as u32)).span,
+                "make the terminals distinguishable at their boundary, or %ignore a separator such as WS",
+            ),
+        );
+    }
+    diags
+}

@@ -1,0 +1,390 @@
+//! Token-cost tables for the hard token budget (TruncProof's idea, for a
+//! contextual lexer).
+//!
+//! A budgeted mask allows a token only if, after it, the output can still be
+//! completed within the tokens left. "Can be completed within k tokens" is
+//! decided by an estimate that is an upper bound *realized by a plan*: spell
+//! the rest of the pending lexeme with whole tokens that stay inside it, then
+//! each terminal the parser still needs with whole tokens of its own. The
+//! estimate is the cheapest such plan, so the plan's first token always
+//! keeps the estimate within budget: the mask is never empty before the
+//! output is complete, and generation ends complete within the budget.
+//!
+//! The tables, all computed at bind time:
+//!
+//! * `lexeme[q][T]`: fewest tokens, each staying inside the lexeme, from
+//!   lexer state `q` to a state where terminal `T` wins (a shortest path over
+//!   lexer states whose edges are whole vocabulary tokens).
+//! * `pair[p][y]`: fewest tokens for a lexeme of `y` right after a lexeme
+//!   that `p` won, whose first byte cannot extend `p`'s lexeme, in the worst
+//!   parser context `y` occurs in; or through an ignored separator.
+//! * `nt[A][p][last]`: fewest tokens for a terminal string derived from `A`
+//!   after a lexeme of `p`, ending with a lexeme of `last`.
+//!
+//! Terminals are indexed `0..T`; index `T` stands for "no lexeme yet".
+//!
+//! A member set (members in any order) is planned as its missing required
+//! members in declaration order, or, when one more member is needed and
+//! none is required, the cheapest one; the plan after its first token is
+//! the rest of the same plan, so the estimate stays realizable.
+
+use super::tables::StateTables;
+use crate::compiled::CompiledGrammar;
+use crate::grammar::Symbol;
+use crate::parser::{is_data, ParseTables, SetPlan, SetRole, SetState, StackView, NT_BIT};
+
+/// An unreachable cost; sums of a few stay far from overflow.
+pub const INF: u32 = u32::MAX / 8;
+
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BudgetTables {
+    n_terms: usize,
+    /// `n_terms + 1`: previous-lexeme index range.
+    cols: usize,
+    lexeme: Vec<u32>,
+    pair: Vec<u32>,
+    nt: Vec<u32>,
+}
+
+impl BudgetTables {
+    /// Table sizes as [`new`](Self::new) makes them, for loaded snapshots.
+    pub(crate) fn check_sizes(&self, n_terms: usize, n_states: usize, n_nts: usize) -> bool {
+        let cols = n_terms + 1;
+        self.n_terms == n_terms
+            && self.cols == cols
+            && self.lexeme.len() == n_states * n_terms
+            && self.pair.len() == cols * n_terms
+            && self.nt.len() == n_nts * cols * cols
+    }
+}
+
+fn add(a: u32, b: u32) -> u32 {
+    a.saturating_add(b).min(INF)
+}
+
+/// Elementwise minimum of cost vectors of length `cols` (all `INF` if none).
+fn cheapest(vs: impl Iterator<Item = Vec<u32>>, cols: usize) -> Vec<u32> {
+    vs.reduce(|a, b| a.iter().zip(&b).map(|(x, y)| *x.min(y)).collect())
+        .unwrap_or_else(|| vec![INF; cols])
+}
+
+/// A parse-table symbol as a grammar symbol.
+fn decode(s: u32) -> Symbol {
+    match s & NT_BIT {
+        0 => Symbol::T(crate::grammar::TermId(s)),
+        _ => Symbol::N(crate::grammar::NtId(s & !NT_BIT)),
+    }
+}
+
+impl BudgetTables {
+    pub fn new(g: &CompiledGrammar, states: &[&StateTables]) -> BudgetTables {
+        let t = g.grammar.terminals.len();
+        let cols = t + 1;
+        let lx = &g.lexer;
+        let n_states = lx.num_states();
+
+        // Shortest paths to a winning state, edges = tokens inside the lexeme.
+        let mut lexeme = vec![INF; n_states * t];
+        for q in 0..n_states {
+            if let Some(w) = lx.winner(q as u32) {
+                lexeme[q * t + w as usize] = 0;
+            }
+        }
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for q in 0..n_states {
+                for (end, _) in &states[q].within_by_end {
+                    for y in 0..t {
+                        let c = add(1, lexeme[*end as usize * t + y]);
+                        if c < lexeme[q * t + y] {
+                            lexeme[q * t + y] = c;
+                            changed = true;
+                        }
+                    }
+                }
+            }
+        }
+
+        // Lexemes after a previous lexeme: worst context, best first token.
+        let ext = g.extending_bytes_of_winners();
+        let mut pair = vec![INF; cols * t];
+        let mut seen = vec![false; t];
+        for (ci, set) in g.candidate_sets.iter().enumerate() {
+            let start = lx.starts[ci] as usize;
+            // best[b][y]: fewest tokens from this start to a `y` win, first byte b.
+            let mut best = vec![INF; 256 * t];
+            for &(b, end) in &states[start].first_ends {
+                for y in 0..t {
+                    let c = add(1, lexeme[end as usize * t + y]);
+                    let slot = &mut best[b as usize * t + y];
+                    *slot = (*slot).min(c);
+                }
+            }
+            for y in set.iter().filter(|&y| y < t) {
+                for p in 0..cols {
+                    let cost = (0..256)
+                        .filter(|&b| p == t || !ext[p][b])
+                        .map(|b| best[b * t + y])
+                        .min()
+                        .unwrap_or(INF);
+                    let slot = &mut pair[p * t + y];
+                    *slot = if seen[y] { (*slot).max(cost) } else { cost };
+                }
+                seen[y] = true;
+            }
+        }
+        // Or with one ignored terminal between.
+        let direct = pair.clone();
+        for w in g.ignored.iter().filter(|&w| w < t) {
+            for p in 0..cols {
+                for y in 0..t {
+                    let via = add(direct[p * t + w], direct[w * t + y]);
+                    if via < pair[p * t + y] {
+                        pair[p * t + y] = via;
+                    }
+                }
+            }
+        }
+
+        let mut tables = BudgetTables {
+            n_terms: t,
+            cols,
+            lexeme,
+            pair,
+            nt: vec![INF; g.grammar.nonterminals.len() * cols * cols],
+        };
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for set in &g.parse.sets {
+                let a = set.list as usize;
+                // A whole list: nothing used yet.
+                let list = SetState {
+                    set,
+                    role: SetRole::List,
+                    used: smallvec::smallvec![0; set.words()],
+                };
+                let plan = list.plan();
+                for p in 0..cols {
+                    let mut v = vec![INF; cols];
+                    v[p] = 0;
+                    let v = match &plan {
+                        SetPlan::Sequence(syms) => syms
+                            .iter()
+                            .fold(v, |v, &s| tables.apply_forward(decode(s), &v)),
+                        SetPlan::AnyOf(ms) => cheapest(
+                            ms.iter().map(|&m| tables.apply_forward(decode(m), &v)),
+                            cols,
+                        ),
+                    };
+                    for last in 0..cols {
+                        let slot = &mut tables.nt[(a * cols + p) * cols + last];
+                        if v[last] < *slot {
+                            *slot = v[last];
+                            changed = true;
+                        }
+                    }
+                }
+            }
+            for prod in &g.grammar.productions {
+                if g.parse.set_role(prod.lhs.0).is_some() {
+                    continue; // approximations; planned above
+                }
+                let a = prod.lhs.index();
+                for p in 0..cols {
+                    let mut v = vec![INF; cols];
+                    v[p] = 0;
+                    for sym in &prod.rhs {
+                        v = tables.apply_forward(*sym, &v);
+                    }
+                    for last in 0..cols {
+                        let slot = &mut tables.nt[(a * cols + p) * cols + last];
+                        if v[last] < *slot {
+                            *slot = v[last];
+                            changed = true;
+                        }
+                    }
+                }
+            }
+        }
+        tables
+    }
+
+    /// `v[p]` = cost so far ending after a lexeme `p`; then symbol `s`.
+    fn apply_forward(&self, s: Symbol, v: &[u32]) -> Vec<u32> {
+        let (t, cols) = (self.n_terms, self.cols);
+        let mut out = vec![INF; cols];
+        match s {
+            Symbol::T(y) => {
+                let y = y.index();
+                out[y] = (0..cols)
+                    .map(|l| add(v[l], self.pair[l * t + y]))
+                    .min()
+                    .unwrap_or(INF);
+            }
+            Symbol::N(b) => {
+                let b = b.index();
+                for (l, &vl) in v.iter().enumerate() {
+                    if vl >= INF {
+                        continue;
+                    }
+                    for last in 0..cols {
+                        let c = add(vl, self.nt[(b * cols + l) * cols + last]);
+                        if c < out[last] {
+                            out[last] = c;
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// `u[p]` = cost to finish the symbols below given a lexeme `p` before
+    /// them; returns the same for `sym` on top of them.
+    fn apply_backward(&self, sym: u32, u: &[u32]) -> Vec<u32> {
+        let (t, cols) = (self.n_terms, self.cols);
+        if sym & NT_BIT == 0 {
+            let y = sym as usize;
+            (0..cols).map(|p| add(self.pair[p * t + y], u[y])).collect()
+        } else {
+            let b = (sym & !NT_BIT) as usize;
+            (0..cols)
+                .map(|p| {
+                    (0..cols)
+                        .map(|last| add(self.nt[(b * cols + p) * cols + last], u[last]))
+                        .min()
+                        .unwrap_or(INF)
+                })
+                .collect()
+        }
+    }
+
+    /// Like [`apply_backward`](Self::apply_backward) for `syms[i]`, where a
+    /// member set's rule finds its data words below it in `syms`.
+    fn apply_backward_at(
+        &self,
+        parse: &ParseTables,
+        syms: &[u32],
+        i: usize,
+        u: &[u32],
+    ) -> Vec<u32> {
+        let s = syms[i];
+        if is_data(s) {
+            return u.to_vec();
+        }
+        let mut below = syms[..i].iter().rev().copied();
+        match parse.read_set(s, || below.next()) {
+            Some(st) => self.plan_backward(&st, u),
+            None => self.apply_backward(s, u),
+        }
+    }
+
+    /// The plan of a member set in state `st` (see the module docs), on
+    /// top of what `u` finishes.
+    fn plan_backward(&self, st: &SetState, u: &[u32]) -> Vec<u32> {
+        match st.plan() {
+            SetPlan::AnyOf(ms) => {
+                cheapest(ms.iter().map(|&m| self.apply_backward(m, u)), self.cols)
+            }
+            SetPlan::Sequence(syms) => syms
+                .iter()
+                .rev()
+                .fold(u.to_vec(), |v, &s| self.apply_backward(s, &v)),
+        }
+    }
+
+    /// Per stack position (bottom first): the cost to finish the stack up to
+    /// and including it, by previous lexeme.
+    pub fn stack_costs(&self, parse: &ParseTables, stack: &[u32]) -> Vec<Vec<u32>> {
+        let mut out = Vec::with_capacity(stack.len());
+        self.update_stack_costs(parse, &mut out, &[], stack);
+        out
+    }
+
+    /// Brings `costs` (for stack `old`) up to date for stack `new`,
+    /// recomputing only above their common bottom part: a token changes the
+    /// top of the stack, so this is proportional to what it pushed.
+    pub fn update_stack_costs(
+        &self,
+        parse: &ParseTables,
+        costs: &mut Vec<Vec<u32>>,
+        old: &[u32],
+        new: &[u32],
+    ) {
+        let common = old
+            .iter()
+            .zip(new)
+            .take_while(|(a, b)| a == b)
+            .count()
+            .min(costs.len());
+        costs.truncate(common);
+        let empty = vec![0; self.cols];
+        for i in common..new.len() {
+            let next = self.apply_backward_at(parse, new, i, costs.last().unwrap_or(&empty));
+            costs.push(next);
+        }
+    }
+
+    /// Fewest tokens to derive the whole `view` after a lexeme `prev`.
+    fn rest(
+        &self,
+        parse: &ParseTables,
+        view: &StackView,
+        base_costs: &[Vec<u32>],
+        prev: usize,
+    ) -> u32 {
+        let (keep, top) = view.parts();
+        let mut u = match keep {
+            0 => vec![0; self.cols],
+            k => base_costs[k - 1].clone(),
+        };
+        // A member set's rule and its data words are pushed together, so
+        // both are in `top` or both below it.
+        for i in 0..top.len() {
+            u = self.apply_backward_at(parse, top, i, &u);
+        }
+        u[prev]
+    }
+
+    /// Fewest tokens (by the plans above) to complete from a pending lexeme
+    /// in lexer state `q` with parser `view`. `base_costs` are
+    /// [`stack_costs`](Self::stack_costs) of the view's base stack.
+    pub fn estimate(
+        &self,
+        g: &CompiledGrammar,
+        view: &StackView,
+        q: u32,
+        base_costs: &[Vec<u32>],
+    ) -> u32 {
+        let t = self.n_terms;
+        let mut best = INF;
+        for w in 0..t {
+            let d = self.lexeme[q as usize * t + w];
+            if d >= best {
+                continue;
+            }
+            let mut v = view.clone();
+            if !g.is_ignored(w as u32) && !g.parse.shift(&mut v, w as u32) {
+                continue;
+            }
+            best = best.min(add(d, self.rest(&g.parse, &v, base_costs, w)));
+        }
+        best
+    }
+
+    /// Like [`estimate`](Self::estimate) for a whole stack of its own.
+    pub fn estimate_for_stack(&self, g: &CompiledGrammar, stack: &[u32], q: u32) -> u32 {
+        self.estimate(
+            g,
+            &StackView::new(stack),
+            q,
+            &self.stack_costs(&g.parse, stack),
+        )
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        (self.lexeme.len() + self.pair.len() + self.nt.len()) * 4
+    }
+}

@@ -1,0 +1,383 @@
+//! Binding a compiled grammar to a vocabulary: the token tables that make
+//! masks fast.
+//!
+//! For every lexer state `q` the tables split the vocabulary three ways (the
+//! token spanner idea of Park et al., adapted to a contextual lexer):
+//!
+//! * `within[q]`: tokens whose bytes all extend the pending lexeme. They are
+//!   allowed whatever the parser stack is, so this part of a mask is a copy.
+//! * boundaries: tokens that end the lexeme after at least one byte. They are
+//!   grouped by the terminal that wins at the boundary, so the parser is
+//!   consulted once per winner, and the trie nodes where the rest of the token
+//!   starts are grouped by byte class, so only classes the next lexeme can
+//!   start with are walked.
+//! * tokens whose first byte already ends the lexeme: these behave like the
+//!   same tokens from the next lexeme's start state, filtered by first byte
+//!   (`end_filter`).
+//!
+//! All of this depends on the lexer only, never on the parser stack, so it is
+//! built once per (grammar, vocabulary) and shared by all matchers.
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use bitvec::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+mod budget;
+mod cache;
+mod tables;
+
+pub use budget::BudgetTables;
+/// The budget's "no completion" cost (for tests that compare with it).
+#[doc(hidden)]
+pub use budget::INF;
+pub(crate) use tables::set_bit;
+pub use tables::{Boundary, EndFilter, StateTables, TokenSet};
+
+use cache::{lock_state_cache, Behaviour, MAX_CACHED_STATES};
+use crate::compiled::CompiledGrammar;
+use crate::lexer::DEAD;
+use crate::vocab::trie::TokenTrie;
+use crate::vocab::Vocabulary;
+
+/// A grammar bound to a vocabulary. `Send + Sync`: share it with `Arc`.
+///
+/// Tables are built lazily, per lexer state on the first mask that needs
+/// it: a schema compiled per request has hundreds of lexer states, most of
+/// them never visited by one output, and walking the trie for all of them
+/// up front made binding cost 100× the first mask. [`build_all`](Self::build_all)
+/// builds everything now, for servers that prefer steady mask times.
+#[derive(Debug)]
+pub struct BoundGrammar {
+    pub(crate) grammar: Arc<CompiledGrammar>,
+    pub(crate) vocab: Arc<Vocabulary>,
+    pub(crate) trie: Arc<TokenTrie>,
+    pub(crate) states: Vec<OnceLock<StateTables>>,
+    /// Per lexer state: index into `end_filters`, or `u32::MAX`.
+    pub(crate) end_filter_of: Vec<u32>,
+    /// "First byte ends the lexeme" filters, shared by states with equal
+    /// extension bytes; the token sets are filled on first use.
+    pub(crate) end_filters: Vec<(Box<[bool; 256]>, OnceLock<EndFilter>)>,
+    /// Token-cost tables for budgeted masks; they need every state's tables.
+    pub(crate) budget: OnceLock<BudgetTables>,
+}
+
+
+impl BoundGrammar {
+    /// Binds with a fresh trie. Use [`with_trie`](Self::with_trie) to share a
+    /// trie between grammars bound to the same vocabulary.
+    pub fn new(grammar: Arc<CompiledGrammar>, vocab: Arc<Vocabulary>) -> BoundGrammar {
+        let trie = Arc::new(TokenTrie::new(&vocab));
+        Self::with_trie(grammar, vocab, trie)
+    }
+
+    /// Binds lazily: nothing is walked until a mask needs it.
+    pub fn with_trie(
+        grammar: Arc<CompiledGrammar>,
+        vocab: Arc<Vocabulary>,
+        trie: Arc<TokenTrie>,
+    ) -> BoundGrammar {
+        let lx = &grammar.lexer;
+        let n_states = lx.num_states();
+        let mut index: HashMap<[bool; 256], u32> = HashMap::new();
+        let mut end_filters = Vec::new();
+        let end_filter_of = (0..n_states as u32)
+            .map(|q| {
+                if lx.winner(q).is_none() {
+                    return u32::MAX;
+                }
+                let ext = lx.extending_bytes(q);
+                if ext.iter().all(|&e| e) {
+                    return u32::MAX;
+                }
+                *index.entry(ext).or_insert_with(|| {
+                    end_filters.push((Box::new(ext.map(|e| !e)), OnceLock::new()));
+                    end_filters.len() as u32 - 1
+                })
+            })
+            .collect();
+        BoundGrammar {
+            states: (0..n_states).map(|_| OnceLock::new()).collect(),
+            end_filter_of,
+            end_filters,
+            budget: OnceLock::new(),
+            grammar,
+            vocab,
+            trie,
+        }
+    }
+
+    /// Binds and builds every table now, calling `progress(done, total)`
+    /// per lexer state.
+    pub fn with_progress(
+        grammar: Arc<CompiledGrammar>,
+        vocab: Arc<Vocabulary>,
+        trie: Arc<TokenTrie>,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> BoundGrammar {
+        let bound = Self::with_trie(grammar, vocab, trie);
+        let n = bound.states.len();
+        for q in 0..n {
+            bound.state(q as u32);
+            progress(q + 1, n);
+        }
+        bound.budget();
+        bound
+    }
+
+    /// Builds every table not built yet (all lexer states, end filters and
+    /// the budget tables).
+    pub fn build_all(&self) {
+        self.states();
+        for i in 0..self.end_filters.len() {
+            self.end_filter(i as u32);
+        }
+        self.budget();
+    }
+
+    /// The compiled grammar this binding is for.
+    pub fn grammar(&self) -> &Arc<CompiledGrammar> {
+        &self.grammar
+    }
+
+    /// The vocabulary this binding is for.
+    pub fn vocab(&self) -> &Arc<Vocabulary> {
+        &self.vocab
+    }
+
+    /// The vocabulary's token trie (shareable between bindings).
+    pub fn trie(&self) -> &Arc<TokenTrie> {
+        &self.trie
+    }
+
+    /// Number of lexer states, i.e. of [`state`](Self::state) tables.
+    pub fn num_states(&self) -> usize {
+        self.states.len()
+    }
+
+    /// The tables of lexer state `q`, built on first use.
+    pub fn state(&self, q: u32) -> &StateTables {
+        self.states[q as usize].get_or_init(|| self.build_state(q))
+    }
+
+    /// Every state's tables, building the missing ones.
+    pub fn states(&self) -> Vec<&StateTables> {
+        (0..self.states.len() as u32)
+            .map(|q| self.state(q))
+            .collect()
+    }
+
+    /// End filter `i` (as named by [`StateTables::end_filter`]).
+    pub fn end_filter(&self, i: u32) -> &EndFilter {
+        let (first_bytes, cell) = &self.end_filters[i as usize];
+        cell.get_or_init(|| {
+            let width = self.trie.vocab_len;
+            let mut tokens = bitvec![u64, Lsb0; 0; width];
+            for (id, fb) in self.trie.first_byte.iter().enumerate() {
+                if fb.is_some_and(|b| first_bytes[b as usize]) {
+                    tokens.set(id, true);
+                }
+            }
+            EndFilter {
+                tokens,
+                first_bytes: **first_bytes,
+            }
+        })
+    }
+
+    /// Every end filter, building the missing ones.
+    pub fn end_filters(&self) -> Vec<&EndFilter> {
+        (0..self.end_filters.len() as u32)
+            .map(|i| self.end_filter(i))
+            .collect()
+    }
+
+    /// The budget tables, built (with every state's tables) on first use.
+    pub fn budget(&self) -> &BudgetTables {
+        self.budget
+            .get_or_init(|| BudgetTables::new(&self.grammar, &self.states()))
+    }
+
+    /// The tables of lexer state `q`: from the process-wide cache when
+    /// another grammar bound to this vocabulary had a state that behaves
+    /// the same (JSON string bodies, numbers, formats recur in every
+    /// schema), else by walking the trie.
+    fn build_state(&self, q: u32) -> StateTables {
+        let end_filter = self.end_filter_of[q as usize];
+        let Some(behaviour) = Behaviour::of(&self.grammar.lexer, q) else {
+            crate::counters::count_state_table(false);
+            return self.walk_state(q, end_filter);
+        };
+        let key = (
+            self.vocab.fingerprint(),
+            self.trie.num_nodes(),
+            behaviour.key,
+        );
+        let hit = lock_state_cache().get(&key).cloned();
+        if let Some(local) = hit {
+            crate::counters::count_state_table(true);
+            let mut tables = local.renumber(
+                |s| behaviour.states[s as usize],
+                |w| behaviour.winners[w as usize],
+                end_filter,
+            );
+            for b in &mut tables.boundaries {
+                *b = self.boundary(b.winner, std::mem::take(&mut b.nodes));
+            }
+            return tables;
+        }
+        crate::counters::count_state_table(false);
+        let tables = self.walk_state(q, end_filter);
+        let state_local: FxHashMap<u32, u32> = behaviour
+            .states
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| (s, i as u32))
+            .collect();
+        let winner_local: FxHashMap<u32, u32> = behaviour
+            .winners
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| (w, i as u32))
+            .collect();
+        let local = tables.renumber(|s| state_local[&s], |w| winner_local[&w], u32::MAX);
+        let mut cache = lock_state_cache();
+        if cache.len() >= MAX_CACHED_STATES {
+            cache.clear();
+        }
+        cache.insert(key, Arc::new(local));
+        tables
+    }
+
+    /// A boundary group with its trie nodes sorted by this grammar's byte
+    /// classes (which differ between grammars that share a state's tables).
+    fn boundary(&self, winner: u32, mut nodes: Vec<u32>) -> Boundary {
+        let classes = &self.grammar.lexer.classes;
+        let nc = classes.len();
+        let class = |n: u32| classes.class_of[self.trie.byte[n as usize] as usize] as usize;
+        nodes.sort_by_key(|&n| (class(n), n));
+        let mut class_off = vec![0u32; nc + 1];
+        for &n in &nodes {
+            class_off[class(n) + 1] += 1;
+        }
+        for c in 0..nc {
+            class_off[c + 1] += class_off[c];
+        }
+        Boundary {
+            winner,
+            nodes,
+            class_off,
+        }
+    }
+
+    /// The tables of lexer state `q` by walking the trie, bypassing every
+    /// cache: what [`state`](Self::state) must equal (for tests).
+    pub fn state_uncached(&self, q: u32) -> StateTables {
+        self.walk_state(q, self.end_filter_of[q as usize])
+    }
+
+    /// Walks the trie from lexer state `q` once.
+    fn walk_state(&self, q: u32, end_filter: u32) -> StateTables {
+        let lx = &self.grammar.lexer;
+        let trie = &*self.trie;
+        let width = trie.vocab_len;
+        let mut depth_state = vec![DEAD; 1 + trie.max_depth];
+        let mut within = Vec::new();
+        // Tokens by the state they end in; consecutive tokens mostly share
+        // it, so the last slot is checked before the map.
+        let mut by_end: Vec<(u32, Vec<u32>)> = Vec::new();
+        let mut end_slot: FxHashMap<u32, usize> = FxHashMap::default();
+        let mut last_slot = usize::MAX;
+        let mut first_ends: FxHashSet<(u8, u32)> = FxHashSet::default();
+        let mut last_first_end = None;
+        let mut by_winner: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+        depth_state[0] = q;
+        let mut first = 0u8;
+        let mut i = 1;
+        while i < trie.num_nodes() {
+            let d = trie.depth[i] as usize;
+            if d == 1 {
+                first = trie.byte[i];
+            }
+            let s = depth_state[d - 1];
+            let ns = lx.next(s, trie.byte[i]);
+            if ns == DEAD {
+                if d > 1 {
+                    if let Some(w) = lx.winner(s) {
+                        by_winner.entry(w).or_default().push(i as u32);
+                    }
+                }
+                i = trie.subtree_end[i] as usize;
+                continue;
+            }
+            depth_state[d] = ns;
+            let toks = trie.tokens_at(i);
+            if !toks.is_empty() {
+                within.extend_from_slice(toks);
+                if by_end.get(last_slot).is_none_or(|(e, _)| *e != ns) {
+                    last_slot = *end_slot.entry(ns).or_insert_with(|| {
+                        by_end.push((ns, Vec::new()));
+                        by_end.len() - 1
+                    });
+                }
+                by_end[last_slot].1.extend_from_slice(toks);
+                if last_first_end != Some((first, ns)) {
+                    last_first_end = Some((first, ns));
+                    first_ends.insert((first, ns));
+                }
+            }
+            i += 1;
+        }
+        let mut first_ends: Vec<(u8, u32)> = first_ends.into_iter().collect();
+        first_ends.sort_unstable();
+        let mut within_by_end: Vec<(u32, TokenSet)> = by_end
+            .into_iter()
+            .map(|(e, ids)| (e, TokenSet::from_list(ids, width)))
+            .collect();
+        within_by_end.sort_by_key(|(e, _)| *e);
+        let mut boundaries: Vec<Boundary> = by_winner
+            .into_iter()
+            .map(|(winner, nodes)| self.boundary(winner, nodes))
+            .collect();
+        boundaries.sort_by_key(|b| b.winner);
+        StateTables {
+            within: TokenSet::from_list(within, width),
+            within_by_end,
+            first_ends,
+            boundaries,
+            end_filter,
+        }
+    }
+
+    /// Bytes held by the tables built so far (the trie counted separately).
+    pub fn table_bytes(&self) -> usize {
+        let states: usize = self
+            .states
+            .iter()
+            .filter_map(OnceLock::get)
+            .map(|s| {
+                s.within.heap_bytes()
+                    + s.within_by_end
+                        .iter()
+                        .map(|(_, t)| t.heap_bytes() + 4)
+                        .sum::<usize>()
+                    + s.first_ends.len() * 8
+                    + s.boundaries
+                        .iter()
+                        .map(|b| b.nodes.len() * 4 + b.class_off.len() * 4 + 16)
+                        .sum::<usize>()
+                    + 48
+            })
+            .sum();
+        states
+            + self
+                .end_filters
+                .iter()
+                .filter_map(|(_, f)| f.get())
+                .map(|f| f.tokens.as_raw_slice().len() * 8 + 256)
+                .sum::<usize>()
+            + self.budget.get().map_or(0, BudgetTables::heap_bytes)
+    }
+}
+

@@ -1,0 +1,51 @@
+//! The framing shared by every table snapshot: a magic tag, a format
+//! version, then the tables in postcard. A snapshot from another gcd-core
+//! (or not a snapshot at all) is an error that says so. Every stage that
+//! writes bytes (terminal DFAs, compiled and bound grammars) uses this, so it
+//! sits below all of them.
+
+pub(crate) mod array256;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// Why a snapshot was refused.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SnapshotError {
+    #[error("not a gcd snapshot (missing header)")]
+    NotASnapshot,
+    #[error("snapshot format {found}, this gcd-core reads format {expected}; rebuild it")]
+    Version { found: u32, expected: u32 },
+    #[error("corrupt snapshot: {0}")]
+    Corrupt(String),
+    #[error("snapshot does not match: {0}")]
+    Mismatch(String),
+}
+
+pub(crate) fn encode<T: Serialize + ?Sized>(magic: &[u8; 8], version: u32, value: &T) -> Vec<u8> {
+    let mut out = magic.to_vec();
+    out.extend_from_slice(&version.to_le_bytes());
+    postcard::to_extend(value, out).expect("serializing to a Vec cannot fail")
+}
+
+pub(crate) fn decode<T: DeserializeOwned>(
+    magic: &[u8; 8],
+    version: u32,
+    bytes: &[u8],
+) -> Result<T, SnapshotError> {
+    let rest = bytes
+        .strip_prefix(magic.as_slice())
+        .ok_or(SnapshotError::NotASnapshot)?;
+    let found = rest
+        .get(..4)
+        .map(|v| u32::from_le_bytes(v.try_into().expect("4 bytes")))
+        .ok_or(SnapshotError::NotASnapshot)?;
+    if found != version {
+        return Err(SnapshotError::Version {
+            found,
+            expected: version,
+        });
+    }
+    postcard::from_bytes(&rest[4..]).map_err(|e| SnapshotError::Corrupt(e.to_string()))
+}

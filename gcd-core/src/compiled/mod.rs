@@ -1,0 +1,312 @@
+//! A grammar compiled to everything that does not depend on a vocabulary.
+//!
+//! [`CompiledGrammar::new`] runs the pipeline of ARCHITECTURE.md up to the static
+//! tables: transforms to LL(1), analysis and the LL(1) table, terminal DFAs,
+//! the candidate sets the parser can ask the lexer for, the contextual lexer
+//! automaton, and the lexical soundness check.
+//!
+//! The lexical check exists because maximal munch can swallow the start of
+//! the next terminal (`start: A A` with `A: /a+/` has no sentence at all).
+//! The matcher decides "valid prefix" by "the lexer is alive and every
+//! terminal so far was accepted by the parser"; that shortcut is exact iff
+//! every lexeme can always be closed before the terminal the parser wants
+//! next. [`analysis::lexical`] proves that per adjacent terminal pair, or
+//! reports the pair. This module is the driver: the stages live in their
+//! own modules, and snapshots of the result in [`crate::snapshot`].
+
+use rustc_hash::FxHashMap;
+
+pub mod completion;
+
+use crate::analysis::{self, contexts, lexical, Ll1Table, Sets};
+use crate::grammar::TermSet;
+use completion::ShortestCompletion;
+use crate::error::{DiagnosticKind, Diagnostics, GrammarError};
+use crate::grammar::Grammar;
+use crate::lexer::{DfaError, LexerAutomaton, TerminalDfa, DEAD};
+use crate::parser::{ParseTables, NT_BIT};
+use crate::analysis::transform::{self, TransformReport};
+
+/// Limits that keep pathological grammars from exhausting memory. Start
+/// from `Config::default()` and set fields: more limits will join them.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Config {
+    pub max_candidate_sets: usize,
+    pub max_lexer_states: usize,
+    /// Run left-recursion removal and left factoring first.
+    pub transforms: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_candidate_sets: 50_000,
+            max_lexer_states: 200_000,
+            transforms: true,
+        }
+    }
+}
+
+/// The grammar with its static tables.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CompiledGrammar {
+    /// The grammar after transforms.
+    pub(crate) grammar: Grammar,
+    pub(crate) report: TransformReport,
+    pub(crate) sets: Sets,
+    pub(crate) table: Ll1Table,
+    pub(crate) parse: ParseTables,
+    pub(crate) dfas: Vec<TerminalDfa>,
+    /// Tie order of terminals (lower wins).
+    pub(crate) rank: Vec<u32>,
+    pub(crate) ignored: TermSet,
+    /// The candidate sets (acceptable terminals plus ignored ones, no end
+    /// marker), indexed like `lexer.starts`.
+    pub(crate) candidate_sets: Vec<TermSet>,
+    pub(crate) candidate_index: FxHashMap<TermSet, u32>,
+    pub(crate) lexer: LexerAutomaton,
+    /// Shortest completions in bytes (vocabulary-independent).
+    pub(crate) completion: ShortestCompletion,
+    /// Lexer start state when the stack top alone decides the candidates
+    /// (a terminal or a non-nullable rule), by encoded symbol; else `DEAD`.
+    pub(crate) start_by_top_t: Vec<u32>,
+    pub(crate) start_by_top_n: Vec<u32>,
+}
+
+impl CompiledGrammar {
+    pub fn new(g: &Grammar) -> Result<CompiledGrammar, GrammarError> {
+        Self::with_config(g, &Config::default())
+    }
+
+    pub fn with_config(g: &Grammar, config: &Config) -> Result<CompiledGrammar, GrammarError> {
+        // Terminal problems are independent of rule problems: report both.
+        let dfas = build_dfas(g);
+        let (grammar, report) = if config.transforms {
+            match transform::make_ll1(g) {
+                Ok(x) => x,
+                Err(e) => return Err(merge(dfas.err(), e)),
+            }
+        } else {
+            (g.clone(), TransformReport::default())
+        };
+        let (sets, table) = match analysis::analyze(&grammar) {
+            Ok(x) => x,
+            Err(e) => return Err(merge(dfas.err(), e)),
+        };
+        let dfas = dfas?;
+        let parse = ParseTables::new(&grammar, &sets, &table);
+        let rank = grammar.terminal_rank();
+        let n = grammar.terminals.len();
+        let mut ignored = TermSet::new(n);
+        for (i, t) in grammar.terminals.iter().enumerate() {
+            if t.ignored {
+                ignored.insert(i);
+            }
+        }
+        let acceptable = contexts::acceptable_sets(&grammar, &sets, config.max_candidate_sets)?;
+        let mut candidate_sets = Vec::new();
+        let mut candidate_index = FxHashMap::default();
+        for mut a in acceptable {
+            a.remove(n);
+            a.union_with(&ignored);
+            if !candidate_index.contains_key(&a) {
+                candidate_index.insert(a.clone(), candidate_sets.len() as u32);
+                candidate_sets.push(a);
+            }
+        }
+        let (lexer, matching) = LexerAutomaton::build_with(
+            &dfas,
+            &rank,
+            &candidate_sets,
+            config.max_lexer_states,
+            !grammar.member_sets.is_empty(),
+        )
+        .map_err(|e| {
+            GrammarError::single(
+                DiagnosticKind::TooLarge,
+                None,
+                format!(
+                    "the contextual lexer needs more than {} states; simplify the terminals",
+                    e.0
+                ),
+            )
+        })?;
+        let set_problems = lexical::member_set_problems(&grammar, &sets, &lexer, &matching);
+        if !set_problems.is_empty() {
+            return Err(GrammarError::new(set_problems));
+        }
+        let start_of = |mut set: TermSet| {
+            set.union_with(&ignored);
+            candidate_index
+                .get(&set)
+                .map_or(DEAD, |&i| lexer.starts[i as usize])
+        };
+        let start_by_top_t = (0..n)
+            .map(|t| {
+                let mut s = TermSet::new(n);
+                s.insert(t);
+                start_of(s)
+            })
+            .collect();
+        let start_by_top_n = (0..grammar.nonterminals.len())
+            .map(|a| {
+                if sets.nullable[a] {
+                    DEAD
+                } else {
+                    start_of(sets.first[a].clone())
+                }
+            })
+            .collect();
+        let completion = ShortestCompletion::new(&grammar, &dfas);
+        let compiled = CompiledGrammar {
+            completion,
+            start_by_top_t,
+            start_by_top_n,
+            grammar,
+            report,
+            sets,
+            table,
+            parse,
+            dfas,
+            rank,
+            ignored,
+            candidate_sets,
+            candidate_index,
+            lexer,
+        };
+        let hazards = lexical::lexical_hazards(
+            &compiled.grammar,
+            &compiled.sets,
+            &compiled.lexer,
+            &compiled.candidate_sets,
+            &compiled.ignored,
+        );
+        if !hazards.is_empty() {
+            return Err(GrammarError::new(hazards));
+        }
+        Ok(compiled)
+    }
+
+    /// The grammar after transforms (what the tables describe).
+    pub fn grammar(&self) -> &Grammar {
+        &self.grammar
+    }
+
+    /// What the transforms rewrote, for diagnostics and parse trees.
+    pub fn report(&self) -> &TransformReport {
+        &self.report
+    }
+
+    /// Nullable, FIRST and FOLLOW of the transformed grammar.
+    pub fn sets(&self) -> &Sets {
+        &self.sets
+    }
+
+    /// The LL(1) table of the transformed grammar.
+    pub fn table(&self) -> &Ll1Table {
+        &self.table
+    }
+
+    /// One DFA per terminal, indexed by terminal id.
+    pub fn dfas(&self) -> &[TerminalDfa] {
+        &self.dfas
+    }
+
+    /// The contextual lexer automaton.
+    pub fn lexer(&self) -> &LexerAutomaton {
+        &self.lexer
+    }
+
+    /// Shortest completions in bytes (vocabulary-independent).
+    pub fn completion(&self) -> &ShortestCompletion {
+        &self.completion
+    }
+
+    /// Ignored terminals (whitespace, comments).
+    pub fn ignored(&self) -> &TermSet {
+        &self.ignored
+    }
+
+    /// The candidate sets, indexed like the lexer's start states.
+    pub fn candidate_sets(&self) -> &[TermSet] {
+        &self.candidate_sets
+    }
+
+    /// Lexer start state for the lexeme that begins with parser `stack`.
+    pub fn start_state(&self, stack: &[u32]) -> u32 {
+        self.start_state_top_down(stack.last().copied(), || stack.iter().rev().copied())
+    }
+
+    /// Like [`start_state`](Self::start_state) for a stack given from the top down.
+    pub fn start_state_top_down<I: Iterator<Item = u32>>(
+        &self,
+        top: Option<u32>,
+        top_down: impl FnOnce() -> I,
+    ) -> u32 {
+        if let Some(top) = top {
+            let fast = if top & NT_BIT == 0 {
+                self.start_by_top_t[top as usize]
+            } else {
+                self.start_by_top_n[(top & !NT_BIT) as usize]
+            };
+            if fast != DEAD {
+                return fast;
+            }
+        }
+        let mut a = self.parse.candidates_top_down(top_down());
+        a.remove(self.parse.n_terms);
+        a.union_with(&self.ignored);
+        // Every acceptable set the parser can reach was enumerated at compile time.
+        match self.candidate_index.get(&a) {
+            Some(&i) => self.lexer.starts[i as usize],
+            None => DEAD,
+        }
+    }
+
+    /// Per terminal X: the bytes that extend some lexeme that X wins.
+    pub fn extending_bytes_of_winners(&self) -> Vec<[bool; 256]> {
+        self.lexer.extending_bytes_of_winners(self.grammar.terminals.len())
+    }
+
+    pub fn is_ignored(&self, t: u32) -> bool {
+        self.ignored.contains(t as usize)
+    }
+}
+
+fn merge(a: Option<GrammarError>, b: GrammarError) -> GrammarError {
+    let mut all = a.map(|e| e.diagnostics().to_vec()).unwrap_or_default();
+    all.extend(b.diagnostics().iter().cloned());
+    GrammarError::new(all)
+}
+
+fn build_dfas(g: &Grammar) -> Result<Vec<TerminalDfa>, GrammarError> {
+    let mut diags = Diagnostics::default();
+    let mut dfas = Vec::new();
+    for t in &g.terminals {
+        match TerminalDfa::new(&t.pattern.to_regex()) {
+            Ok(d) => dfas.push(d),
+            Err(DfaError::Invalid(msg)) => diags.error(
+                DiagnosticKind::InvalidRegex,
+                t.span,
+                format!("terminal `{}`: invalid regular expression {}: {msg}", t.name, t.pattern),
+            ),
+            Err(DfaError::MatchesEmpty) => diags.error(
+                DiagnosticKind::EmptyMatch,
+                t.span,
+                format!(
+                    "terminal `{}` ({}) matches the empty string; every lexeme must consume at least one byte",
+                    t.name, t.pattern
+                ),
+            ),
+            Err(DfaError::NeverMatches) => diags.error(
+                DiagnosticKind::InvalidRegex,
+                t.span,
+                format!("terminal `{}` ({}) matches nothing", t.name, t.pattern),
+            ),
+        }
+    }
+    diags.into_result()?;
+    Ok(dfas)
+}
+

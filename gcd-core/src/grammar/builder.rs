@@ -1,0 +1,681 @@
+//! Building a [`Grammar`]: front ends describe rules as EBNF ([`Expr`]) and
+//! [`GrammarBuilder`] checks names, collects every error with its span, and
+//! desugars `?`, `*`, `+` and groups into fresh right-recursive rules, so
+//! later stages only ever see plain productions.
+
+use std::collections::HashMap;
+
+use super::{Grammar, MemberSet, Nonterminal, NtId, Production, RuleKind, Symbol, TermId, Terminal, TerminalPattern};
+use crate::error::{Diagnostic, DiagnosticKind, Diagnostics, GrammarError, Span};
+
+/// EBNF right-hand sides, as front ends describe them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expr {
+    /// A named rule or terminal.
+    Name(String, Option<Span>),
+    /// An anonymous terminal written in place; same patterns share one terminal.
+    Pattern(TerminalPattern, Option<Span>),
+    Seq(Vec<Expr>),
+    /// Alternatives inside a group.
+    Alt(Vec<Expr>),
+    Opt(Box<Expr>),
+    Star(Box<Expr>),
+    Plus(Box<Expr>),
+    /// `e ~ min..max`: between `min` and `max` copies.
+    Repeat(Box<Expr>, u32, u32),
+}
+
+impl Expr {
+    pub fn name(name: &str) -> Expr {
+        Expr::Name(name.to_string(), None)
+    }
+    pub fn literal(text: &str) -> Expr {
+        Expr::Pattern(
+            TerminalPattern::Literal {
+                text: text.to_string(),
+                case_insensitive: false,
+            },
+            None,
+        )
+    }
+    pub fn regex(re: &str) -> Expr {
+        Expr::Pattern(TerminalPattern::Regex(re.to_string()), None)
+    }
+    pub fn seq(items: Vec<Expr>) -> Expr {
+        Expr::Seq(items)
+    }
+    pub fn alt(items: Vec<Expr>) -> Expr {
+        Expr::Alt(items)
+    }
+    pub fn opt(e: Expr) -> Expr {
+        Expr::Opt(Box::new(e))
+    }
+    pub fn star(e: Expr) -> Expr {
+        Expr::Star(Box::new(e))
+    }
+    pub fn plus(e: Expr) -> Expr {
+        Expr::Plus(Box::new(e))
+    }
+}
+
+/// One alternative of a rule definition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Alternative {
+    pub expr: Expr,
+    pub alias: Option<String>,
+    pub span: Option<Span>,
+}
+
+#[derive(Clone, Debug)]
+struct RuleDef {
+    name: String,
+    kind: RuleKind,
+    keep_all_tokens: bool,
+    alternatives: Vec<Alternative>,
+    span: Option<Span>,
+}
+
+/// Builds a [`Grammar`] from named terminals and EBNF rules, resolving names
+/// and desugaring. Every problem is collected and reported by
+/// [`build`](GrammarBuilder::build).
+#[derive(Clone, Debug, Default)]
+pub struct GrammarBuilder {
+    terminals: Vec<Terminal>,
+    rules: Vec<RuleDef>,
+    ignore: Vec<(String, Option<Span>)>,
+    start: Option<String>,
+    errors: Vec<Diagnostic>,
+    member_sets: Vec<MemberSetDef>,
+}
+
+/// A [`MemberSet`] by rule names, resolved by `build`.
+#[derive(Clone, Debug)]
+struct MemberSetDef {
+    name: String,
+    required: Vec<bool>,
+    repeatable: usize,
+    nonempty: bool,
+}
+
+fn member_rule(set: &str, k: usize) -> String {
+    format!("{set}__m{k}")
+}
+
+fn repeatable_rule(set: &str, k: usize) -> String {
+    format!("{set}__r{k}")
+}
+
+fn more_rule(set: &str) -> String {
+    format!("{set}__more")
+}
+
+fn next_rule(set: &str) -> String {
+    format!("{set}__next")
+}
+
+impl GrammarBuilder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Declares a named terminal with priority 0.
+    pub fn terminal(&mut self, name: &str, pattern: TerminalPattern) -> &mut Self {
+        self.terminal_full(name, pattern, 0, None)
+    }
+
+    pub fn terminal_full(
+        &mut self,
+        name: &str,
+        pattern: TerminalPattern,
+        priority: i32,
+        span: Option<Span>,
+    ) -> &mut Self {
+        if let Some(prev) = self.terminals.iter().find(|t| t.name == name) {
+            let d = Diagnostic::new(
+                DiagnosticKind::Duplicate,
+                span,
+                format!("terminal `{name}` is defined twice"),
+            )
+            .with_note(prev.span, "first defined here");
+            self.errors.push(d);
+            return self;
+        }
+        self.terminals.push(Terminal {
+            name: name.to_string(),
+            pattern,
+            priority,
+            ignored: false,
+            hidden: name.starts_with('_'),
+            span,
+        });
+        self
+    }
+
+    /// Adds a rule; several alternatives may be given at once. Calling it
+    /// twice with the same name is a duplicate-definition error.
+    pub fn rule(&mut self, name: &str, alternatives: Vec<Expr>) -> &mut Self {
+        let alts = alternatives
+            .into_iter()
+            .map(|expr| Alternative {
+                expr,
+                alias: None,
+                span: None,
+            })
+            .collect();
+        let kind = if name.starts_with('_') {
+            RuleKind::Hidden
+        } else {
+            RuleKind::Normal
+        };
+        self.rule_full(name, kind, alts, None)
+    }
+
+    pub fn rule_full(
+        &mut self,
+        name: &str,
+        kind: RuleKind,
+        alternatives: Vec<Alternative>,
+        span: Option<Span>,
+    ) -> &mut Self {
+        if let Some(prev) = self.rules.iter().find(|r| r.name == name) {
+            let d = Diagnostic::new(
+                DiagnosticKind::Duplicate,
+                span,
+                format!("rule `{name}` is defined twice"),
+            )
+            .with_note(prev.span, "first defined here");
+            self.errors.push(d);
+            return self;
+        }
+        self.rules.push(RuleDef {
+            name: name.to_string(),
+            kind,
+            keep_all_tokens: false,
+            alternatives,
+            span,
+        });
+        self
+    }
+
+    /// Adds rule `name`: the `members` (each with whether it is required)
+    /// in any order, each at most once, and the `repeatable` ones any
+    /// number of times, between `separator`s (see [`MemberSet`]). Each
+    /// member must begin with a terminal that tells it from the others.
+    pub fn member_set(
+        &mut self,
+        name: &str,
+        members: Vec<(Expr, bool)>,
+        repeatable: Vec<Expr>,
+        separator: Expr,
+        nonempty: bool,
+    ) -> &mut Self {
+        if members.is_empty() && repeatable.is_empty() {
+            self.errors.push(Diagnostic::new(
+                DiagnosticKind::Unsupported,
+                None,
+                format!("member list `{name}` has no members"),
+            ));
+            return self;
+        }
+        let more = more_rule(name);
+        let next = next_rule(name);
+        let generated = |expr| Alternative {
+            expr,
+            alias: None,
+            span: None,
+        };
+        let mut heads = Vec::new();
+        let mut required = Vec::new();
+        for (k, (e, req)) in members.into_iter().enumerate() {
+            let m = member_rule(name, k);
+            self.rule_full(&m, RuleKind::Generated, vec![generated(e)], None);
+            heads.push(m);
+            required.push(req);
+        }
+        let n_repeatable = repeatable.len();
+        for (k, e) in repeatable.into_iter().enumerate() {
+            let m = repeatable_rule(name, k);
+            self.rule_full(&m, RuleKind::Generated, vec![generated(e)], None);
+            heads.push(m);
+        }
+        let then_more = |m: &String| generated(Expr::seq(vec![Expr::name(m), Expr::name(&more)]));
+        let mut list: Vec<Alternative> = heads.iter().map(then_more).collect();
+        list.push(generated(Expr::seq(vec![])));
+        self.rule_full(name, RuleKind::Generated, list, None);
+        self.rule_full(
+            &more,
+            RuleKind::Generated,
+            vec![
+                generated(Expr::seq(vec![separator, Expr::name(&next)])),
+                generated(Expr::seq(vec![])),
+            ],
+            None,
+        );
+        self.rule_full(
+            &next,
+            RuleKind::Generated,
+            heads.iter().map(then_more).collect(),
+            None,
+        );
+        self.member_sets.push(MemberSetDef {
+            name: name.to_string(),
+            required,
+            repeatable: n_repeatable,
+            nonempty,
+        });
+        self
+    }
+
+    /// Marks rule `name` (already added) as Lark's `!rule`: its parse-tree
+    /// nodes keep every token. Has no effect on the language.
+    pub fn keep_all_tokens(&mut self, name: &str) -> &mut Self {
+        if let Some(r) = self.rules.iter_mut().find(|r| r.name == name) {
+            r.keep_all_tokens = true;
+        }
+        self
+    }
+
+    /// Marks a named terminal as ignored between lexemes.
+    pub fn ignore(&mut self, name: &str, span: Option<Span>) -> &mut Self {
+        self.ignore.push((name.to_string(), span));
+        self
+    }
+
+    /// Declares an anonymous ignored terminal and returns its name.
+    pub fn ignore_pattern(&mut self, pattern: TerminalPattern, span: Option<Span>) -> String {
+        let name = format!("__IGNORE_{}", self.ignore.len());
+        self.terminal_full(&name, pattern, 0, span);
+        self.ignore(&name, span);
+        name
+    }
+
+    /// The start rule; defaults to `start`, else the first rule.
+    pub fn start(&mut self, name: &str) -> &mut Self {
+        self.start = Some(name.to_string());
+        self
+    }
+
+    /// Records a problem found by a front end, reported by `build`.
+    pub fn push_error(&mut self, d: Diagnostic) {
+        self.errors.push(d);
+    }
+
+    pub fn has_rule(&self, name: &str) -> bool {
+        self.rules.iter().any(|r| r.name == name)
+    }
+
+    pub fn has_terminal(&self, name: &str) -> bool {
+        self.terminals.iter().any(|t| t.name == name)
+    }
+
+    pub fn build(&self) -> Result<Grammar, GrammarError> {
+        let mut diags = Diagnostics(self.errors.clone());
+        let mut terminals = self.terminals.clone();
+        let mut term_index: HashMap<String, TermId> = terminals
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.name.clone(), TermId(i as u32)))
+            .collect();
+        for (name, span) in &self.ignore {
+            match term_index.get(name) {
+                Some(&t) => terminals[t.index()].ignored = true,
+                None => diags.error(
+                    DiagnosticKind::Undefined,
+                    *span,
+                    format!("`%ignore {name}`: terminal `{name}` is not defined"),
+                ),
+            }
+        }
+        if self.rules.is_empty() {
+            diags.error(
+                DiagnosticKind::Syntax,
+                None,
+                "the grammar has no rules; expected at least a `start` rule",
+            );
+            return Err(GrammarError::new(diags.0));
+        }
+        let mut nonterminals: Vec<Nonterminal> = self
+            .rules
+            .iter()
+            .map(|r| Nonterminal {
+                name: r.name.clone(),
+                kind: r.kind,
+                keep_all_tokens: r.keep_all_tokens,
+                span: r.span,
+            })
+            .collect();
+        let nt_index: HashMap<String, NtId> = nonterminals
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.name.clone(), NtId(i as u32)))
+            .collect();
+        for r in &self.rules {
+            if let Some(&t) = term_index.get(&r.name) {
+                diags.push(
+                    Diagnostic::new(
+                        DiagnosticKind::Duplicate,
+                        r.span,
+                        format!("`{}` is defined both as a rule and as a terminal", r.name),
+                    )
+                    .with_note(terminals[t.index()].span, "terminal defined here"),
+                );
+            }
+        }
+        let start_name = self.start.clone().unwrap_or_else(|| {
+            if nt_index.contains_key("start") {
+                "start".to_string()
+            } else {
+                self.rules[0].name.clone()
+            }
+        });
+        let Some(&start) = nt_index.get(&start_name) else {
+            diags.error(
+                DiagnosticKind::Undefined,
+                None,
+                format!("start rule `{start_name}` is not defined"),
+            );
+            return Err(GrammarError::new(diags.0));
+        };
+
+        let mut desugar = Desugar {
+            terminals: &mut terminals,
+            term_index: &mut term_index,
+            nt_index: &nt_index,
+            nonterminals: &mut nonterminals,
+            productions: Vec::new(),
+            diags: &mut diags,
+            memo: HashMap::new(),
+            span: None,
+        };
+        for (i, r) in self.rules.iter().enumerate() {
+            for alt in &r.alternatives {
+                desugar.span = alt.span.or(r.span);
+                let rhs = desugar.seq(&alt.expr, &r.name);
+                desugar.productions.push(Production {
+                    lhs: NtId(i as u32),
+                    rhs,
+                    alias: alt.alias.clone(),
+                    span: alt.span.or(r.span),
+                });
+            }
+        }
+        let productions = std::mem::take(&mut desugar.productions);
+        for t in &terminals {
+            if t.ignored
+                && productions
+                    .iter()
+                    .any(|p| p.rhs.iter().any(|s| *s == Symbol::T(term_index[&t.name])))
+            {
+                diags.error(
+                    DiagnosticKind::Unsupported,
+                    t.span,
+                    format!("terminal `{}` is %ignore'd and also used in a rule; an ignored terminal is dropped wherever it matches, so the rule could never see it", t.name),
+                );
+            }
+        }
+        let mut member_sets = Vec::new();
+        for d in &self.member_sets {
+            let nt = |n: &str| nt_index[n];
+            let more = nt(&more_rule(&d.name));
+            let separator = productions
+                .iter()
+                .find(|p| p.lhs == more && !p.rhs.is_empty())
+                .and_then(|p| match p.rhs[..] {
+                    [Symbol::T(t), _] => Some(t),
+                    _ => None,
+                });
+            let Some(separator) = separator else {
+                diags.error(
+                    DiagnosticKind::Unsupported,
+                    None,
+                    format!(
+                        "member list `{}`: the separator must be one terminal",
+                        d.name
+                    ),
+                );
+                continue;
+            };
+            member_sets.push(MemberSet {
+                list: nt(&d.name),
+                more,
+                next: nt(&next_rule(&d.name)),
+                members: (d.required.iter().enumerate())
+                    .map(|(k, &r)| (nt(&member_rule(&d.name, k)), r))
+                    .collect(),
+                repeatable: (0..d.repeatable)
+                    .map(|k| nt(&repeatable_rule(&d.name, k)))
+                    .collect(),
+                separator,
+                nonempty: d.nonempty,
+            });
+        }
+        diags.into_result()?;
+        Ok(Grammar {
+            terminals,
+            nonterminals,
+            productions,
+            start,
+            member_sets,
+        })
+    }
+}
+
+/// The repeated part of `e*` without its empty string: `[x]*`, `(x?)*`,
+/// `(x*)*` and `(a | b?)*` are `x*` and `(a | b)*`, and repeating a part
+/// that can be empty would make the grammar cyclic. The flag says whether
+/// anything was stripped.
+fn non_empty_part(e: &Expr) -> (Expr, bool) {
+    match e {
+        Expr::Opt(x) | Expr::Star(x) => (non_empty_part(x).0, true),
+        Expr::Plus(x) => {
+            let (inner, stripped) = non_empty_part(x);
+            (
+                if stripped {
+                    inner
+                } else {
+                    Expr::Plus(Box::new(inner))
+                },
+                stripped,
+            )
+        }
+        Expr::Alt(items) => {
+            let parts: Vec<(Expr, bool)> = items.iter().map(non_empty_part).collect();
+            let stripped = parts.iter().any(|p| p.1);
+            (
+                Expr::Alt(parts.into_iter().map(|p| p.0).collect()),
+                stripped,
+            )
+        }
+        Expr::Seq(items) if items.len() == 1 => non_empty_part(&items[0]),
+        _ => (e.clone(), false),
+    }
+}
+
+struct Desugar<'a> {
+    terminals: &'a mut Vec<Terminal>,
+    term_index: &'a mut HashMap<String, TermId>,
+    nt_index: &'a HashMap<String, NtId>,
+    nonterminals: &'a mut Vec<Nonterminal>,
+    productions: Vec<Production>,
+    diags: &'a mut Diagnostics,
+    /// Identical sugar (`x*` used twice) shares one generated rule.
+    memo: HashMap<String, NtId>,
+    /// The alternative being desugared: generated rules point at it.
+    span: Option<Span>,
+}
+
+impl Desugar<'_> {
+    fn seq(&mut self, e: &Expr, owner: &str) -> Vec<Symbol> {
+        let mut out = Vec::new();
+        self.push_seq(e, owner, &mut out);
+        out
+    }
+
+    fn push_seq(&mut self, e: &Expr, owner: &str, out: &mut Vec<Symbol>) {
+        match e {
+            Expr::Seq(items) => {
+                for item in items {
+                    self.push_seq(item, owner, out);
+                }
+            }
+            Expr::Alt(alts) if alts.len() == 1 => self.push_seq(&alts[0], owner, out),
+            Expr::Repeat(inner, min, max) if *min == *max => {
+                for _ in 0..*min {
+                    self.push_seq(inner, owner, out);
+                }
+            }
+            _ => out.push(self.symbol(e, owner)),
+        }
+    }
+
+    fn symbol(&mut self, e: &Expr, owner: &str) -> Symbol {
+        match e {
+            Expr::Name(name, span) => {
+                if let Some(&n) = self.nt_index.get(name) {
+                    Symbol::N(n)
+                } else if let Some(&t) = self.term_index.get(name) {
+                    Symbol::T(t)
+                } else {
+                    let what = if name
+                        .chars()
+                        .next()
+                        .is_some_and(|c| c.is_ascii_uppercase() || c == '_')
+                        && name.chars().all(|c| !c.is_ascii_lowercase())
+                    {
+                        "terminal"
+                    } else {
+                        "rule"
+                    };
+                    self.diags.error(
+                        DiagnosticKind::Undefined,
+                        *span,
+                        format!("{what} `{name}` is used in `{owner}` but never defined"),
+                    );
+                    // A placeholder keeps desugaring going so later errors are found too.
+                    Symbol::T(TermId(u32::MAX))
+                }
+            }
+            Expr::Pattern(p, span) => Symbol::T(self.anonymous_terminal(p, *span)),
+            Expr::Seq(_)
+            | Expr::Alt(_)
+            | Expr::Opt(_)
+            | Expr::Star(_)
+            | Expr::Plus(_)
+            | Expr::Repeat(..) => {
+                let key = format!("{e:?}");
+                if let Some(&n) = self.memo.get(&key) {
+                    return Symbol::N(n);
+                }
+                let (suffix, alts): (&str, Vec<Vec<Symbol>>) = match e {
+                    Expr::Seq(_) => ("group", vec![self.seq(e, owner)]),
+                    Expr::Alt(items) => ("alt", items.iter().map(|i| self.seq(i, owner)).collect()),
+                    Expr::Opt(inner) => ("opt", vec![self.seq(inner, owner), vec![]]),
+                    Expr::Star(inner) if non_empty_part(inner).1 => {
+                        return self.symbol(&Expr::Star(Box::new(non_empty_part(inner).0)), owner);
+                    }
+                    Expr::Plus(inner) if non_empty_part(inner).1 => {
+                        return self.symbol(&Expr::Star(Box::new(non_empty_part(inner).0)), owner);
+                    }
+                    Expr::Star(inner) => {
+                        // x* => S: x S | <empty>, built below once S exists.
+                        let n = self.fresh(owner, "star");
+                        self.memo.insert(key, n);
+                        let mut rhs = self.seq(inner, owner);
+                        rhs.push(Symbol::N(n));
+                        self.add(n, rhs);
+                        self.add(n, vec![]);
+                        return Symbol::N(n);
+                    }
+                    Expr::Plus(inner) => {
+                        // x+ => x x*
+                        let star = self.symbol(&Expr::Star(inner.clone()), owner);
+                        let mut rhs = self.seq(inner, owner);
+                        rhs.push(star);
+                        ("plus", vec![rhs])
+                    }
+                    Expr::Repeat(inner, min, max) => {
+                        // x~a..b => x{a} (x (x (...)?)?)? : b-a nested optionals.
+                        let mut rhs = Vec::new();
+                        for _ in 0..*min {
+                            rhs.extend(self.seq(inner, owner));
+                        }
+                        let mut tail: Option<Symbol> = None;
+                        for _ in *min..*max {
+                            let n = self.fresh(owner, "rep");
+                            let mut body = self.seq(inner, owner);
+                            body.extend(tail);
+                            self.add(n, body);
+                            self.add(n, vec![]);
+                            tail = Some(Symbol::N(n));
+                        }
+                        rhs.extend(tail);
+                        ("repeat", vec![rhs])
+                    }
+                    _ => unreachable!(),
+                };
+                let n = self.fresh(owner, suffix);
+                for rhs in alts {
+                    self.add(n, rhs);
+                }
+                self.memo.insert(key, n);
+                Symbol::N(n)
+            }
+        }
+    }
+
+    fn anonymous_terminal(&mut self, p: &TerminalPattern, span: Option<Span>) -> TermId {
+        if let Some(i) = self
+            .terminals
+            .iter()
+            .position(|t| t.pattern == *p && !t.ignored)
+        {
+            return TermId(i as u32);
+        }
+        let id = TermId(self.terminals.len() as u32);
+        let name = match p {
+            TerminalPattern::Literal { text, .. }
+                if !text.is_empty()
+                    && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+            {
+                format!("__ANON_{}", text.to_ascii_uppercase())
+            }
+            _ => format!("__ANON_{}", id.0),
+        };
+        let name = if self.term_index.contains_key(&name) {
+            format!("__ANON_{}", id.0)
+        } else {
+            name
+        };
+        self.terminals.push(Terminal {
+            name: name.clone(),
+            pattern: p.clone(),
+            priority: 0,
+            ignored: false,
+            hidden: false,
+            span,
+        });
+        self.term_index.insert(name, id);
+        id
+    }
+
+    fn fresh(&mut self, owner: &str, suffix: &str) -> NtId {
+        let n = NtId(self.nonterminals.len() as u32);
+        self.nonterminals.push(Nonterminal {
+            name: format!("{owner}__{suffix}{}", n.0),
+            kind: RuleKind::Generated,
+            keep_all_tokens: false,
+            span: self.span,
+        });
+        n
+    }
+
+    fn add(&mut self, lhs: NtId, rhs: Vec<Symbol>) {
+        self.productions.push(Production {
+            lhs,
+            rhs,
+            alias: None,
+            span: self.span,
+        });
+    }
+}
+

@@ -1,0 +1,58 @@
+//! Sets of terminals (plus the end-of-input marker): what analysis computes,
+//! what the lexer's candidate sets and the parser's lookaheads are. A plain
+//! bitset over terminal ids, so it belongs with the ids themselves.
+
+/// A set of terminals plus the end-of-input marker, as a plain bitset.
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+pub struct TermSet {
+    // Inline up to 255 terminals: sets are built on the mask's hot path.
+    words: smallvec::SmallVec<[u64; 4]>,
+}
+
+impl TermSet {
+    /// A set over `n` terminals; index `n` is end of input.
+    pub fn new(n: usize) -> Self {
+        TermSet {
+            words: smallvec::smallvec![0; (n + 1).div_ceil(64)],
+        }
+    }
+    pub fn insert(&mut self, i: usize) -> bool {
+        let (w, b) = (i / 64, 1u64 << (i % 64));
+        let was = self.words[w] & b != 0;
+        self.words[w] |= b;
+        !was
+    }
+    pub fn contains(&self, i: usize) -> bool {
+        self.words
+            .get(i / 64)
+            .is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+    /// Adds every member of `other`; true if something was new.
+    pub fn union_with(&mut self, other: &TermSet) -> bool {
+        let mut changed = false;
+        for (a, b) in self.words.iter_mut().zip(&other.words) {
+            let n = *a | *b;
+            changed |= n != *a;
+            *a = n;
+        }
+        changed
+    }
+    pub fn intersects(&self, other: &TermSet) -> bool {
+        self.words.iter().zip(&other.words).any(|(a, b)| a & b != 0)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.words.iter().all(|w| *w == 0)
+    }
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.words.iter().enumerate().flat_map(|(wi, &w)| {
+            (0..64)
+                .filter(move |b| w & (1u64 << b) != 0)
+                .map(move |b| wi * 64 + b)
+        })
+    }
+    pub fn remove(&mut self, i: usize) {
+        self.words[i / 64] &= !(1u64 << (i % 64));
+    }
+}

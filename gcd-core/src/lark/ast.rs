@@ -1,0 +1,165 @@
+//! What the parser produces and the later stages consume: rule and terminal
+//! expressions as written ([`Node`]), terminal expressions compiled to one
+//! regex ([`Frag`]), and the definitions of a file ([`Parsed`]). Kept apart
+//! so the parser, the `common` library, the terminal compiler and the
+//! lowering to a builder share one vocabulary without depending on each other.
+
+use crate::error::Span;
+use crate::grammar::{RuleKind, TerminalPattern};
+
+/// Binding strength of a regex fragment: what it may be combined with
+/// without parentheses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Prec {
+    /// May contain a top-level `|`.
+    Alt,
+    /// A concatenation or a quantified item: fine inside an alternation or a
+    /// concatenation, must be wrapped to be quantified.
+    Seq,
+    /// One character, class or group: can take a quantifier.
+    Atom,
+}
+
+/// A compiled terminal expression.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Frag {
+    Lit { text: String, ci: bool },
+    Re { re: String, prec: Prec },
+}
+
+impl Frag {
+    pub(super) fn regex(&self) -> String {
+        match self {
+            Frag::Lit { text, ci } => TerminalPattern::Literal {
+                text: text.clone(),
+                case_insensitive: *ci,
+            }
+            .to_regex(),
+            Frag::Re { re, .. } => re.clone(),
+        }
+    }
+
+    fn prec(&self) -> Prec {
+        match self {
+            Frag::Lit { ci: true, .. } => Prec::Atom,
+            Frag::Lit { text, .. } if text.chars().count() == 1 => Prec::Atom,
+            Frag::Lit { .. } => Prec::Seq,
+            Frag::Re { prec, .. } => *prec,
+        }
+    }
+
+    /// The regex, wrapped in `(?:...)` when it binds looser than `min`.
+    pub(super) fn at(&self, min: Prec) -> String {
+        let re = self.regex();
+        if self.prec() < min {
+            format!("(?:{re})")
+        } else {
+            re
+        }
+    }
+
+    pub(super) fn into_pattern(self) -> TerminalPattern {
+        match self {
+            Frag::Lit { text, ci } => TerminalPattern::Literal {
+                text,
+                case_insensitive: ci,
+            },
+            Frag::Re { re, .. } => TerminalPattern::Regex(re),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct ReLit {
+    /// The regex in regex-automata syntax, flags applied; `None` when invalid
+    /// (already reported).
+    pub(super) re: Option<String>,
+    pub(super) prec: Prec,
+    pub(super) matches_empty: bool,
+    /// As written, for messages.
+    pub(super) text: String,
+    pub(super) span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub(super) enum Node {
+    Name(String, Span),
+    Lit { text: String, ci: bool, span: Span },
+    Re(Box<ReLit>),
+    Range { lo: char, hi: char, span: Span },
+    Seq(Vec<Node>),
+    Alt(Vec<Node>),
+    Opt(Box<Node>),
+    Star(Box<Node>),
+    Plus(Box<Node>),
+    Repeat(Box<Node>, u32, u32),
+}
+
+impl Node {
+    pub(super) fn names<'n>(&'n self, out: &mut Vec<&'n str>) {
+        match self {
+            Node::Name(n, _) => out.push(n),
+            Node::Lit { .. } | Node::Re(_) | Node::Range { .. } => {}
+            Node::Seq(items) | Node::Alt(items) => items.iter().for_each(|i| i.names(out)),
+            Node::Opt(e) | Node::Star(e) | Node::Plus(e) | Node::Repeat(e, ..) => e.names(out),
+        }
+    }
+
+    /// Roughly how many symbols the builder makes of this (repeats multiply).
+    pub(super) fn cost(&self) -> u64 {
+        match self {
+            Node::Name(..) | Node::Lit { .. } | Node::Re(_) | Node::Range { .. } => 1,
+            Node::Seq(items) | Node::Alt(items) => {
+                items.iter().fold(0u64, |a, i| a.saturating_add(i.cost()))
+            }
+            Node::Opt(e) | Node::Star(e) | Node::Plus(e) => e.cost().saturating_add(1),
+            Node::Repeat(e, _, max) => e
+                .cost()
+                .saturating_mul(u64::from(*max).max(1))
+                .saturating_add(u64::from(*max)),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct ParsedAlt {
+    pub(super) node: Node,
+    pub(super) alias: Option<(String, Span)>,
+    pub(super) span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub(super) enum TermBody {
+    Expr(Node),
+    Imported(Frag),
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct TermDef {
+    pub(super) name: String,
+    pub(super) body: TermBody,
+    pub(super) span: Span,
+    pub(super) priority: i32,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct RuleDef {
+    pub(super) name: String,
+    pub(super) kind: RuleKind,
+    pub(super) keep_all_tokens: bool,
+    pub(super) alts: Vec<ParsedAlt>,
+    pub(super) span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct IgnoreDef {
+    pub(super) node: Node,
+    pub(super) span: Span,
+}
+
+#[derive(Default)]
+pub(super) struct Parsed {
+    pub(super) terms: Vec<TermDef>,
+    pub(super) rules: Vec<RuleDef>,
+    pub(super) ignores: Vec<IgnoreDef>,
+}

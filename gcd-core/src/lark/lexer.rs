@@ -1,0 +1,414 @@
+//! Grammar text to tokens. Separate from the parser so that literal escapes,
+//! regex delimiters and line continuations are settled before any grammar
+//! structure is looked at; the parser then only sees [`Tok`]s.
+
+use super::source::Source;
+use crate::error::{Diagnostic, DiagnosticKind};
+
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Tok {
+    Name(String),
+    Str {
+        text: String,
+        ci: bool,
+    },
+    Regex {
+        body: String,
+        flags: String,
+    },
+    Number(i64),
+    Directive(String),
+    Colon,
+    Pipe,
+    LParen,
+    RParen,
+    LBrack,
+    RBrack,
+    LBrace,
+    RBrace,
+    Comma,
+    Question,
+    Star,
+    Plus,
+    Tilde,
+    Dot,
+    DotDot,
+    Arrow,
+    Bang,
+    Newline,
+    Eof,
+    /// A malformed token, already reported.
+    Invalid,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Token {
+    pub(super) tok: Tok,
+    pub(super) start: usize,
+    pub(super) end: usize,
+}
+
+pub(super) fn describe(tok: &Tok) -> String {
+    match tok {
+        Tok::Name(n) => format!("`{n}`"),
+        Tok::Str { text, ci } => format!("{text:?}{}", if *ci { "i" } else { "" }),
+        Tok::Regex { body, flags } => format!("`/{body}/{flags}`"),
+        Tok::Number(n) => format!("`{n}`"),
+        Tok::Directive(d) => format!("`%{d}`"),
+        Tok::Colon => "`:`".into(),
+        Tok::Pipe => "`|`".into(),
+        Tok::LParen => "`(`".into(),
+        Tok::RParen => "`)`".into(),
+        Tok::LBrack => "`[`".into(),
+        Tok::RBrack => "`]`".into(),
+        Tok::LBrace => "`{`".into(),
+        Tok::RBrace => "`}`".into(),
+        Tok::Comma => "`,`".into(),
+        Tok::Question => "`?`".into(),
+        Tok::Star => "`*`".into(),
+        Tok::Plus => "`+`".into(),
+        Tok::Tilde => "`~`".into(),
+        Tok::Dot => "`.`".into(),
+        Tok::DotDot => "`..`".into(),
+        Tok::Arrow => "`->`".into(),
+        Tok::Bang => "`!`".into(),
+        Tok::Newline => "end of line".into(),
+        Tok::Eof => "end of file".into(),
+        Tok::Invalid => "an invalid token".into(),
+    }
+}
+
+fn is_name_start(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '_'
+}
+
+fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+struct Lexer<'s, 'a> {
+    src: &'s Source<'a>,
+    text: &'a str,
+    i: usize,
+    toks: Vec<Token>,
+    diags: &'s mut Vec<Diagnostic>,
+}
+
+pub(super) fn lex(src: &Source<'_>, diags: &mut Vec<Diagnostic>) -> Vec<Token> {
+    let mut lx = Lexer {
+        src,
+        text: src.text,
+        i: 0,
+        toks: Vec::new(),
+        diags,
+    };
+    lx.run();
+    lx.toks
+}
+
+impl Lexer<'_, '_> {
+    fn peek_at(&self, i: usize) -> Option<char> {
+        self.text.get(i..).and_then(|s| s.chars().next())
+    }
+
+    fn push(&mut self, tok: Tok, start: usize, end: usize) {
+        self.toks.push(Token { tok, start, end });
+    }
+
+    fn error(&mut self, kind: DiagnosticKind, start: usize, end: usize, msg: impl Into<String>) {
+        let span = self.src.span(start, end);
+        self.diags.push(Diagnostic::new(kind, Some(span), msg));
+    }
+
+    fn skip_to_eol(&mut self) {
+        while let Some(c) = self.peek_at(self.i) {
+            if c == '\n' {
+                break;
+            }
+            self.i += c.len_utf8();
+        }
+    }
+
+    fn run(&mut self) {
+        while let Some(c) = self.peek_at(self.i) {
+            let start = self.i;
+            let next = self.peek_at(start + c.len_utf8());
+            let single = |tok| Some((tok, 1usize));
+            let punct = match c {
+                ':' => single(Tok::Colon),
+                '|' => single(Tok::Pipe),
+                '(' => single(Tok::LParen),
+                ')' => single(Tok::RParen),
+                '[' => single(Tok::LBrack),
+                ']' => single(Tok::RBrack),
+                '{' => single(Tok::LBrace),
+                '}' => single(Tok::RBrace),
+                ',' => single(Tok::Comma),
+                '?' => single(Tok::Question),
+                '*' => single(Tok::Star),
+                '+' => single(Tok::Plus),
+                '~' => single(Tok::Tilde),
+                '!' => single(Tok::Bang),
+                '.' if next == Some('.') => Some((Tok::DotDot, 2)),
+                '.' => single(Tok::Dot),
+                '-' if next == Some('>') => Some((Tok::Arrow, 2)),
+                '\n' => single(Tok::Newline),
+                _ => None,
+            };
+            if let Some((tok, len)) = punct {
+                self.i += len;
+                self.push(tok, start, self.i);
+                continue;
+            }
+            match c {
+                ' ' | '\t' | '\r' | '\x0c' | '\u{feff}' => self.i += c.len_utf8(),
+                '#' => self.skip_to_eol(),
+                '/' if next == Some('/') => self.skip_to_eol(),
+                '/' => self.regex(),
+                '"' => self.string(),
+                '\\' => {
+                    // A line continuation: `\`, optional blanks, end of line.
+                    let mut j = start + 1;
+                    while matches!(self.peek_at(j), Some(' ' | '\t' | '\r')) {
+                        j += 1;
+                    }
+                    if matches!(self.peek_at(j), Some('\n') | None) {
+                        self.i = j + 1;
+                    } else {
+                        self.i += 1;
+                        self.error(
+                            DiagnosticKind::Syntax,
+                            start,
+                            self.i,
+                            "unexpected `\\`: a backslash outside a literal may only end a line (line continuation)",
+                        );
+                        self.push(Tok::Invalid, start, self.i);
+                    }
+                }
+                '%' => {
+                    let mut j = start + 1;
+                    while self.peek_at(j).is_some_and(is_name_char) {
+                        j += 1;
+                    }
+                    self.i = j;
+                    if j == start + 1 {
+                        self.error(
+                            DiagnosticKind::Syntax,
+                            start,
+                            j,
+                            "expected a directive name after `%` (`%ignore` or `%import`)",
+                        );
+                        self.push(Tok::Invalid, start, j);
+                    } else {
+                        self.push(
+                            Tok::Directive(self.text[start + 1..j].to_string()),
+                            start,
+                            j,
+                        );
+                    }
+                }
+                '-' | '0'..='9' => {
+                    let mut j = start + 1;
+                    while self.peek_at(j).is_some_and(|c| c.is_ascii_digit()) {
+                        j += 1;
+                    }
+                    self.i = j;
+                    if c == '-' && j == start + 1 {
+                        self.error(
+                            DiagnosticKind::Syntax,
+                            start,
+                            j,
+                            "unexpected `-`: expected `->` (an alias) or a negative number",
+                        );
+                        self.push(Tok::Invalid, start, j);
+                    } else {
+                        match self.text[start..j].parse::<i64>() {
+                            Ok(n) => self.push(Tok::Number(n), start, j),
+                            Err(_) => {
+                                self.error(DiagnosticKind::Syntax, start, j, "number too large");
+                                self.push(Tok::Invalid, start, j);
+                            }
+                        }
+                    }
+                }
+                c if is_name_start(c) => {
+                    let mut j = start + 1;
+                    while self.peek_at(j).is_some_and(is_name_char) {
+                        j += 1;
+                    }
+                    self.i = j;
+                    self.push(Tok::Name(self.text[start..j].to_string()), start, j);
+                }
+                _ => {
+                    self.i += c.len_utf8();
+                    self.error(
+                        DiagnosticKind::Syntax,
+                        start,
+                        self.i,
+                        format!("unexpected character {c:?}"),
+                    );
+                    self.push(Tok::Invalid, start, self.i);
+                }
+            }
+        }
+        let end = self.text.len();
+        self.push(Tok::Eof, end, end);
+    }
+
+    /// A `"..."` literal, with Lark's escapes: `\\` `\"` `\n` `\t` `\r` `\f`
+    /// `\xHH` `\uHHHH` `\UHHHHHHHH`; any other `\c` stays a backslash and `c`.
+    fn string(&mut self) {
+        let start = self.i;
+        let mut j = start + 1;
+        let mut text = String::new();
+        let mut ok = true;
+        let closed = loop {
+            let Some(c) = self.peek_at(j) else {
+                break false;
+            };
+            match c {
+                '"' => {
+                    j += 1;
+                    break true;
+                }
+                '\n' => break false,
+                '\\' => {
+                    let Some(n) = self.peek_at(j + 1) else {
+                        j += 1;
+                        break false;
+                    };
+                    if n == '\n' {
+                        j += 1;
+                        break false;
+                    }
+                    let esc_start = j;
+                    j += 1 + n.len_utf8();
+                    let hex_len = match n {
+                        'x' => 2,
+                        'u' => 4,
+                        'U' => 8,
+                        _ => 0,
+                    };
+                    if hex_len > 0 {
+                        let digits = self
+                            .text
+                            .get(j..j + hex_len)
+                            .filter(|d| d.chars().all(|c| c.is_ascii_hexdigit()));
+                        match digits
+                            .and_then(|d| u32::from_str_radix(d, 16).ok())
+                            .map(char::from_u32)
+                        {
+                            Some(Some(ch)) => {
+                                text.push(ch);
+                                j += hex_len;
+                            }
+                            _ => {
+                                ok = false;
+                                self.error(
+                                    DiagnosticKind::Syntax,
+                                    esc_start,
+                                    j,
+                                    format!(
+                                        "invalid escape `\\{n}` in a string: expected {hex_len} hex digits of a Unicode scalar value"
+                                    ),
+                                );
+                            }
+                        }
+                        continue;
+                    }
+                    match n {
+                        '\\' => text.push('\\'),
+                        '"' => text.push('"'),
+                        'n' => text.push('\n'),
+                        't' => text.push('\t'),
+                        'r' => text.push('\r'),
+                        'f' => text.push('\x0c'),
+                        other => {
+                            text.push('\\');
+                            text.push(other);
+                        }
+                    }
+                }
+                c => {
+                    text.push(c);
+                    j += c.len_utf8();
+                }
+            }
+        };
+        if !closed {
+            self.i = j;
+            self.error(
+                DiagnosticKind::Syntax,
+                start,
+                j,
+                "unterminated string literal: expected a closing `\"` before the end of the line",
+            );
+            self.push(Tok::Invalid, start, j);
+            return;
+        }
+        let ci = self.peek_at(j) == Some('i');
+        if ci {
+            j += 1;
+        }
+        self.i = j;
+        let tok = if ok {
+            Tok::Str { text, ci }
+        } else {
+            Tok::Invalid
+        };
+        self.push(tok, start, j);
+    }
+
+    /// A `/.../flags` literal. The body is kept as written.
+    fn regex(&mut self) {
+        let start = self.i;
+        let mut j = start + 1;
+        let closed = loop {
+            match self.peek_at(j) {
+                None => break false,
+                Some('/') => break true,
+                Some('\\') => {
+                    j += 1;
+                    if let Some(n) = self.peek_at(j) {
+                        j += n.len_utf8();
+                    }
+                }
+                Some(c) => j += c.len_utf8(),
+            }
+        };
+        let body_end = j;
+        if closed {
+            j += 1;
+        }
+        let flags_start = j;
+        while self.peek_at(j).is_some_and(|c| "imslux".contains(c)) {
+            j += 1;
+        }
+        let body = &self.text[start + 1..body_end];
+        let flags = &self.text[flags_start..j];
+        let newline = body.find('\n');
+        if !closed || (newline.is_some() && !flags.contains('x')) {
+            // Resume at the end of the line so one stray `/` does not swallow the file.
+            let eol = newline.map_or(body_end, |n| start + 1 + n);
+            self.i = eol;
+            self.error(
+                DiagnosticKind::Syntax,
+                start,
+                eol,
+                "unterminated regex literal: expected a closing `/` before the end of the line \
+                 (a regex may only span lines with the `x` flag)",
+            );
+            self.push(Tok::Invalid, start, eol);
+            return;
+        }
+        self.i = j;
+        self.push(
+            Tok::Regex {
+                body: body.to_string(),
+                flags: flags.to_string(),
+            },
+            start,
+            j,
+        );
+    }
+}

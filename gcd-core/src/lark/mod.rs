@@ -1,0 +1,142 @@
+//! Lark-subset grammar text format.
+//!
+//! [`parse`] reads grammar text written in (a subset of) the syntax of
+//! [Lark](https://lark-parser.readthedocs.io/en/latest/grammar.html) into a
+//! [`GrammarBuilder`]; [`parse_grammar`] also builds it. The `grammar!` macro
+//! accepts the same language, so everything here is a plain function of the
+//! text.
+//!
+//! # Supported
+//!
+//! - Rules `name: alt1 | alt2`. A definition ends at the end of its line,
+//!   unless the next non-blank line starts with `|` (as in Lark). Inside
+//!   `( )` and `[ ]` line breaks are also allowed (a superset of Lark) as long
+//!   as the next line does not start a new definition. `\` at the end of a
+//!   line joins it with the next.
+//! - Rule modifiers: `?name` ([`RuleKind::InlineSingle`]), `_name`
+//!   ([`RuleKind::Hidden`]), `!name` (Lark's keep-all-tokens: the rule's
+//!   parse-tree nodes keep anonymous literals and `_HIDDEN` tokens).
+//! - Rule priorities `name.2:` are accepted and ignored: they only steer
+//!   Lark's LALR/Earley conflict resolution, and gcd's LL(1) tables have no
+//!   such choice to make.
+//! - Terminals `NAME: ...` and `_NAME: ...` (hidden from parse trees), with a
+//!   priority `NAME.2:` (may be negative). A terminal's definition is an
+//!   expression over literals, regexes, ranges and other terminals and is
+//!   compiled to one regex (regex-automata syntax); referenced terminals are
+//!   substituted, and a cycle is an error. A definition that is one plain
+//!   literal, or a sequence of plain literals, stays a
+//!   [`TerminalPattern::Literal`] (literals win ties against regexes).
+//! - In expressions: names, `"literal"`, `"literal"i` (case-insensitive),
+//!   `/regex/flags` (flags `i m s x`; `u` and `l` are accepted and dropped),
+//!   ranges `"a".."z"`, groups `( )`, optional `[ ]`, the operators `?` `*`
+//!   `+`, repetition `item ~ n` and `item ~ n..m`, and an alias `-> name` at
+//!   the end of a top-level alternative of a rule.
+//! - Anonymous literals and regexes in rules become [`Expr::Pattern`]s (the
+//!   builder shares one terminal per pattern and reuses a named terminal with
+//!   the same pattern, as Lark does). An empty literal `""` in a rule means
+//!   "nothing" (the empty sequence).
+//! - `%ignore NAME`, `%ignore "literal"`, `%ignore /regex/` (and any other
+//!   terminal expression, compiled to one anonymous ignored terminal).
+//! - `%import common.NAME`, `%import common.NAME -> ALIAS`,
+//!   `%import common (A, B, C)`: terminals from gcd's own
+//!   [`common.lark`](COMMON_LARK), which matches the same languages as Lark's.
+//! - Comments `// ...` and `# ...` to the end of the line.
+//!
+//! As in Lark, terminals that no rule and no `%ignore` uses are left out of
+//! the grammar (they may still be used inside other terminals): so helper
+//! terminals like Lark's `_STRING_INNER: /.*?/` are fine even though they
+//! match the empty string.
+//!
+//! # Regexes
+//!
+//! Lark regexes are Python regexes; gcd compiles them with regex-automata.
+//! The differences that matter are bridged: `\<` `\>` are plain characters
+//! (word boundaries in regex-syntax), `\Z` is `\z`, `[` `&&` `--` `~~` inside
+//! a character class are literal, a `{` that does not start a repetition is
+//! literal. Lazy quantifiers (`*?` `+?` `??` `{n,m}?`) are kept: a terminal
+//! whose regex has one ends its lexeme at its first match, as Lark's
+//! `re.match` does for `/\/\*(.|\n)*?\*\//` (see [`crate::lexer`]).
+//!
+//! Each regex is checked when the grammar is read: syntax errors are
+//! [`DiagnosticKind::InvalidRegex`] with the position inside the regex;
+//! lookaround and backreferences, and anchors or word boundaries
+//! (`^ $ \b \B \A \z`), are
+//! [`DiagnosticKind::Unsupported`]. A terminal that a rule or `%ignore` uses
+//! and that matches the empty string is a [`DiagnosticKind::EmptyMatch`].
+//!
+//! # Not supported
+//!
+//! Templates (`name{x}: ...`, `name{a}`), `%declare`, `%override`, `%extend`,
+//! `%import` of anything but `common`: each is a
+//! [`DiagnosticKind::Unsupported`] diagnostic that names the construct and its
+//! position. Every error carries `line:column` and says what was expected;
+//! after an error the parser skips to the next definition and goes on, so one
+//! run reports as many problems as it can.
+
+mod ast;
+pub mod builtin;
+mod common;
+mod directives;
+mod lexer;
+mod lower;
+mod parser;
+mod regex;
+mod source;
+mod terminals;
+#[cfg(test)]
+mod tests;
+
+#[cfg(doc)]
+use crate::grammar::{Expr, RuleKind, TerminalPattern};
+use crate::grammar::{Grammar, GrammarBuilder};
+#[cfg(doc)]
+use crate::error::DiagnosticKind;
+use crate::error::GrammarError;
+
+use ast::Parsed;
+use lexer::lex;
+use lower::compile;
+use parser::Parser;
+use source::Source;
+
+/// gcd's definitions of Lark's `common` terminals, used by `%import common`.
+pub const COMMON_LARK: &str = include_str!("common.lark");
+
+/// Groups nested deeper than this are an error (keeps recursion bounded).
+const MAX_NESTING: usize = 64;
+/// Chains of terminals defined in terms of terminals deeper than this are an error.
+const MAX_TERMINAL_DEPTH: usize = 100;
+/// Terminal compilation recursing deeper than this (groups inside terminals
+/// inside terminals...) is an error: keeps the stack bounded.
+const MAX_COMPILE_DEPTH: usize = 400;
+/// A compiled terminal regex longer than this (in bytes) is an error.
+const MAX_REGEX_LEN: usize = 1 << 20;
+/// `~` repetitions in a rule alternative may expand to at most this many symbols.
+const MAX_RULE_EXPANSION: u64 = 100_000;
+
+/// Parses grammar text into a builder (so callers can add more before building).
+///
+/// Returns every syntax error, unsupported construct and invalid terminal
+/// found; problems that need the whole grammar (undefined rules, duplicate
+/// rules) are reported by [`GrammarBuilder::build`].
+pub fn parse(src: &str) -> Result<GrammarBuilder, GrammarError> {
+    let source = Source::new(src);
+    let mut diags = Vec::new();
+    let toks = lex(&source, &mut diags);
+    let mut parser = Parser {
+        src: &source,
+        toks,
+        pos: 0,
+        depth: 0,
+        diags,
+        out: Parsed::default(),
+    };
+    parser.file();
+    let Parser { out, diags, .. } = parser;
+    compile(out, diags)
+}
+
+/// [`parse`], then [`GrammarBuilder::build`].
+pub fn parse_grammar(src: &str) -> Result<Grammar, GrammarError> {
+    parse(src)?.build()
+}

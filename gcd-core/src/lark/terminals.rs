@@ -1,0 +1,262 @@
+//! Terminal definitions to one regex each: substitutes referenced terminals,
+//! reports cycles, rule references and size limits, and checks the result.
+//! Separate from the lowering of rules because terminals must be regular and
+//! compile to a single pattern, while rules become grammar productions.
+
+use std::collections::{HashMap, HashSet};
+
+use super::ast::{Frag, Node, Prec, TermBody, TermDef};
+use super::parser::is_terminal_name;
+use super::regex::{range_regex, regex_error};
+use super::{MAX_COMPILE_DEPTH, MAX_REGEX_LEN, MAX_TERMINAL_DEPTH};
+use crate::error::{Diagnostic, DiagnosticKind, Span};
+use crate::grammar::TerminalPattern;
+
+#[derive(Clone, Debug)]
+pub(super) enum TState {
+    Todo,
+    Active,
+    Done(Option<Frag>),
+}
+
+pub(super) struct TermCompiler<'c> {
+    pub(super) terms: &'c [TermDef],
+    pub(super) index: &'c HashMap<String, usize>,
+    pub(super) rules: &'c HashSet<String>,
+    pub(super) state: Vec<TState>,
+    pub(super) stack: Vec<usize>,
+    /// How deep `node` recursion is (terminal references and groups).
+    pub(super) nest: usize,
+    pub(super) diags: &'c mut Vec<Diagnostic>,
+}
+
+impl TermCompiler<'_> {
+    pub(super) fn term(&mut self, i: usize) -> Option<Frag> {
+        match &self.state[i] {
+            TState::Done(f) => return f.clone(),
+            TState::Active => return None,
+            TState::Todo => {}
+        }
+        let def = &self.terms[i];
+        if self.stack.len() >= MAX_TERMINAL_DEPTH {
+            self.diags.push(Diagnostic::new(
+                DiagnosticKind::TooLarge,
+                Some(def.span),
+                format!(
+                    "terminal `{}` is nested too deeply in other terminals (the limit is {MAX_TERMINAL_DEPTH})",
+                    def.name
+                ),
+            ));
+            self.state[i] = TState::Done(None);
+            return None;
+        }
+        self.state[i] = TState::Active;
+        self.stack.push(i);
+        let owner = (format!("terminal `{}`", def.name), def.span);
+        let frag = match &def.body {
+            TermBody::Imported(f) => Some(f.clone()),
+            TermBody::Expr(node) => self.node(node, &owner),
+        };
+        self.stack.pop();
+        self.state[i] = TState::Done(frag.clone());
+        frag
+    }
+
+    fn sized(&mut self, re: String, prec: Prec, owner: &(String, Span)) -> Option<Frag> {
+        if re.len() > MAX_REGEX_LEN {
+            self.diags.push(Diagnostic::new(
+                DiagnosticKind::TooLarge,
+                Some(owner.1),
+                format!(
+                    "{} compiles to a regex longer than {MAX_REGEX_LEN} bytes",
+                    owner.0
+                ),
+            ));
+            return None;
+        }
+        Some(Frag::Re { re, prec })
+    }
+
+    pub(super) fn node(&mut self, node: &Node, owner: &(String, Span)) -> Option<Frag> {
+        if self.nest >= MAX_COMPILE_DEPTH {
+            self.diags.push(Diagnostic::new(
+                DiagnosticKind::TooLarge,
+                Some(owner.1),
+                format!(
+                    "{} nests groups and terminals too deeply (the limit is {MAX_COMPILE_DEPTH})",
+                    owner.0
+                ),
+            ));
+            return None;
+        }
+        self.nest += 1;
+        let frag = self.node_inner(node, owner);
+        self.nest -= 1;
+        frag
+    }
+
+    fn node_inner(&mut self, node: &Node, owner: &(String, Span)) -> Option<Frag> {
+        match node {
+            Node::Name(name, span) => match self.index.get(name) {
+                Some(&j) => {
+                    if let TState::Active = self.state[j] {
+                        let from = self.stack.iter().position(|&k| k == j).unwrap_or(0);
+                        let mut cycle: Vec<&str> = self.stack[from..]
+                            .iter()
+                            .map(|&k| self.terms[k].name.as_str())
+                            .collect();
+                        cycle.push(name);
+                        self.diags.push(Diagnostic::new(
+                            DiagnosticKind::Syntax,
+                            Some(*span),
+                            format!(
+                                "terminal `{name}` is defined in terms of itself ({}): terminals must be regular; \
+                                 use a rule for recursion",
+                                cycle.join(" -> ")
+                            ),
+                        ));
+                        return None;
+                    }
+                    self.term(j)
+                }
+                None if self.rules.contains(name) || !is_terminal_name(name) => {
+                    self.diags.push(Diagnostic::new(
+                        DiagnosticKind::Syntax,
+                        Some(*span),
+                        format!(
+                            "{} cannot use rule `{name}`: terminals are built from literals, regexes and other terminals",
+                            owner.0
+                        ),
+                    ));
+                    None
+                }
+                None => {
+                    self.diags.push(Diagnostic::new(
+                        DiagnosticKind::Undefined,
+                        Some(*span),
+                        format!("terminal `{name}` is used in {} but never defined", owner.0),
+                    ));
+                    None
+                }
+            },
+            Node::Lit { text, ci, .. } => Some(Frag::Lit {
+                text: text.clone(),
+                ci: *ci,
+            }),
+            Node::Re(r) => r.re.clone().map(|re| Frag::Re { re, prec: r.prec }),
+            Node::Range { lo, hi, .. } => Some(Frag::Re {
+                re: range_regex(*lo, *hi),
+                prec: Prec::Atom,
+            }),
+            Node::Seq(items) => {
+                let frags = self.all(items, owner)?;
+                if let Some(Frag::Lit { ci, .. }) = frags.first() {
+                    let ci = *ci;
+                    if frags
+                        .iter()
+                        .all(|f| matches!(f, Frag::Lit { ci: c, .. } if *c == ci))
+                    {
+                        let text: String = frags
+                            .iter()
+                            .map(|f| match f {
+                                Frag::Lit { text, .. } => text.as_str(),
+                                Frag::Re { .. } => "",
+                            })
+                            .collect();
+                        if text.len() > MAX_REGEX_LEN {
+                            return self.sized(text, Prec::Seq, owner);
+                        }
+                        return Some(Frag::Lit { text, ci });
+                    }
+                }
+                if frags.is_empty() {
+                    return Some(Frag::Lit {
+                        text: String::new(),
+                        ci: false,
+                    });
+                }
+                if frags.len() == 1 {
+                    return frags.into_iter().next();
+                }
+                let re: String = frags.iter().map(|f| f.at(Prec::Seq)).collect();
+                self.sized(re, Prec::Seq, owner)
+            }
+            Node::Alt(items) => {
+                let frags = self.all(items, owner)?;
+                if frags.len() == 1 {
+                    return frags.into_iter().next();
+                }
+                let re = frags
+                    .iter()
+                    .map(|f| f.at(Prec::Alt))
+                    .collect::<Vec<_>>()
+                    .join("|");
+                self.sized(re, Prec::Alt, owner)
+            }
+            Node::Opt(e) | Node::Star(e) | Node::Plus(e) | Node::Repeat(e, ..) => {
+                let f = self.node(e, owner)?;
+                let op = match node {
+                    Node::Opt(_) => "?".to_string(),
+                    Node::Star(_) => "*".to_string(),
+                    Node::Plus(_) => "+".to_string(),
+                    Node::Repeat(_, a, b) if a == b => format!("{{{a}}}"),
+                    Node::Repeat(_, a, b) => format!("{{{a},{b}}}"),
+                    _ => String::new(),
+                };
+                let re = format!("{}{op}", f.at(Prec::Atom));
+                self.sized(re, Prec::Seq, owner)
+            }
+        }
+    }
+
+    /// Compiles every item (so that every error is reported); `None` if any failed.
+    fn all(&mut self, items: &[Node], owner: &(String, Span)) -> Option<Vec<Frag>> {
+        let mut out = Vec::with_capacity(items.len());
+        let mut ok = true;
+        for i in items {
+            match self.node(i, owner) {
+                Some(f) => out.push(f),
+                None => ok = false,
+            }
+        }
+        ok.then_some(out)
+    }
+}
+
+/// Checks a compiled terminal pattern: that it is a valid regex and, when
+/// the grammar uses it, that it cannot match the empty string.
+pub(super) fn check_terminal(
+    what: &str,
+    pattern: &TerminalPattern,
+    span: Span,
+    used: bool,
+    diags: &mut Vec<Diagnostic>,
+) -> bool {
+    let empty = match pattern {
+        TerminalPattern::Literal { text, .. } => text.is_empty(),
+        TerminalPattern::Regex(re) => match regex_syntax::Parser::new().parse(re) {
+            Ok(hir) => hir.properties().minimum_len() == Some(0),
+            Err(e) => {
+                let (msg, _) = regex_error(&e);
+                diags.push(Diagnostic::new(
+                    DiagnosticKind::InvalidRegex,
+                    Some(span),
+                    format!("{what} compiles to an invalid regex: {msg}"),
+                ));
+                return false;
+            }
+        },
+    };
+    if empty && used {
+        diags.push(
+            Diagnostic::new(
+                DiagnosticKind::EmptyMatch,
+                Some(span),
+                format!("{what} matches the empty string; every lexeme must consume at least one byte"),
+            )
+            .with_note(None, "make it match at least one character (e.g. `+` instead of `*`) and write `X?` where it is used"),
+        );
+        return false;
+    }
+    true
+}

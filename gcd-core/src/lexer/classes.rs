@@ -1,0 +1,86 @@
+//! Byte classes: bytes that every table treats alike, so tables are indexed
+//! by class instead of by byte.
+
+use super::TerminalDfa;
+
+/// Bytes that every terminal DFA treats alike share a class; tables are
+/// indexed by class to stay small.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ByteClasses {
+    #[serde(with = "crate::codec::array256")]
+    pub class_of: [u8; 256],
+    /// One byte of each class.
+    pub representatives: Vec<u8>,
+}
+
+impl ByteClasses {
+    /// Bytes whose columns agree in every table share a class; classes are
+    /// numbered in order of their first byte, which represents them.
+    pub fn new(dfas: &[TerminalDfa]) -> ByteClasses {
+        // Hash the columns row by row (cache-friendly, no allocation), then
+        // confirm each byte against the first byte with its hash. A hash
+        // collision would only send us to the exact column comparison.
+        let rows = || dfas.iter().flat_map(|d| d.trans.chunks_exact(256));
+        let mut hash = [0u64; 256];
+        for row in rows() {
+            for (h, &t) in hash.iter_mut().zip(row) {
+                *h = (*h ^ t as u64)
+                    .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                    .rotate_left(23);
+            }
+        }
+        let mut first: rustc_hash::FxHashMap<u64, u8> = Default::default();
+        let rep: Vec<u8> = (0..=255u8)
+            .map(|b| *first.entry(hash[b as usize]).or_insert(b))
+            .collect();
+        let agree = rows().all(|row| (0..256).all(|b| row[b] == row[rep[b] as usize]));
+        if !agree {
+            return Self::by_columns(dfas);
+        }
+        let mut class_of = [0u8; 256];
+        let mut representatives = Vec::new();
+        for b in 0..256 {
+            if rep[b] as usize == b {
+                class_of[b] = representatives.len() as u8;
+                representatives.push(b as u8);
+            } else {
+                class_of[b] = class_of[rep[b] as usize];
+            }
+        }
+        ByteClasses {
+            class_of,
+            representatives,
+        }
+    }
+
+    /// The same classes by comparing whole columns.
+    pub(super) fn by_columns(dfas: &[TerminalDfa]) -> ByteClasses {
+        let mut sig_to_class: rustc_hash::FxHashMap<Vec<u32>, u8> = Default::default();
+        let mut class_of = [0u8; 256];
+        let mut representatives = Vec::new();
+        for b in 0..=255u8 {
+            let sig: Vec<u32> = dfas
+                .iter()
+                .flat_map(|d| (0..d.len()).map(move |s| d.next(s as u32, b)))
+                .collect();
+            let next = sig_to_class.len() as u8;
+            let c = *sig_to_class.entry(sig).or_insert_with(|| {
+                representatives.push(b);
+                next
+            });
+            class_of[b as usize] = c;
+        }
+        ByteClasses {
+            class_of,
+            representatives,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.representatives.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.representatives.is_empty()
+    }
+}

@@ -1,0 +1,401 @@
+//! One terminal's regex as a plain byte-level DFA table.
+//!
+//! Owning the table (instead of keeping regex-automata's DFA) lets us
+//! compute liveness exactly, cache DFAs per process, serialize them, and
+//! combine them into the contextual lexer.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use regex_automata::dfa::{dense, Automaton, StartKind};
+use regex_automata::nfa::thompson::{self, WhichCaptures};
+use regex_automata::util::start;
+use regex_automata::{Anchored, MatchKind};
+use regex_syntax::hir::{Hir, HirKind};
+
+use super::DEAD;
+use crate::codec;
+
+/// One terminal's DFA as a plain table over bytes. State 0 is the start;
+/// only states that can still reach a match are kept.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TerminalDfa {
+    /// `state * 256 + byte` → next state or [`DEAD`].
+    pub trans: Arc<[u32]>,
+    /// Whether the bytes read so far form a whole match.
+    pub accepting: Arc<[bool]>,
+}
+
+/// Why a terminal's regex could not become a DFA.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DfaError {
+    Invalid(String),
+    MatchesEmpty,
+    NeverMatches,
+}
+
+/// Predecessors of every state of a byte-indexed table with `n` states, as
+/// one flat list: those of state `s` are `preds[start[s]..start[s + 1]]`,
+/// each listed once however many bytes lead to `s`.
+pub(crate) fn predecessors(trans: &[u32], n: usize) -> (Vec<u32>, Vec<u32>) {
+    // Rows repeat targets (most bytes go to a few states): `stamp` keeps
+    // each (row, target) pair once. Counting sort by target.
+    let mut stamp = vec![u32::MAX; n];
+    let mut start = vec![0u32; n + 1];
+    for (q, row) in trans.chunks_exact(256).enumerate() {
+        for &t in row {
+            if t != DEAD && stamp[t as usize] != q as u32 {
+                stamp[t as usize] = q as u32;
+                start[t as usize + 1] += 1;
+            }
+        }
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    stamp.fill(u32::MAX);
+    let mut fill = start.clone();
+    let mut preds = vec![0u32; start[n] as usize];
+    for (q, row) in trans.chunks_exact(256).enumerate() {
+        for &t in row {
+            if t != DEAD && stamp[t as usize] != q as u32 {
+                stamp[t as usize] = q as u32;
+                preds[fill[t as usize] as usize] = q as u32;
+                fill[t as usize] += 1;
+            }
+        }
+    }
+    (start, preds)
+}
+
+/// States of a byte-indexed table that can reach an accepting state.
+pub(super) fn live_states(trans: &[u32], accepting: &[bool]) -> Vec<bool> {
+    let n = accepting.len();
+    let mut live = accepting.to_vec();
+    // Sweeps from the last state down: DFAs numbered breadth-first mostly
+    // step to higher numbers, so a few sweeps settle them, and a row stops
+    // at its first live target. A sweep that changes nothing proves the
+    // fixpoint.
+    for _ in 0..8 {
+        let mut changed = false;
+        for s in (0..n).rev() {
+            if !live[s]
+                && trans[s * 256..(s + 1) * 256]
+                    .iter()
+                    .any(|&t| t != DEAD && live[t as usize])
+            {
+                live[s] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return live;
+        }
+    }
+    // Long chains back to lower numbers: one backward search.
+    let (start, preds) = predecessors(trans, n);
+    let mut stack: Vec<u32> = (0..n as u32).filter(|&s| live[s as usize]).collect();
+    while let Some(s) = stack.pop() {
+        for &p in &preds[start[s as usize] as usize..start[s as usize + 1] as usize] {
+            if !live[p as usize] {
+                live[p as usize] = true;
+                stack.push(p);
+            }
+        }
+    }
+    live
+}
+
+/// The live states (those that reach a match) of a byte table, renumbered
+/// in order; an error when the start state is not one of them.
+fn keep_live(raw_trans: Vec<u32>, accepting: Vec<bool>) -> Result<(Vec<u32>, Vec<bool>), DfaError> {
+    let n = accepting.len();
+    let live = live_states(&raw_trans, &accepting);
+    if !live[0] {
+        return Err(DfaError::NeverMatches);
+    }
+    if live.iter().all(|&l| l) {
+        return Ok((raw_trans, accepting));
+    }
+    let mut new_id = vec![DEAD; n];
+    let mut count = 0u32;
+    for s in 0..n {
+        if live[s] {
+            new_id[s] = count;
+            count += 1;
+        }
+    }
+    let mut trans = Vec::with_capacity(count as usize * 256);
+    let mut acc = Vec::with_capacity(count as usize);
+    for s in 0..n {
+        if !live[s] {
+            continue;
+        }
+        for &t in &raw_trans[s * 256..(s + 1) * 256] {
+            trans.push(if t == DEAD { DEAD } else { new_id[t as usize] });
+        }
+        acc.push(accepting[s]);
+    }
+    Ok((trans, acc))
+}
+
+const DFA_MAGIC: &[u8; 8] = b"gcd-tdfa";
+const DFA_VERSION: u32 = 1;
+
+type DfaCache = HashMap<String, Result<TerminalDfa, DfaError>>;
+
+/// Terminal DFAs by regex, for the whole process (see [`TerminalDfa::new`]).
+fn lock_cache() -> std::sync::MutexGuard<'static, DfaCache> {
+    static CACHE: OnceLock<Mutex<DfaCache>> = OnceLock::new();
+    CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+}
+
+fn insert_cached(regex: &str, dfa: Result<TerminalDfa, DfaError>) {
+    const MAX_CACHED: usize = 4096;
+    let mut cache = lock_cache();
+    if cache.len() >= MAX_CACHED {
+        cache.clear();
+    }
+    cache.insert(regex.to_string(), dfa);
+}
+
+/// Drops every transition out of an accepting state (and the states that
+/// no longer lead to a match).
+fn stop_at_first_match(trans: &mut [u32], accepting: &[bool]) {
+    for (s, &acc) in accepting.iter().enumerate() {
+        if acc {
+            trans[s * 256..(s + 1) * 256].fill(DEAD);
+        }
+    }
+    // States may now be dead; liveness is what the lexer relies on.
+    let live = live_states(trans, accepting);
+    for t in trans.iter_mut() {
+        if *t != DEAD && !live[*t as usize] {
+            *t = DEAD;
+        }
+    }
+}
+
+/// Whether the regex has a lazy quantifier anywhere.
+fn has_lazy_quantifier(h: &Hir) -> bool {
+    match h.kind() {
+        HirKind::Repetition(r) => !r.greedy || has_lazy_quantifier(&r.sub),
+        HirKind::Capture(c) => has_lazy_quantifier(&c.sub),
+        HirKind::Concat(hs) | HirKind::Alternation(hs) => hs.iter().any(has_lazy_quantifier),
+        _ => false,
+    }
+}
+
+/// The table of a DFA that matches exactly `bytes` (object keys, keywords):
+/// no determinization needed.
+fn literal_table(bytes: &[u8]) -> (Vec<u32>, Vec<bool>) {
+    let n = bytes.len() + 1;
+    let mut trans = vec![DEAD; n * 256];
+    for (i, &b) in bytes.iter().enumerate() {
+        trans[i * 256 + b as usize] = i as u32 + 1;
+    }
+    let mut accepting = vec![false; n];
+    accepting[n - 1] = true;
+    (trans, accepting)
+}
+
+impl TerminalDfa {
+    /// Compiles a terminal's regex. A regex with a lazy quantifier (`*?`)
+    /// matches shortest-first: its lexeme ends at the first match, so
+    /// `/\*(.|\n)*?\*/` is a C comment that stops at the first `*/`. Without
+    /// one, a terminal is the set of strings its regex matches.
+    ///
+    /// Results are kept in a process-wide cache keyed by the regex, because
+    /// grammars made per request (JSON Schemas) reuse the same few terminals
+    /// (numbers, strings, formats) and determinizing them dominated their
+    /// compile time. The tables are shared, so a clone is cheap.
+    pub fn new(regex: &str) -> Result<TerminalDfa, DfaError> {
+        Self::new_with(regex, || Self::build_uncached(regex))
+    }
+
+    /// The DFA of `regex` like [`new`](Self::new), but on a cache miss
+    /// built by `build` instead of determinizing the regex: for a front end
+    /// that knows the language's structure (a JSON Schema's "any key but
+    /// the declared ones") and builds its table directly, much faster.
+    /// `build` must give exactly the language of `regex`; the regex stays
+    /// the terminal's definition (messages, snapshots, other processes).
+    pub fn new_with(
+        regex: &str,
+        build: impl FnOnce() -> Result<TerminalDfa, DfaError>,
+    ) -> Result<TerminalDfa, DfaError> {
+        if let Some(hit) = lock_cache().get(regex) {
+            return hit.clone();
+        }
+        let built = build();
+        insert_cached(regex, built.clone());
+        built
+    }
+
+    /// A DFA from a table built by hand: `trans[state * 256 + byte]` is the
+    /// next state or [`DEAD`], state 0 the start. States that cannot reach
+    /// a match are dropped (the lexer relies on liveness); unreachable ones
+    /// are kept.
+    pub fn from_tables(trans: Vec<u32>, accepting: Vec<bool>) -> Result<TerminalDfa, DfaError> {
+        let n = accepting.len();
+        if n == 0 || trans.len() != n * 256 || trans.iter().any(|&t| t != DEAD && t as usize >= n) {
+            return Err(DfaError::Invalid("inconsistent DFA table".into()));
+        }
+        if accepting[0] {
+            return Err(DfaError::MatchesEmpty);
+        }
+        let (trans, accepting) = keep_live(trans, accepting)?;
+        Ok(TerminalDfa {
+            trans: trans.into(),
+            accepting: accepting.into(),
+        })
+    }
+
+    /// Puts a DFA built ahead of time (by `#[derive(Constrained)]`, from a
+    /// field's pattern or range) into the cache, so linking the grammar
+    /// does not determinize it again. Bytes that do not decode to a
+    /// consistent table are ignored: the regex is then built as usual.
+    pub fn preload(regex: &str, bytes: &[u8]) {
+        if lock_cache().contains_key(regex) {
+            return;
+        }
+        if let Ok(dfa) = codec::decode::<TerminalDfa>(DFA_MAGIC, DFA_VERSION, bytes) {
+            if dfa.is_consistent() {
+                insert_cached(regex, Ok(dfa));
+            }
+        }
+    }
+
+    /// The table as bytes for [`preload`](Self::preload).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        codec::encode(DFA_MAGIC, DFA_VERSION, self)
+    }
+
+    /// Every transition lands on a state; state 0 exists.
+    pub(crate) fn is_consistent(&self) -> bool {
+        let n = self.accepting.len();
+        n > 0
+            && self.trans.len() == n * 256
+            && self.trans.iter().all(|&t| t == DEAD || (t as usize) < n)
+    }
+
+    fn build_uncached(regex: &str) -> Result<TerminalDfa, DfaError> {
+        // Parse once; on a syntax error let regex-automata report it, so the
+        // message is the one users know from its docs.
+        let Ok(hir) = regex_syntax::Parser::new().parse(regex) else {
+            return Err(Self::build(regex, None).expect_err("the regex does not parse"));
+        };
+        let (mut trans, accepting) = match hir.kind() {
+            HirKind::Literal(lit) if !lit.0.is_empty() => literal_table(&lit.0),
+            _ => Self::build(regex, Some(&hir))?,
+        };
+        if has_lazy_quantifier(&hir) {
+            stop_at_first_match(&mut trans, &accepting);
+        }
+        Ok(TerminalDfa {
+            trans: trans.into(),
+            accepting: accepting.into(),
+        })
+    }
+
+    /// Determinizes `regex` (already parsed when `hir` is given) and reads
+    /// out the reachable, live states as a byte table.
+    fn build(regex: &str, hir: Option<&Hir>) -> Result<(Vec<u32>, Vec<bool>), DfaError> {
+        crate::counters::count_regex_compilation();
+        let mut builder = dense::Builder::new();
+        builder.configure(
+            dense::DFA::config()
+                .match_kind(MatchKind::All)
+                .start_kind(StartKind::Anchored)
+                .dfa_size_limit(Some(64 << 20))
+                .determinize_size_limit(Some(64 << 20)),
+        );
+        let invalid = |e: &dyn std::fmt::Display| DfaError::Invalid(e.to_string());
+        let dfa = match hir {
+            Some(hir) => {
+                let nfa = thompson::Compiler::new()
+                    .configure(thompson::Config::new().which_captures(WhichCaptures::None))
+                    .build_from_hir(hir)
+                    .map_err(|e| invalid(&e))?;
+                builder.build_from_nfa(&nfa).map_err(|e| invalid(&e))?
+            }
+            None => builder.build(regex).map_err(|e| invalid(&e))?,
+        };
+        let start = dfa
+            .start_state(&start::Config::new().anchored(Anchored::Yes))
+            .map_err(|e| DfaError::Invalid(e.to_string()))?;
+        // Read out the reachable states.
+        // One transition per byte class, spread over its bytes.
+        let classes = dfa.byte_classes();
+        let mut ids = rustc_hash::FxHashMap::default();
+        let mut order = vec![start];
+        ids.insert(start, 0u32);
+        let mut raw_trans = Vec::new();
+        let mut by_class = vec![DEAD; classes.alphabet_len()];
+        let mut i = 0;
+        while i < order.len() {
+            let s = order[i];
+            for rep in classes.representatives(..) {
+                let Some(b) = rep.as_u8() else { continue };
+                let n = dfa.next_state(s, b);
+                by_class[classes.get(b) as usize] = if dfa.is_dead_state(n) || dfa.is_quit_state(n)
+                {
+                    DEAD
+                } else {
+                    let next = ids.len() as u32;
+                    *ids.entry(n).or_insert_with(|| {
+                        order.push(n);
+                        next
+                    })
+                };
+            }
+            raw_trans.extend((0..=255u8).map(|b| by_class[classes.get(b) as usize]));
+            i += 1;
+        }
+        let accepting: Vec<bool> = order
+            .iter()
+            .map(|&s| dfa.is_match_state(dfa.next_eoi_state(s)))
+            .collect();
+        if accepting[0] {
+            return Err(DfaError::MatchesEmpty);
+        }
+        keep_live(raw_trans, accepting)
+    }
+
+    pub fn next(&self, state: u32, byte: u8) -> u32 {
+        self.trans[state as usize * 256 + byte as usize]
+    }
+
+    pub fn is_accepting(&self, state: u32) -> bool {
+        self.accepting[state as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.accepting.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.accepting.is_empty()
+    }
+
+    /// Whether `bytes` is exactly a match.
+    pub fn matches(&self, bytes: &[u8]) -> bool {
+        self.run(bytes).is_some_and(|s| self.is_accepting(s))
+    }
+
+    /// The state after `bytes` from the start, or `None` once no match can follow.
+    pub fn run(&self, bytes: &[u8]) -> Option<u32> {
+        let mut s = 0;
+        for &b in bytes {
+            s = self.next(s, b);
+            if s == DEAD {
+                return None;
+            }
+        }
+        Some(s)
+    }
+}
+

@@ -1,0 +1,30 @@
+//! Terminal DFAs and the contextual lexer automaton.
+//!
+//! Every terminal's regex is compiled by regex-automata and then read out
+//! into a plain table ([`TerminalDfa`]): per state, the next state for each
+//! byte, whether the lexeme so far matches, and whether it can still grow
+//! into a match. Owning the table lets us compute liveness (regex-automata's
+//! dead state only covers part of it) and combine DFAs.
+//!
+//! The lexer of ARCHITECTURE.md ("Semantics") is contextual maximal munch: at
+//! a lexeme start only the candidate terminals (those the parser accepts
+//! next, plus the ignored ones) are tried, and the lexeme ends when the next
+//! byte extends no candidate. [`LexerAutomaton`] is the product of the
+//! candidates' DFAs, one start state per candidate set, built once per
+//! grammar. A state of it knows which candidates are still alive and which
+//! one wins if the lexeme ends now.
+
+mod automaton;
+mod classes;
+mod dfa;
+
+pub use automaton::{LexerAutomaton, TooManyStates, NO_TERMINAL};
+pub use classes::ByteClasses;
+pub(crate) use dfa::predecessors;
+pub use dfa::{DfaError, TerminalDfa};
+
+/// Marks "no state": the lexeme cannot take this byte.
+pub const DEAD: u32 = u32::MAX;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,359 @@
+//! The LL(1) stack machine.
+//!
+//! The parser state is a stack of grammar symbols, top last. Shifting a
+//! terminal expands nonterminals on top by the table until the terminal is
+//! on top, then pops it. For an LL(1) grammar without useless symbols this is
+//! exact: a terminal is shifted successfully iff the input so far plus that
+//! terminal is a prefix of some sentence.
+//!
+//! A [`MemberSet`](crate::grammar::MemberSet) (members in any order, each
+//! at most once) is run here rather than by the table: its `more` and
+//! `next` rules sit on the stack above data words that hold the set of
+//! members used so far, and the parser picks, refuses or ends members by
+//! that set. Everything that walks a stack skips data words
+//! ([`is_data`]) or reads them with their rule.
+
+mod member_set;
+mod stack;
+
+pub use member_set::{SetPlan, SetRole, SetState, SetTables};
+pub use stack::{Stack, StackView};
+
+use crate::analysis::{Ll1Table, Sets};
+use crate::grammar::TermSet;
+use crate::grammar::{Grammar, Symbol};
+
+/// Symbols on the stack: terminals as their id, nonterminals with this bit.
+pub const NT_BIT: u32 = 1 << 31;
+/// A data word under a member set's rule: 30 bits of its used-member set.
+pub const DATA_BIT: u32 = 1 << 30;
+/// Members per data word.
+const PER_WORD: usize = 30;
+
+/// Data words for a set of `n` members (at least one).
+fn words_for(n: usize) -> usize {
+    n.div_ceil(PER_WORD).max(1)
+}
+
+pub fn encode(s: Symbol) -> u32 {
+    match s {
+        Symbol::T(t) => t.0,
+        Symbol::N(n) => n.0 | NT_BIT,
+    }
+}
+
+/// Whether a stack word is member-set data rather than a symbol.
+#[inline]
+pub fn is_data(s: u32) -> bool {
+    s & (NT_BIT | DATA_BIT) == DATA_BIT
+}
+
+/// What the parser needs, flattened for speed.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ParseTables {
+    pub n_terms: usize,
+    /// `nt * (n_terms + 1) + lookahead` → production or `u32::MAX`.
+    pub table: Vec<u32>,
+    /// Right-hand sides, reversed (ready to push), as `rhs[off[p]..off[p+1]]`.
+    pub rhs: Vec<u32>,
+    pub rhs_off: Vec<u32>,
+    /// Left-hand side of each production.
+    pub lhs: Vec<u32>,
+    pub nullable: Vec<bool>,
+    /// FIRST of each nonterminal.
+    pub first: Vec<TermSet>,
+    pub start: u32,
+    /// Member sets, and per nonterminal its set and role (if any) and its
+    /// index among its set's members (`u32::MAX` if none or repeatable).
+    #[serde(default)]
+    pub sets: Vec<SetTables>,
+    #[serde(default)]
+    pub set_role: Vec<Option<(u32, SetRole)>>,
+    #[serde(default)]
+    pub member_index: Vec<u32>,
+}
+
+impl ParseTables {
+    pub fn new(g: &Grammar, sets: &Sets, table: &Ll1Table) -> ParseTables {
+        let mut rhs = Vec::new();
+        let mut rhs_off = vec![0u32];
+        for p in &g.productions {
+            rhs.extend(p.rhs.iter().rev().map(|&s| encode(s)));
+            rhs_off.push(rhs.len() as u32);
+        }
+        let n_nts = g.nonterminals.len();
+        let mut set_role = vec![None; n_nts];
+        let mut member_index = vec![u32::MAX; n_nts];
+        let mut tables = Vec::new();
+        for (i, m) in g.member_sets.iter().enumerate() {
+            let i = i as u32;
+            set_role[m.list.index()] = Some((i, SetRole::List));
+            set_role[m.more.index()] = Some((i, SetRole::More));
+            set_role[m.next.index()] = Some((i, SetRole::Next));
+            let mut required = vec![0u32; words_for(m.members.len())];
+            for (k, &(n, r)) in m.members.iter().enumerate() {
+                member_index[n.index()] = k as u32;
+                if r {
+                    required[k / PER_WORD] |= 1 << (k % PER_WORD);
+                }
+            }
+            tables.push(SetTables {
+                list: m.list.0,
+                more: m.more.0,
+                next: m.next.0,
+                members: m.members.iter().map(|&(n, _)| n.0 | NT_BIT).collect(),
+                required,
+                repeatable: m.repeatable.iter().map(|n| n.0 | NT_BIT).collect(),
+                separator: m.separator.0,
+                nonempty: m.nonempty,
+            });
+        }
+        ParseTables {
+            n_terms: g.terminals.len(),
+            table: table.cells().to_vec(),
+            rhs,
+            rhs_off,
+            lhs: g.productions.iter().map(|p| p.lhs.0).collect(),
+            nullable: sets.nullable.clone(),
+            first: sets.first.clone(),
+            start: g.start.0,
+            sets: tables,
+            set_role,
+            member_index,
+        }
+    }
+
+    /// The stack before any input.
+    pub fn initial_stack(&self) -> Vec<u32> {
+        vec![self.start | NT_BIT]
+    }
+
+    #[inline]
+    fn predict(&self, nt: u32, lookahead: usize) -> Option<usize> {
+        let p = self.table[nt as usize * (self.n_terms + 1) + lookahead];
+        (p != u32::MAX).then_some(p as usize)
+    }
+
+    /// The member set rule `nt` is, if any.
+    #[inline]
+    pub fn set_role(&self, nt: u32) -> Option<(&SetTables, SetRole)> {
+        match self.set_role.get(nt as usize) {
+            Some(&Some((i, role))) => Some((&self.sets[i as usize], role)),
+            _ => None,
+        }
+    }
+
+    /// Reads the member-set state of header `top` (an encoded nonterminal)
+    /// with its data words from `below` (top down).
+    pub fn read_set<'a>(
+        &'a self,
+        top: u32,
+        mut below: impl FnMut() -> Option<u32>,
+    ) -> Option<SetState<'a>> {
+        if top & NT_BIT == 0 {
+            return None;
+        }
+        let (set, role) = self.set_role(top & !NT_BIT)?;
+        let used = match role {
+            SetRole::List => smallvec::smallvec![0; set.words()],
+            _ => (0..set.words())
+                .map(|_| below().map_or(0, |w| w & !DATA_BIT))
+                .collect(),
+        };
+        Some(SetState { set, role, used })
+    }
+
+    /// The member (and its index, `None` if repeatable) that production
+    /// `p` of a set's `list` or `next` rule starts with; `None` for the
+    /// empty production.
+    fn member_of(&self, p: usize) -> Option<(u32, Option<usize>)> {
+        let (a, b) = (self.rhs_off[p] as usize, self.rhs_off[p + 1] as usize);
+        let m = *self.rhs[a..b].last()?;
+        let k = self.member_index[(m & !NT_BIT) as usize];
+        Some((m, (k != u32::MAX).then_some(k as usize)))
+    }
+
+    /// Shifts terminal `t`. On failure returns false and leaves `stack` in an
+    /// unspecified state: callers that may fail work on a copy.
+    pub fn shift(&self, stack: &mut impl Stack, t: u32) -> bool {
+        while let Some(top) = stack.pop() {
+            if top & NT_BIT == 0 {
+                return top == t;
+            }
+            if let Some(st) = self.read_set(top, || stack.pop()) {
+                if !self.shift_in_set(stack, &st, t) {
+                    return false;
+                }
+                continue;
+            }
+            match self.predict(top & !NT_BIT, t as usize) {
+                Some(p) => stack
+                    .push_slice(&self.rhs[self.rhs_off[p] as usize..self.rhs_off[p + 1] as usize]),
+                None => return false,
+            }
+        }
+        false
+    }
+
+    /// One step of a member set (already popped) before terminal `t`:
+    /// pushes what `t` continues with, nothing if the list ends here.
+    fn shift_in_set(&self, stack: &mut impl Stack, st: &SetState, t: u32) -> bool {
+        let s = st.set;
+        match st.role {
+            SetRole::More if t == s.separator => {
+                if !s.has_free(&st.used) {
+                    return false;
+                }
+                stack.push_slice(&s.push_words(s.next, &st.used));
+                stack.push_slice(&[t]);
+                true
+            }
+            SetRole::More => s.required_done(&st.used),
+            SetRole::List | SetRole::Next => {
+                let nt = if st.role == SetRole::List {
+                    s.list
+                } else {
+                    s.next
+                };
+                let member = self.predict(nt, t as usize).map(|p| self.member_of(p));
+                match member {
+                    Some(Some((m, k))) => {
+                        if k.is_some_and(|k| SetTables::is_used(&st.used, k)) {
+                            return false;
+                        }
+                        let used = match k {
+                            Some(k) => SetTables::with(&st.used, k),
+                            None => st.used.clone(),
+                        };
+                        stack.push_slice(&s.push_words(s.more, &used));
+                        stack.push_slice(&[m]);
+                        true
+                    }
+                    // The list ends before `t`.
+                    Some(None) => st.role == SetRole::List && s.may_be_empty(),
+                    None => false,
+                }
+            }
+        }
+    }
+
+    /// Whether the input may end here.
+    pub fn accepts_end(&self, stack: &[u32]) -> bool {
+        self.accepts_end_top_down(stack.iter().rev().copied())
+    }
+
+    /// Like [`accepts_end`](Self::accepts_end), given the stack from the top down.
+    pub fn accepts_end_top_down(&self, symbols: impl Iterator<Item = u32>) -> bool {
+        // Every symbol left must derive the empty string.
+        let mut it = symbols;
+        while let Some(s) = it.next() {
+            if s & NT_BIT == 0 {
+                return false;
+            }
+            let empty = match self.read_set(s, || it.next()) {
+                Some(st) => match st.role {
+                    SetRole::List => st.set.may_be_empty(),
+                    SetRole::More => st.set.required_done(&st.used),
+                    SetRole::Next => false,
+                },
+                None => self.nullable[(s & !NT_BIT) as usize],
+            };
+            if !empty {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The terminals that can be shifted next (index `n_terms` = end of input).
+    pub fn acceptable(&self, stack: &[u32]) -> TermSet {
+        self.acceptable_top_down(stack.iter().rev().copied())
+    }
+
+    /// Like [`acceptable`](Self::acceptable), given the stack from the top
+    /// down: exactly the terminals [`shift`](Self::shift) takes.
+    pub fn acceptable_top_down(&self, top_down: impl Iterator<Item = u32>) -> TermSet {
+        let mut set = TermSet::new(self.n_terms);
+        let mut it = top_down;
+        while let Some(s) = it.next() {
+            if s & NT_BIT == 0 {
+                set.insert(s as usize);
+                return set;
+            }
+            let Some(st) = self.read_set(s, || it.next()) else {
+                let n = (s & !NT_BIT) as usize;
+                set.union_with(&self.first[n]);
+                if !self.nullable[n] {
+                    return set;
+                }
+                continue;
+            };
+            let (sets, used) = (st.set, &st.used);
+            let may_end = match st.role {
+                SetRole::More => {
+                    if sets.has_free(used) {
+                        set.insert(sets.separator as usize);
+                    }
+                    sets.required_done(used)
+                }
+                SetRole::List | SetRole::Next => {
+                    for (m, _) in sets.free(used) {
+                        set.union_with(&self.first[(m & !NT_BIT) as usize]);
+                    }
+                    st.role == SetRole::List && sets.may_be_empty()
+                }
+            };
+            if !may_end {
+                return set;
+            }
+        }
+        set.insert(self.n_terms);
+        set
+    }
+
+    /// The lexer's candidates at a lexeme start (index `n_terms` = end of
+    /// input): [`acceptable_top_down`](Self::acceptable_top_down) where
+    /// member sets count as their approximating rules. A superset of it
+    /// that the compiler enumerated, so it names a lexer start state.
+    pub fn candidates_top_down(&self, top_down: impl Iterator<Item = u32>) -> TermSet {
+        let mut set = TermSet::new(self.n_terms);
+        for s in top_down.filter(|&s| !is_data(s)) {
+            if s & NT_BIT == 0 {
+                set.insert(s as usize);
+                return set;
+            }
+            let n = (s & !NT_BIT) as usize;
+            set.union_with(&self.first[n]);
+            if !self.nullable[n] {
+                return set;
+            }
+        }
+        set.insert(self.n_terms);
+        set
+    }
+
+    /// Whether the grammar has member sets (whose candidates can be more
+    /// than what the parser accepts).
+    pub fn has_sets(&self) -> bool {
+        !self.sets.is_empty()
+    }
+
+    /// Whether the next terminal may be decided by a member set's rule:
+    /// only then can [`candidates_top_down`](Self::candidates_top_down)
+    /// exceed [`acceptable_top_down`](Self::acceptable_top_down).
+    pub fn set_decides_top_down(&self, top_down: impl Iterator<Item = u32>) -> bool {
+        for s in top_down.filter(|&s| !is_data(s)) {
+            if s & NT_BIT == 0 {
+                return false;
+            }
+            let n = s & !NT_BIT;
+            if self.set_role(n).is_some() {
+                return true;
+            }
+            if !self.nullable[n as usize] {
+                return false;
+            }
+        }
+        false
+    }
+}

@@ -1,0 +1,709 @@
+//! The matcher: one per request, it follows the output token by token and
+//! computes the exact set of tokens allowed next.
+//!
+//! Its state is the LL(1) stack and the contextual lexer's state for the
+//! pending lexeme. A mask is the precomputed `within` set of that lexer state
+//! plus the tokens that cross a lexeme boundary, for which the parser is
+//! asked once per winning terminal (see [`crate::bind`]). The grammar was
+//! checked free of lexical hazards at compile time, so "the lexer is alive
+//! and the parser took every terminal" is exactly "some completion exists".
+
+use std::fmt;
+use std::sync::Arc;
+
+use bitvec::prelude::*;
+
+use crate::grammar::TermSet;
+use crate::bind::{set_bit, BoundGrammar, EndFilter};
+use crate::compiled::CompiledGrammar;
+use crate::lexer::DEAD;
+use crate::parser::StackView;
+
+/// Why the matcher refused an operation. The state is unchanged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatchError {
+    kind: MatchErrorKind,
+    message: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MatchErrorKind {
+    /// The id is not in the vocabulary.
+    TokenOutOfRange,
+    /// The grammar does not allow this token here.
+    TokenNotAllowed,
+    /// Rolled back more tokens than were accepted.
+    RollbackTooFar,
+    /// EOS was accepted already; nothing may follow.
+    Finished,
+    /// The token budget is below what the output still needs.
+    BudgetTooSmall,
+}
+
+impl MatchError {
+    pub fn kind(&self) -> MatchErrorKind {
+        self.kind
+    }
+}
+
+impl fmt::Display for MatchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for MatchError {}
+
+/// The state before one accepted token, linked to the one before it. The
+/// list is persistent (shared between forks), so cloning a matcher does not
+/// copy its history.
+#[derive(Debug)]
+struct Snapshot {
+    stack: Vec<u32>,
+    lexer: u32,
+    fresh: bool,
+    output_len: usize,
+    prev: Option<Arc<Snapshot>>,
+}
+
+impl Drop for Snapshot {
+    // Unlinks iteratively: a long history must not recurse once per token.
+    fn drop(&mut self) {
+        let mut next = self.prev.take();
+        while let Some(node) = next {
+            match Arc::try_unwrap(node) {
+                Ok(mut s) => next = s.prev.take(),
+                Err(_) => break,
+            }
+        }
+    }
+}
+
+/// The terminals (ignored ones included) that a lexeme starting with
+/// parser `view` may end as, when they are fewer than the lexer's
+/// candidates: with member sets, the lexer also runs a used member's key
+/// (see [`crate::parser::ParseTables::candidates_top_down`]), and a
+/// pending lexeme that only such a key can still win is a dead end.
+fn exact_candidates(g: &CompiledGrammar, view: &StackView) -> Option<TermSet> {
+    if !g.parse.has_sets() || !g.parse.set_decides_top_down(view.top_down()) {
+        return None;
+    }
+    let candidates = g.parse.candidates_top_down(view.top_down());
+    let mut exact = g.parse.acceptable_top_down(view.top_down());
+    if exact == candidates {
+        return None;
+    }
+    exact.union_with(&g.ignored);
+    Some(exact)
+}
+
+/// Whether lexer state `q` can still end as one of `exact`.
+fn viable(g: &CompiledGrammar, q: u32, exact: &TermSet) -> bool {
+    g.lexer.alive[q as usize]
+        .iter()
+        .any(|&t| exact.contains(t as usize))
+}
+
+/// Follows one output. Cheap to clone (fork), rolls back by tokens.
+#[derive(Clone, Debug)]
+pub struct Matcher {
+    bound: Arc<BoundGrammar>,
+    stack: Vec<u32>,
+    /// Lexer state of the pending lexeme.
+    lexer: u32,
+    /// No byte consumed yet (the empty lexeme has nothing to close).
+    fresh: bool,
+    output: Vec<u8>,
+    tokens: Vec<u32>,
+    history: Option<Arc<Snapshot>>,
+    history_len: usize,
+    finished: bool,
+    /// Most tokens (EOS not counted) the output may take.
+    budget: Option<usize>,
+    /// With a budget: the budget cost vectors of `stack`, kept up to date.
+    stack_costs: Vec<Vec<u32>>,
+}
+
+/// What a budgeted mask needs: the most tokens any allowed token may leave
+/// the completion, and the cost vectors of the matcher's stack.
+struct BudgetCtx<'a> {
+    limit: u32,
+    base: &'a [Vec<u32>],
+}
+
+impl Matcher {
+    pub fn new(bound: Arc<BoundGrammar>) -> Matcher {
+        let stack = bound.grammar.parse.initial_stack();
+        let lexer = bound.grammar.start_state(&stack);
+        Matcher {
+            bound,
+            stack,
+            lexer,
+            fresh: true,
+            output: Vec::new(),
+            tokens: Vec::new(),
+            history: None,
+            history_len: 0,
+            budget: None,
+            stack_costs: Vec::new(),
+            finished: false,
+        }
+    }
+
+    pub fn bound(&self) -> &Arc<BoundGrammar> {
+        &self.bound
+    }
+
+    /// The bytes accepted so far.
+    pub fn output(&self) -> &[u8] {
+        &self.output
+    }
+
+    /// The tokens accepted so far (EOS included once accepted).
+    pub fn tokens(&self) -> &[u32] {
+        &self.tokens
+    }
+
+    /// Whether EOS was accepted.
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Whether the output is a complete sentence (EOS allowed now).
+    pub fn is_complete(&self) -> bool {
+        if self.finished {
+            return false;
+        }
+        let g = &self.bound.grammar;
+        if self.fresh {
+            return g.parse.accepts_end(&self.stack);
+        }
+        let Some(w) = g.lexer.winner(self.lexer) else {
+            return false;
+        };
+        let mut view = StackView::new(&self.stack);
+        if !g.is_ignored(w) && !g.parse.shift(&mut view, w) {
+            return false;
+        }
+        g.parse.accepts_end_top_down(view.top_down())
+    }
+
+    /// A fresh mask of `width` bits (the model's logits width; ids past the
+    /// vocabulary stay forbidden).
+    pub fn compute_mask(&self, width: usize) -> BitVec<u64, Lsb0> {
+        let mut mask = bitvec![u64, Lsb0; 0; width];
+        self.fill_mask(&mut mask);
+        mask
+    }
+
+    /// Sets exactly the allowed tokens in `mask`, whose length is the
+    /// logits width (EOS included when complete).
+    pub fn fill_mask(&self, mask: &mut BitVec<u64, Lsb0>) {
+        mask.fill(false);
+        if self.finished {
+            return;
+        }
+        let vocab_len = self.bound.trie.vocab_len;
+        if mask.len() >= vocab_len {
+            self.fill_tokens(mask.as_raw_mut_slice());
+        } else {
+            let mut full = bitvec![u64, Lsb0; 0; vocab_len];
+            self.fill_tokens(full.as_raw_mut_slice());
+            let width = mask.len();
+            mask.copy_from_bitslice(&full[..width]);
+        }
+        if self.is_complete() {
+            for &e in self.bound.vocab.eos_ids() {
+                if (e as usize) < mask.len() {
+                    mask.set(e as usize, true);
+                }
+            }
+        }
+    }
+
+    /// Sets forbidden logits to negative infinity.
+    pub fn mask_logits(&self, logits: &mut [f32]) {
+        let mask = self.compute_mask(logits.len());
+        // A word at a time: most words are all-forbidden or all-allowed,
+        // and a bit iterator over 200k ids costs more than the mask.
+        for (chunk, &word) in logits.chunks_mut(64).zip(mask.as_raw_slice()) {
+            match word {
+                0 => chunk.fill(f32::NEG_INFINITY),
+                w if w == u64::MAX => {}
+                w => {
+                    for (i, l) in chunk.iter_mut().enumerate() {
+                        if w >> i & 1 == 0 {
+                            *l = f32::NEG_INFINITY;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn fill_tokens(&self, out: &mut [u64]) {
+        let b = &*self.bound;
+        let g = &b.grammar;
+        let q = self.lexer;
+        let budget = match self.budget {
+            None => None,
+            Some(n) => {
+                let used = self.tokens.len();
+                if used >= n {
+                    return;
+                }
+                Some(BudgetCtx {
+                    limit: (n - used - 1) as u32,
+                    base: &self.stack_costs,
+                })
+            }
+        };
+        let budget = budget.as_ref();
+        let mut scratch = Scratch::new(&b.trie);
+        self.add_state(
+            out,
+            &StackView::new(&self.stack),
+            q,
+            None,
+            &mut scratch,
+            budget,
+        );
+        // Tokens whose first byte closes the pending lexeme.
+        let tables = b.state(q);
+        if tables.end_filter != u32::MAX && !self.fresh {
+            let w = g.lexer.winner(q).expect("end filter implies a winner");
+            let mut view = StackView::new(&self.stack);
+            if !g.is_ignored(w) && !g.parse.shift(&mut view, w) {
+                return;
+            }
+            let q2 = g.start_state_top_down(view.top_symbol(), || view.top_down());
+            if q2 != DEAD {
+                let filter = b.end_filter(tables.end_filter);
+                self.add_state(out, &view, q2, Some(filter), &mut scratch, budget);
+            }
+        }
+    }
+
+    /// Adds the tokens allowed from lexer state `q` with parser `view`.
+    fn add_state(
+        &self,
+        out: &mut [u64],
+        view: &StackView,
+        q: u32,
+        filter: Option<&EndFilter>,
+        scratch: &mut Scratch,
+        budget: Option<&BudgetCtx<'_>>,
+    ) {
+        let b = &*self.bound;
+        let g = &b.grammar;
+        let tables = b.state(q);
+        let exact = exact_candidates(g, view);
+        match (budget, &exact) {
+            (None, None) => tables.within.or_into(out, filter.map(|f| &f.tokens)),
+            _ => {
+                for (end, set) in &tables.within_by_end {
+                    let ok = exact.as_ref().is_none_or(|e| viable(g, *end, e))
+                        && budget.is_none_or(|bc| {
+                            b.budget().estimate(g, view, *end, bc.base) <= bc.limit
+                        });
+                    if ok {
+                        set.or_into(out, filter.map(|f| &f.tokens));
+                    }
+                }
+            }
+        }
+        let nc = g.lexer.classes.len();
+        for boundary in &tables.boundaries {
+            let mut v = view.clone();
+            if !g.is_ignored(boundary.winner) && !g.parse.shift(&mut v, boundary.winner) {
+                continue;
+            }
+            let q2 = g.start_state_top_down(v.top_symbol(), || v.top_down());
+            if q2 == DEAD {
+                continue;
+            }
+            for c in 0..nc {
+                let range = boundary.class_off[c] as usize..boundary.class_off[c + 1] as usize;
+                if range.is_empty() || g.lexer.trans[q2 as usize * nc + c] == DEAD {
+                    continue;
+                }
+                for &node in &boundary.nodes[range] {
+                    if filter.is_some_and(|f| {
+                        !f.first_bytes[b.trie.first_byte_of_node(node as usize) as usize]
+                    }) {
+                        continue;
+                    }
+                    self.walk(out, &v, q2, node as usize, scratch, budget);
+                }
+            }
+        }
+    }
+
+    /// Walks the trie below `root` (whose byte starts a new lexeme in lexer
+    /// state `q`), crossing further lexeme boundaries with the parser.
+    fn walk(
+        &self,
+        out: &mut [u64],
+        view: &StackView,
+        q: u32,
+        root: usize,
+        scratch: &mut Scratch,
+        budget: Option<&BudgetCtx<'_>>,
+    ) {
+        let b = &*self.bound;
+        let g = &b.grammar;
+        let trie = &b.trie;
+        let lx = &g.lexer;
+        let base_depth = trie.depth[root] as usize;
+        let mut views: Vec<StackView> = vec![view.clone()];
+        let mut exacts: Vec<Option<TermSet>> = vec![exact_candidates(g, view)];
+        scratch.state[base_depth - 1] = q;
+        scratch.view[base_depth - 1] = 0;
+        let end = trie.subtree_end[root] as usize;
+        let mut i = root;
+        while i < end {
+            let d = trie.depth[i] as usize;
+            let s = scratch.state[d - 1];
+            let mut vi = scratch.view[d - 1];
+            let byte = trie.byte[i];
+            let mut ns = lx.next(s, byte);
+            if ns == DEAD {
+                let Some(w) = lx.winner(s) else {
+                    i = trie.subtree_end[i] as usize;
+                    continue;
+                };
+                let mut v = views[vi as usize].clone();
+                if !g.is_ignored(w) && !g.parse.shift(&mut v, w) {
+                    i = trie.subtree_end[i] as usize;
+                    continue;
+                }
+                let q2 = g.start_state_top_down(v.top_symbol(), || v.top_down());
+                ns = if q2 == DEAD { DEAD } else { lx.next(q2, byte) };
+                if ns == DEAD {
+                    i = trie.subtree_end[i] as usize;
+                    continue;
+                }
+                exacts.push(exact_candidates(g, &v));
+                views.push(v);
+                vi = (views.len() - 1) as u32;
+            }
+            if exacts[vi as usize]
+                .as_ref()
+                .is_some_and(|e| !viable(g, ns, e))
+            {
+                i = trie.subtree_end[i] as usize;
+                continue;
+            }
+            let tokens = trie.tokens_at(i);
+            if !tokens.is_empty()
+                && budget.is_none_or(|bc| {
+                    b.budget().estimate(g, &views[vi as usize], ns, bc.base) <= bc.limit
+                })
+            {
+                for &t in tokens {
+                    set_bit(out, t);
+                }
+            }
+            scratch.state[d] = ns;
+            scratch.view[d] = vi;
+            i += 1;
+        }
+    }
+
+    /// Runs `bytes` from the current state; `None` if some byte is not allowed.
+    fn run_bytes(&self, bytes: &[u8]) -> Option<(Vec<u32>, u32)> {
+        let g = &self.bound.grammar;
+        let mut stack = self.stack.clone();
+        let mut q = self.lexer;
+        let mut fresh = self.fresh;
+        for &byte in bytes {
+            let mut ns = g.lexer.next(q, byte);
+            if ns == DEAD {
+                if fresh {
+                    return None;
+                }
+                let w = g.lexer.winner(q)?;
+                if !g.is_ignored(w) && !g.parse.shift(&mut stack, w) {
+                    return None;
+                }
+                let q2 = g.start_state(&stack);
+                if q2 == DEAD {
+                    return None;
+                }
+                ns = g.lexer.next(q2, byte);
+                if ns == DEAD {
+                    return None;
+                }
+            }
+            q = ns;
+            fresh = false;
+        }
+        if exact_candidates(g, &StackView::new(&stack)).is_some_and(|e| !viable(g, q, &e)) {
+            return None;
+        }
+        Some((stack, q))
+    }
+
+    /// Accepts `token`. EOS is accepted only when the output is complete.
+    pub fn advance(&mut self, token: u32) -> Result<(), MatchError> {
+        if self.finished {
+            return Err(MatchError {
+                kind: MatchErrorKind::Finished,
+                message: format!("token {token} after end of sequence"),
+            });
+        }
+        let bound = Arc::clone(&self.bound);
+        let vocab = &bound.vocab;
+        let bytes = match vocab.token_bytes(token) {
+            Ok(b) => b,
+            Err(_) => {
+                return Err(MatchError {
+                    kind: MatchErrorKind::TokenOutOfRange,
+                    message: format!(
+                        "token id {token} is out of range (vocabulary has {} ids)",
+                        vocab.len()
+                    ),
+                })
+            }
+        };
+        if vocab.is_eos(token) {
+            if !self.is_complete() {
+                return Err(
+                    self.not_allowed(token, "end of sequence before the output is complete")
+                );
+            }
+            self.push_history();
+            self.tokens.push(token);
+            self.finished = true;
+            return Ok(());
+        }
+        let normal = matches!(vocab.kind(token), Ok(crate::vocab::TokenKind::Normal));
+        if !normal || bytes.is_empty() {
+            return Err(self.not_allowed(token, "special tokens never match grammar text"));
+        }
+        let Some((stack, q)) = self.run_bytes(bytes) else {
+            return Err(self.not_allowed(token, "the grammar does not allow it here"));
+        };
+        let mut costs = Vec::new();
+        if let Some(n) = self.budget {
+            costs = self.stack_costs.clone();
+            let b = &self.bound;
+            b.budget()
+                .update_stack_costs(&b.grammar.parse, &mut costs, &self.stack, &stack);
+            let need = b
+                .budget()
+                .estimate(&b.grammar, &StackView::new(&stack), q, &costs);
+            if self.tokens.len() + 1 + need as usize > n {
+                return Err(self.not_allowed(
+                    token,
+                    &format!("the output could not be completed within the budget of {n} tokens"),
+                ));
+            }
+        }
+        self.push_history();
+        self.stack_costs = costs;
+        self.output.extend_from_slice(bytes);
+        self.stack = stack;
+        self.lexer = q;
+        self.fresh = false;
+        self.tokens.push(token);
+        Ok(())
+    }
+
+    fn not_allowed(&self, token: u32, why: &str) -> MatchError {
+        let text = self
+            .bound
+            .vocab
+            .token_bytes(token)
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .unwrap_or_default();
+        MatchError {
+            kind: MatchErrorKind::TokenNotAllowed,
+            message: format!(
+                "token {token} ({text:?}) not allowed after {} bytes: {why}",
+                self.output.len()
+            ),
+        }
+    }
+
+    fn push_history(&mut self) {
+        self.history = Some(Arc::new(Snapshot {
+            stack: self.stack.clone(),
+            lexer: self.lexer,
+            fresh: self.fresh,
+            output_len: self.output.len(),
+            prev: self.history.take(),
+        }));
+        self.history_len += 1;
+    }
+
+    /// Undoes the last `n` accepted tokens.
+    pub fn rollback(&mut self, n: usize) -> Result<(), MatchError> {
+        if n > self.history_len {
+            return Err(MatchError {
+                kind: MatchErrorKind::RollbackTooFar,
+                message: format!(
+                    "cannot roll back {n} tokens: only {} were accepted",
+                    self.history_len
+                ),
+            });
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        let mut node = self.history.clone().expect("n <= history_len");
+        for _ in 1..n {
+            node = node.prev.clone().expect("n <= history_len");
+        }
+        self.stack = node.stack.clone();
+        self.lexer = node.lexer;
+        self.fresh = node.fresh;
+        self.output.truncate(node.output_len);
+        self.tokens.truncate(self.tokens.len() - n);
+        self.history = node.prev.clone();
+        self.history_len -= n;
+        self.finished = false;
+        if self.budget.is_some() {
+            self.stack_costs = self
+                .bound
+                .budget()
+                .stack_costs(&self.bound.grammar.parse, &self.stack);
+        }
+        Ok(())
+    }
+
+    /// What determines the future of this matcher (parser stack, lexer
+    /// state, whether any byte was read), for searches over outputs.
+    #[doc(hidden)]
+    pub fn state_key(&self) -> (Vec<u32>, u32, bool, bool) {
+        (self.stack.clone(), self.lexer, self.fresh, self.finished)
+    }
+
+    /// The fewest tokens that complete the output, by the budget's plans
+    /// (an upper bound on the true fewest; 0 when complete).
+    pub fn min_tokens_to_complete(&self) -> usize {
+        if self.finished || self.is_complete() {
+            return 0;
+        }
+        let b = &self.bound;
+        b.budget()
+            .estimate_for_stack(&b.grammar, &self.stack, self.lexer) as usize
+    }
+
+    /// The token budget: at most `n` tokens (EOS not counted) in all,
+    /// complete at the end. Fails if the output can no longer fit.
+    pub fn set_budget(&mut self, n: Option<usize>) -> Result<(), MatchError> {
+        if let Some(n) = n {
+            let need = self.tokens.len() + self.min_tokens_to_complete();
+            if n < need {
+                return Err(MatchError {
+                    kind: MatchErrorKind::BudgetTooSmall,
+                    message: format!(
+                        "a budget of {n} tokens is too small: the output needs at least {need}"
+                    ),
+                });
+            }
+        }
+        self.budget = n;
+        self.stack_costs = match n {
+            Some(_) => self
+                .bound
+                .budget()
+                .stack_costs(&self.bound.grammar.parse, &self.stack),
+            None => Vec::new(),
+        };
+        Ok(())
+    }
+
+    /// [`set_budget`](Self::set_budget) for a builder-style call.
+    pub fn with_budget(mut self, n: usize) -> Result<Matcher, MatchError> {
+        self.set_budget(Some(n))?;
+        Ok(self)
+    }
+
+    pub fn budget(&self) -> Option<usize> {
+        self.budget
+    }
+
+    /// Whether appending `bytes` keeps the output a valid prefix.
+    pub fn accepts_bytes(&self, bytes: &[u8]) -> bool {
+        !self.finished && self.run_bytes(bytes).is_some()
+    }
+
+    /// The bytes the grammar forces next: while exactly one byte can follow
+    /// and the output is not complete, that byte.
+    pub fn forced_bytes(&self) -> Vec<u8> {
+        let mut m = self.clone();
+        let mut forced = Vec::new();
+        while !m.finished && !m.is_complete() {
+            let mut only = None;
+            for b in 0..=255u8 {
+                if m.run_bytes(&[b]).is_some() {
+                    if only.is_some() {
+                        return forced;
+                    }
+                    only = Some(b);
+                }
+            }
+            let Some(b) = only else { return forced };
+            let (stack, q) = m.run_bytes(&[b]).expect("checked above");
+            m.stack = stack;
+            m.lexer = q;
+            m.fresh = false;
+            forced.push(b);
+        }
+        forced
+    }
+
+    /// Tokens spelling a prefix of [`forced_bytes`](Self::forced_bytes),
+    /// longest token first at each step.
+    pub fn forced_tokens(&self) -> Vec<u32> {
+        let forced = self.forced_bytes();
+        let trie = &self.bound.trie;
+        let mut out = Vec::new();
+        let mut pos = 0;
+        while pos < forced.len() {
+            // Follow the trie along the forced bytes, remembering the deepest token.
+            let mut best: Option<(usize, u32)> = None;
+            let mut node = 0usize;
+            for (k, &byte) in forced[pos..].iter().enumerate() {
+                let mut child = node + 1;
+                let end = trie.subtree_end[node] as usize;
+                let mut found = None;
+                while child < end {
+                    if trie.byte[child] == byte {
+                        found = Some(child);
+                        break;
+                    }
+                    child = trie.subtree_end[child] as usize;
+                }
+                let Some(c) = found else { break };
+                node = c;
+                if let Some(&t) = trie.tokens_at(node).first() {
+                    best = Some((k + 1, t));
+                }
+            }
+            let Some((len, t)) = best else { break };
+            out.push(t);
+            pos += len;
+        }
+        out
+    }
+}
+
+/// Per-depth state of a trie walk.
+struct Scratch {
+    state: Vec<u32>,
+    view: Vec<u32>,
+}
+
+impl Scratch {
+    fn new(trie: &crate::vocab::trie::TokenTrie) -> Scratch {
+        let depth = 1 + trie.max_depth;
+        Scratch {
+            state: vec![DEAD; depth],
+            view: vec![0; depth],
+        }
+    }
+}

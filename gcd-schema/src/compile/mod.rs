@@ -1,0 +1,546 @@
+//! Schema → [`Node`]s: resolving `$ref`, merging `allOf`, combining
+//! `anyOf`/`oneOf` per JSON type, and turning each keyword into its exact
+//! language (or an error naming it).
+//!
+//! Nodes are computed lazily per schema location: a node only describes its
+//! own level and names its children by [`Id`], so recursive schemas work as
+//! long as every cycle passes through an array or object.
+//!
+//! This module holds the [`Compiler`] arena and the dispatch over one schema
+//! node; each kind of keyword has its own submodule.
+
+mod array;
+mod constant;
+mod number;
+mod object;
+mod refs;
+mod string;
+mod union;
+
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
+
+use serde_json::{Map, Value};
+
+use self::constant::value_in;
+use self::refs::{merge, splice};
+use self::union::{any_of, one_of, Negation};
+use crate::error::SchemaError;
+use crate::node::*;
+use crate::spell::JSON_CHAR;
+use crate::{Draft, Escapes, Integers};
+
+/// Constraint keywords we know and cannot enforce (exactly) at all.
+const UNSUPPORTED: &[&str] = &[
+    "if",
+    "then",
+    "else",
+    "contains",
+    "minContains",
+    "maxContains",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "$dynamicRef",
+    "$recursiveRef",
+    "propertyNames",
+];
+
+/// Every keyword this module interprets; anything not here or above is an
+/// unknown keyword, which JSON Schema validators ignore, and so do we.
+const HANDLED: &[&str] = &[
+    "type",
+    "enum",
+    "const",
+    "properties",
+    "required",
+    "additionalProperties",
+    "patternProperties",
+    "items",
+    "prefixItems",
+    "additionalItems",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "$ref",
+    "minProperties",
+    "maxProperties",
+    "dependentRequired",
+    "dependentSchemas",
+    "dependencies",
+    "not",
+];
+
+fn is_constraint(k: &str) -> bool {
+    HANDLED.contains(&k) || UNSUPPORTED.contains(&k)
+}
+
+/// A schema value: borrowed from the caller's document or built by a merge.
+#[derive(Clone)]
+enum V<'a> {
+    B(&'a Value),
+    O(Rc<Value>),
+}
+
+impl<'a> V<'a> {
+    fn get(&self) -> &Value {
+        match self {
+            V::B(v) => v,
+            V::O(v) => v,
+        }
+    }
+    fn sub(&self, f: impl Fn(&Value) -> Option<&Value>) -> Option<V<'a>> {
+        match self {
+            V::B(v) => f(v).map(V::B),
+            V::O(v) => f(v).map(|x| V::O(Rc::new(x.clone()))),
+        }
+    }
+}
+
+enum Src<'a> {
+    Schema(V<'a>, String),
+    Const(Value, String),
+    Any,
+}
+
+/// Arena of schema locations and their nodes.
+pub struct Compiler<'a> {
+    root: &'a Value,
+    srcs: Vec<Src<'a>>,
+    index: HashMap<String, Id>,
+    nodes: Vec<Option<Node>>,
+    busy: Vec<bool>,
+    /// Id of the `true` schema.
+    pub any: Id,
+    pub esc: Escapes,
+    integers: Integers,
+    /// Drafts before 2019-09: `$ref` makes its siblings ignored.
+    ref_overrides: bool,
+    /// The schema may be draft 4 or 6, whose `hostname` is RFC 1034's.
+    legacy_formats: bool,
+}
+
+type R<T> = Result<T, SchemaError>;
+
+fn ptr_join(p: &str, k: &str) -> String {
+    format!("{p}/{}", k.replace('~', "~0").replace('/', "~1"))
+}
+
+impl<'a> Compiler<'a> {
+    pub fn new(root: &'a Value, esc: Escapes, draft: Draft, integers: Integers) -> Self {
+        let meta = root.get("$schema").and_then(Value::as_str).unwrap_or("");
+        // The dialect: from `$schema`, else from the option (`Draft7`
+        // may be draft 6, whose `hostname` is RFC 1034's too).
+        let dialect = ["draft-04", "draft-06", "draft-07", "2019-09", "2020-12"]
+            .into_iter()
+            .position(|d| meta.contains(d))
+            .unwrap_or(match draft {
+                Draft::Draft4 => 0,
+                Draft::Draft7 => 1,
+                Draft::Draft2020 => 4,
+            });
+        let legacy_formats = dialect <= 1;
+        let ref_overrides = dialect <= 2;
+        // Draft 4 counts as integers only numbers written without a
+        // fraction or exponent (`1.0` is not one); later drafts count the
+        // value.
+        let integers = if dialect == 0 {
+            Integers::Plain
+        } else {
+            integers
+        };
+        let mut c = Compiler {
+            root,
+            srcs: Vec::new(),
+            index: HashMap::new(),
+            nodes: Vec::new(),
+            busy: Vec::new(),
+            any: 0,
+            esc,
+            integers,
+            ref_overrides,
+            legacy_formats,
+        };
+        c.any = c.push(Src::Any);
+        c
+    }
+
+    fn push(&mut self, s: Src<'a>) -> Id {
+        self.srcs.push(s);
+        self.nodes.push(None);
+        self.busy.push(false);
+        self.srcs.len() - 1
+    }
+
+    /// The id of a schema location (deduplicated for the caller's document).
+    fn intern(&mut self, v: V<'a>, ptr: String) -> Id {
+        if let Value::Bool(true) = v.get() {
+            return self.any;
+        }
+        // Borrowed schemas are keyed by location; merged (owned) ones by
+        // content: every `$ref` is absolute, so equal text means equal
+        // language, and merges repeated across a schema share their rules.
+        let key = match &v {
+            V::B(_) => ptr.clone(),
+            V::O(x) => format!("#merged:{x}"),
+        };
+        if let Some(&id) = self.index.get(&key) {
+            return id;
+        }
+        let id = self.push(Src::Schema(v, ptr));
+        self.index.insert(key, id);
+        id
+    }
+
+    pub fn root_id(&mut self) -> Id {
+        self.intern(V::B(self.root), String::new())
+    }
+
+    pub fn pointer(&self, id: Id) -> String {
+        match &self.srcs[id] {
+            Src::Schema(_, p) | Src::Const(_, p) => p.clone(),
+            Src::Any => "(true)".into(),
+        }
+    }
+
+    /// The union keyword (`oneOf`, else `anyOf`) a location's schema uses,
+    /// for errors about its branches.
+    pub fn union_keyword(&self, id: Id) -> &'static str {
+        match &self.srcs[id] {
+            Src::Schema(v, _) if v.get().get("oneOf").is_some() => "oneOf",
+            _ => "anyOf",
+        }
+    }
+
+    /// The node of `id`, computed once.
+    pub fn node(&mut self, id: Id) -> R<Node> {
+        if let Some(n) = &self.nodes[id] {
+            return Ok(n.clone());
+        }
+        if self.busy[id] {
+            return Err(SchemaError::unsupported(
+                "$ref",
+                &self.pointer(id),
+                "a reference cycle that does not pass through an array or object",
+            ));
+        }
+        self.busy[id] = true;
+        let n = match &self.srcs[id] {
+            Src::Any => Ok(self.any_node()),
+            Src::Const(v, p) => {
+                let (v, p) = (v.clone(), p.clone());
+                self.const_node(&[v], &p, "const")
+            }
+            Src::Schema(v, p) => {
+                let (v, p) = (v.clone(), p.clone());
+                self.schema_node(v, &p)
+            }
+        };
+        self.busy[id] = false;
+        let n = n?;
+        self.nodes[id] = Some(n.clone());
+        Ok(n)
+    }
+
+    fn any_node(&self) -> Node {
+        Node {
+            null: true,
+            t: true,
+            f: true,
+            number: Some(Scalar::full(ANY_NUMBER)),
+            string: Some(Scalar::full(&format!("\"{JSON_CHAR}*\""))),
+            array: Some(ArrayShape {
+                prefix: vec![],
+                items: Some(self.any),
+                min: 0,
+                max: None,
+                full: true,
+            }),
+            object: Some(ObjectShape {
+                props: vec![],
+                reserved: vec![],
+                patterns: vec![],
+                additional: Some(self.any),
+                nonempty: false,
+                full: true,
+            }),
+            more_objects: vec![],
+        }
+    }
+
+    fn schema_node(&mut self, v: V<'a>, ptr: &str) -> R<Node> {
+        let m = match v.get() {
+            Value::Bool(true) => return Ok(self.any_node()),
+            Value::Bool(false) => return Ok(Node::default()),
+            Value::Object(m) => m,
+            _ => {
+                return Err(SchemaError::invalid(
+                    None,
+                    ptr,
+                    "a schema must be an object or a boolean",
+                ))
+            }
+        };
+        if let Some(meta) = m.get("$schema") {
+            // A custom meta-schema may switch vocabularies off (or on).
+            let known = meta.as_str().is_some_and(|u| {
+                let u = u
+                    .trim_end_matches('#')
+                    .trim_start_matches("https://")
+                    .trim_start_matches("http://");
+                [
+                    "json-schema.org/draft-04/schema",
+                    "json-schema.org/draft-06/schema",
+                    "json-schema.org/draft-07/schema",
+                    "json-schema.org/draft/2019-09/schema",
+                    "json-schema.org/draft/2020-12/schema",
+                    "json-schema.org/schema",
+                ]
+                .contains(&u)
+            });
+            if !known {
+                return Err(SchemaError::unsupported(
+                    "$schema",
+                    ptr,
+                    format!("unknown meta-schema {meta}"),
+                ));
+            }
+        }
+        for k in m.keys() {
+            if UNSUPPORTED.contains(&k.as_str()) {
+                // `then`/`else` without `if` do nothing (2020-12 §10.2.2).
+                let trivial = (k == "propertyNames" && m[k] == Value::Bool(true))
+                    || ((k == "then" || k == "else") && !m.contains_key("if"));
+                if !trivial {
+                    return Err(SchemaError::unsupported(k, ptr, ""));
+                }
+            }
+        }
+        let constraints: Vec<&str> = m
+            .keys()
+            .map(String::as_str)
+            .filter(|k| is_constraint(k))
+            .collect();
+        if let Some(r) = m.get("$ref") {
+            let r = r
+                .as_str()
+                .ok_or_else(|| SchemaError::invalid(Some("$ref"), ptr, "$ref must be a string"))?;
+            if constraints.len() == 1 || self.ref_overrides {
+                let (target, tptr) = self.resolve(r, ptr)?;
+                let id = self.intern(V::B(target), tptr);
+                return self.node(id);
+            }
+            // `$ref` beside other keywords is an intersection (2020-12).
+            let merged = self.inline(v.get(), ptr, 0)?;
+            return self.schema_node(V::O(Rc::new(Value::Object(merged))), &format!("{ptr}/$ref"));
+        }
+        if let Some(x) = m.get("not") {
+            let p = ptr_join(ptr, "not");
+            let Negation { with, absent } = match self.negate(x, &p, 0)? {
+                Some(n) => n,
+                None => return Ok(Node::default()),
+            };
+            let merged = splice(m, "not", ptr, |acc| {
+                let mut acc = merge(acc, &with, &p)?;
+                if !absent.is_empty() {
+                    let props = acc
+                        .entry("properties")
+                        .or_insert_with(|| Value::Object(Map::new()));
+                    let props = props.as_object_mut().ok_or_else(|| {
+                        SchemaError::invalid(Some("properties"), ptr, "must be an object")
+                    })?;
+                    for k in absent {
+                        props.insert(k, Value::Bool(false));
+                    }
+                }
+                Ok(acc)
+            })?;
+            return self.schema_node(V::O(Rc::new(Value::Object(merged))), &p);
+        }
+        if let Some(all) = m.get("allOf") {
+            let all = all.as_array().ok_or_else(|| {
+                SchemaError::invalid(Some("allOf"), ptr, "allOf must be an array")
+            })?;
+            if all.contains(&Value::Bool(false)) {
+                return Ok(Node::default());
+            }
+            let acc = splice(m, "allOf", ptr, |mut acc| {
+                for (i, s) in all.iter().enumerate() {
+                    let p = ptr_join(&ptr_join(ptr, "allOf"), &i.to_string());
+                    let s = self.inline(s, &p, 0)?;
+                    acc = merge(acc, &s, &p)?;
+                }
+                Ok(acc)
+            })?;
+            return self.schema_node(V::O(Rc::new(Value::Object(acc))), &format!("{ptr}/allOf"));
+        }
+        for kw in ["anyOf", "oneOf"] {
+            let Some(branches) = m.get(kw) else { continue };
+            let branches = branches
+                .as_array()
+                .ok_or_else(|| SchemaError::invalid(Some(kw), ptr, "must be an array"))?;
+            if branches.is_empty() {
+                return Err(SchemaError::invalid(Some(kw), ptr, "must not be empty"));
+            }
+            let mut rest = m.clone();
+            rest.remove(kw);
+            let siblings = rest.keys().any(|k| is_constraint(k));
+            let mut nodes = Vec::new();
+            for (i, b) in branches.iter().enumerate() {
+                let p = ptr_join(&ptr_join(ptr, kw), &i.to_string());
+                let id = if siblings {
+                    // (S ∧ anyOf[A, B]) = anyOf[S ∧ A, S ∧ B]; the same for oneOf.
+                    if b == &Value::Bool(false) {
+                        continue;
+                    }
+                    let bi = self.inline(b, &p, 0)?;
+                    let merged = splice(m, kw, &p, |acc| merge(acc, &bi, &p))?;
+                    self.intern(V::O(Rc::new(Value::Object(merged))), p.clone())
+                } else {
+                    let bv = v.sub(|x| x.get(kw).and_then(|a| a.get(i))).unwrap();
+                    self.intern(bv, p.clone())
+                };
+                nodes.push(self.node(id)?);
+            }
+            if kw == "anyOf" {
+                return any_of(nodes, ptr);
+            }
+            let esc = self.esc;
+            return one_of(nodes, ptr, esc, &mut |a, b| self.discriminated(a, b));
+        }
+        self.base_node(&v, m, ptr)
+    }
+
+    /// A schema without `$ref`, `allOf`, `anyOf`, `oneOf`, `not`.
+    fn base_node(&mut self, v: &V<'a>, m: &Map<String, Value>, ptr: &str) -> R<Node> {
+        let types = types_of(m, ptr)?;
+        let has = |t: &str| types.contains(t);
+        if m.contains_key("enum") || m.contains_key("const") {
+            let (kw, values): (&str, Vec<Value>) = match (m.get("const"), m.get("enum")) {
+                (Some(_), Some(_)) => {
+                    return Err(SchemaError::unsupported("const", ptr, "together with enum"))
+                }
+                (Some(c), None) => ("const", vec![c.clone()]),
+                (None, Some(Value::Array(e))) => ("enum", e.clone()),
+                _ => {
+                    return Err(SchemaError::invalid(
+                        Some("enum"),
+                        ptr,
+                        "enum must be an array",
+                    ))
+                }
+            };
+            let mut values: Vec<Value> = values
+                .into_iter()
+                .filter(|x| value_has_type(x, &types))
+                .collect();
+            let constrained = m
+                .keys()
+                .any(|k| is_constraint(k) && !["enum", "const", "type"].contains(&k.as_str()));
+            if constrained {
+                // The values that also meet the other keywords.
+                let mut rest = m.clone();
+                rest.remove("enum");
+                rest.remove("const");
+                let others = self.base_node(v, &rest, ptr)?;
+                let mut kept = Vec::new();
+                for x in values {
+                    if value_in(&x, &others, ptr, kw)? {
+                        kept.push(x);
+                    }
+                }
+                values = kept;
+            }
+            return self.const_node(&values, &ptr_join(ptr, kw), kw);
+        }
+        let mut n = Node {
+            null: has("null"),
+            t: has("boolean"),
+            f: has("boolean"),
+            ..Node::default()
+        };
+        if has("number") || has("integer") {
+            n.number = self.number_part(m, ptr, !has("number"))?;
+        }
+        if has("string") {
+            n.string = Some(self.string_part(m, ptr)?);
+        }
+        if has("array") {
+            n.array = self.array_part(v, m, ptr)?;
+        }
+        if has("object") {
+            n.object = self.object_part(v, m, ptr)?;
+        }
+        Ok(n)
+    }
+}
+
+fn as_count(x: &Value, k: &str, ptr: &str) -> R<u64> {
+    if let Some(n) = x.as_u64() {
+        return Ok(n);
+    }
+    match x.as_f64() {
+        Some(f) if f >= 0.0 && f.fract() == 0.0 && f < 1e15 => Ok(f as u64),
+        _ => Err(SchemaError::invalid(
+            Some(k),
+            ptr,
+            "must be a non-negative integer",
+        )),
+    }
+}
+
+fn types_of(m: &Map<String, Value>, ptr: &str) -> R<BTreeSet<String>> {
+    const ALL: [&str; 7] = [
+        "null", "boolean", "object", "array", "number", "string", "integer",
+    ];
+    let Some(t) = m.get("type") else {
+        return Ok(ALL.iter().map(|s| s.to_string()).collect());
+    };
+    let list: Vec<&Value> = match t {
+        Value::Array(a) => a.iter().collect(),
+        x => vec![x],
+    };
+    let mut out = BTreeSet::new();
+    for x in list {
+        match x.as_str() {
+            Some(s) if ALL.contains(&s) => {
+                out.insert(s.to_string());
+            }
+            _ => {
+                return Err(SchemaError::invalid(
+                    Some("type"),
+                    ptr,
+                    format!("unknown type {x}"),
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn value_has_type(v: &Value, types: &BTreeSet<String>) -> bool {
+    let has = |t: &str| types.contains(t);
+    match v {
+        Value::Null => has("null"),
+        Value::Bool(_) => has("boolean"),
+        Value::Number(n) => {
+            has("number")
+                || (has("integer")
+                    && (n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)))
+        }
+        Value::String(_) => has("string"),
+        Value::Array(_) => has("array"),
+        Value::Object(_) => has("object"),
+    }
+}

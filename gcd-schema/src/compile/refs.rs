@@ -1,0 +1,311 @@
+//! `$ref` resolution and `allOf` merging: references and conjunctions
+//! become one keyword map. Separate because this works on schema JSON
+//! before any node exists, and which keyword pairs merge exactly is its
+//! own set of rules.
+
+use std::rc::Rc;
+
+use serde_json::{Map, Value};
+
+use super::{is_constraint, ptr_join, types_of, Compiler, Src, R, V};
+use crate::error::SchemaError;
+use crate::node::*;
+
+impl<'a> Compiler<'a> {
+    /// Resolves a local `$ref` to the schema value it names.
+    pub(super) fn resolve(&self, r: &str, ptr: &str) -> R<(&'a Value, String)> {
+        let mut frag = r;
+        if let Some(id) = self.root.get("$id").and_then(Value::as_str) {
+            if let Some(rest) = r.strip_prefix(id.trim_end_matches('#')) {
+                frag = rest;
+            }
+        }
+        let Some(path) = frag.strip_prefix('#') else {
+            return Err(SchemaError::unsupported(
+                "$ref",
+                ptr,
+                format!("non-local reference {r:?}"),
+            ));
+        };
+        if !path.is_empty() && !path.starts_with('/') {
+            return Err(SchemaError::unsupported(
+                "$ref",
+                ptr,
+                format!("anchor reference {r:?}"),
+            ));
+        }
+        let decoded = percent_decode(path);
+        match self.root.pointer(&decoded) {
+            Some(v) => Ok((v, decoded)),
+            None => Err(SchemaError::invalid(
+                Some("$ref"),
+                ptr,
+                format!("unresolvable reference {r:?}"),
+            )),
+        }
+    }
+
+    /// A schema with every top-level `$ref` replaced by its target (merged
+    /// with the siblings), for `allOf` merging.
+    pub(super) fn inline(&self, v: &Value, ptr: &str, depth: usize) -> R<Map<String, Value>> {
+        if depth > 32 {
+            return Err(SchemaError::unsupported(
+                "$ref",
+                ptr,
+                "reference chain too deep to merge",
+            ));
+        }
+        let m = match v {
+            Value::Bool(true) => return Ok(Map::new()),
+            Value::Bool(false) => {
+                return Err(SchemaError::unsupported(
+                    "allOf",
+                    ptr,
+                    "a `false` schema inside a merge",
+                ))
+            }
+            Value::Object(m) => m,
+            _ => {
+                return Err(SchemaError::invalid(
+                    None,
+                    ptr,
+                    "a schema must be an object or a boolean",
+                ))
+            }
+        };
+        let Some(r) = m.get("$ref") else {
+            return Ok(m.clone());
+        };
+        let r = r
+            .as_str()
+            .ok_or_else(|| SchemaError::invalid(Some("$ref"), ptr, "$ref must be a string"))?;
+        let (target, tptr) = self.resolve(r, ptr)?;
+        let t = self.inline(target, &tptr, depth + 1)?;
+        if self.ref_overrides {
+            return Ok(t); // drafts 4–7 ignore `$ref`'s siblings
+        }
+        splice(m, "$ref", ptr, |acc| merge(acc, &t, ptr))
+    }
+
+    /// A schema for values that must satisfy both `a` and `b`.
+    pub(super) fn both(&mut self, a: Id, b: Id) -> R<Id> {
+        if a == self.any || a == b {
+            return Ok(b);
+        }
+        if b == self.any {
+            return Ok(a);
+        }
+        let (Src::Schema(va, pa), Src::Schema(vb, _)) = (&self.srcs[a], &self.srcs[b]) else {
+            return Err(SchemaError::unsupported(
+                "patternProperties",
+                &self.pointer(a),
+                "beside a constant",
+            ));
+        };
+        let all = serde_json::json!({"allOf": [va.get().clone(), vb.get().clone()]});
+        let pa = pa.clone();
+        Ok(self.intern(V::O(Rc::new(all)), pa))
+    }
+}
+
+/// `%XX` decoding of a JSON pointer taken from a URI fragment.
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let Ok(x) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
+                out.push(x);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// `allOf` of two schemas as one schema, when the merge is exact.
+pub(super) fn merge(
+    mut a: Map<String, Value>,
+    b: &Map<String, Value>,
+    ptr: &str,
+) -> R<Map<String, Value>> {
+    let obj_kw = ["properties", "additionalProperties", "patternProperties"];
+    let arr_kw = ["items", "prefixItems", "additionalItems"];
+    for group in [&obj_kw[..], &arr_kw[..]] {
+        let in_a: Vec<&str> = group
+            .iter()
+            .copied()
+            .filter(|k| a.contains_key(*k))
+            .collect();
+        let in_b: Vec<&str> = group
+            .iter()
+            .copied()
+            .filter(|k| b.contains_key(*k))
+            .collect();
+        let only_props = in_a.iter().chain(&in_b).all(|k| *k == "properties");
+        if !in_a.is_empty() && !in_b.is_empty() && !only_props && in_a != in_b {
+            return Err(SchemaError::unsupported(
+                "allOf",
+                ptr,
+                format!("cannot merge {in_a:?} with {in_b:?}"),
+            ));
+        }
+    }
+    // A key one part declares and the other does not is governed, in the
+    // other, by its `additionalProperties`: a union of `properties` is
+    // exact only when that part allows any extra key.
+    let declared = |m: &Map<String, Value>| -> Vec<String> {
+        m.get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let restricts_extra = |m: &Map<String, Value>| {
+        m.get("additionalProperties")
+            .is_some_and(|v| v != &Value::Bool(true))
+    };
+    for (x, y) in [(&a, b), (b, &a)] {
+        let (dx, dy) = (declared(x), declared(y));
+        if restricts_extra(x) {
+            if let Some(k) = dy.iter().find(|k| !dx.contains(k)) {
+                return Err(SchemaError::unsupported(
+                    "allOf",
+                    ptr,
+                    format!(
+                        "one part declares \"{k}\", which the other's additionalProperties restricts"
+                    ),
+                ));
+            }
+        }
+    }
+    for (k, vb) in b {
+        if !is_constraint(k) && !a.contains_key(k) {
+            a.insert(k.clone(), vb.clone());
+            continue;
+        }
+        if !is_constraint(k) {
+            continue;
+        }
+        let Some(va) = a.get(k) else {
+            a.insert(k.clone(), vb.clone());
+            continue;
+        };
+        if va == vb {
+            continue;
+        }
+        let conflict = || {
+            SchemaError::unsupported(
+                "allOf",
+                ptr,
+                format!("both parts constrain \"{k}\" differently"),
+            )
+        };
+        let merged = match k.as_str() {
+            "required" => {
+                let mut r = va.as_array().cloned().unwrap_or_default();
+                for x in vb.as_array().into_iter().flatten() {
+                    if !r.contains(x) {
+                        r.push(x.clone());
+                    }
+                }
+                Value::Array(r)
+            }
+            "type" => {
+                let ta = types_of(&a, ptr)?;
+                let tb = types_of(b, ptr)?;
+                let mut t: Vec<Value> = Vec::new();
+                for x in &ta {
+                    if tb.contains(x) || (x == "integer" && tb.contains("number")) {
+                        t.push(Value::String(x.clone()));
+                    } else if x == "number" && tb.contains("integer") {
+                        t.push(Value::String("integer".into()));
+                    }
+                }
+                Value::Array(t)
+            }
+            "properties" => {
+                let (pa, pb) = (
+                    va.as_object().ok_or_else(conflict)?,
+                    vb.as_object().ok_or_else(conflict)?,
+                );
+                let mut out = pa.clone();
+                for (name, s) in pb {
+                    let merged = match out.get(name) {
+                        None => s.clone(),
+                        Some(x) if x == s => s.clone(),
+                        Some(x) => {
+                            let p = ptr_join(&ptr_join(ptr, "properties"), name);
+                            let (x, s) = (obj_or_true(x, &p)?, obj_or_true(s, &p)?);
+                            Value::Object(merge(x, &s, &p)?)
+                        }
+                    };
+                    out.insert(name.clone(), merged);
+                }
+                Value::Object(out)
+            }
+            "minLength" | "minItems" | "minimum" | "minProperties" => {
+                num_pick(va, vb, true).ok_or_else(conflict)?
+            }
+            "maxLength" | "maxItems" | "maximum" | "maxProperties" => {
+                num_pick(va, vb, false).ok_or_else(conflict)?
+            }
+            // not a and not b = not (a or b).
+            "not" => serde_json::json!({ "anyOf": [va, vb] }),
+            "allOf" => {
+                let mut x = va.as_array().cloned().unwrap_or_default();
+                x.extend(vb.as_array().cloned().unwrap_or_default());
+                Value::Array(x)
+            }
+            _ => return Err(conflict()),
+        };
+        a.insert(k.clone(), merged);
+    }
+    Ok(a)
+}
+
+/// Merges what the keyword `kw` of `m` stands for (`with`) with the rest
+/// of `m`, in the order they are written: when `kw` comes before
+/// `properties`, its properties come first. Member order in the grammar
+/// follows the merged `properties`, so a schema read top to bottom gives
+/// the order, as other engines (and the documents they produced) have it.
+/// The rest of `m` stays one part: its `properties` and
+/// `additionalProperties` only make sense together.
+pub(super) fn splice(
+    m: &Map<String, Value>,
+    kw: &str,
+    ptr: &str,
+    with: impl FnOnce(Map<String, Value>) -> R<Map<String, Value>>,
+) -> R<Map<String, Value>> {
+    let mut own = m.clone();
+    own.remove(kw);
+    let at = |k: &str| m.keys().position(|x| x == k);
+    match (at(kw), at("properties")) {
+        (Some(k), Some(p)) if k < p => merge(with(Map::new())?, &own, ptr),
+        _ => with(own),
+    }
+}
+
+fn obj_or_true(v: &Value, ptr: &str) -> R<Map<String, Value>> {
+    match v {
+        Value::Bool(true) => Ok(Map::new()),
+        Value::Object(m) if !m.contains_key("$ref") => Ok(m.clone()),
+        _ => Err(SchemaError::unsupported(
+            "allOf",
+            ptr,
+            "cannot merge these property schemas",
+        )),
+    }
+}
+
+fn num_pick(a: &Value, b: &Value, larger: bool) -> Option<Value> {
+    let (x, y) = (a.as_f64()?, b.as_f64()?);
+    Some(if (x >= y) == larger {
+        a.clone()
+    } else {
+        b.clone()
+    })
+}

@@ -1,0 +1,92 @@
+//! String keywords (`minLength`/`maxLength`, `pattern`, `format`) → the
+//! regex of the allowed strings. Separate because each is a regex of its
+//! own and only one of them may constrain a string (their intersection is
+//! not spelled).
+
+use serde_json::{Map, Value};
+
+use super::{as_count, Compiler, R};
+use crate::error::SchemaError;
+use crate::node::*;
+use crate::spell::JSON_CHAR;
+use crate::{format, pattern};
+
+impl Compiler<'_> {
+    pub(super) fn string_part(&self, m: &Map<String, Value>, ptr: &str) -> R<Scalar> {
+        let mut used: Vec<&str> = Vec::new();
+        let (mut lo, mut hi) = (0u64, None);
+        for k in ["minLength", "maxLength"] {
+            if let Some(x) = m.get(k) {
+                let x = as_count(x, k, ptr)?;
+                if k == "minLength" {
+                    lo = x
+                } else {
+                    hi = Some(x)
+                }
+                if !used.contains(&"length") {
+                    used.push("length");
+                }
+            }
+        }
+        let mut body = None;
+        if lo > 0 || hi.is_some() {
+            if lo > 1000 || hi.is_some_and(|h| h > 1000) {
+                return Err(SchemaError::unsupported(
+                    if lo > 1000 { "minLength" } else { "maxLength" },
+                    ptr,
+                    "length bounds above 1000",
+                ));
+            }
+            if hi.is_some_and(|h| h < lo) {
+                return Ok(Scalar::some("[^\\x00-\\x{10FFFF}]".into()));
+            }
+            body = Some(match hi {
+                Some(h) => format!("{JSON_CHAR}{{{lo},{h}}}"),
+                None => format!("{JSON_CHAR}{{{lo},}}"),
+            });
+        }
+        if let Some(p) = m.get("pattern") {
+            let p = p
+                .as_str()
+                .ok_or_else(|| SchemaError::invalid(Some("pattern"), ptr, "must be a string"))?;
+            if body.is_some() {
+                return Err(SchemaError::unsupported(
+                    "pattern",
+                    ptr,
+                    "combined with minLength/maxLength",
+                ));
+            }
+            body = Some(
+                pattern::translate(p, self.esc)
+                    .map_err(|e| SchemaError::unsupported("pattern", ptr, e.0))?,
+            );
+        }
+        if let Some(f) = m.get("format") {
+            let f = f
+                .as_str()
+                .ok_or_else(|| SchemaError::invalid(Some("format"), ptr, "must be a string"))?;
+            if body.is_some() {
+                return Err(SchemaError::unsupported(
+                    "format",
+                    ptr,
+                    "combined with pattern or length",
+                ));
+            }
+            let Some(p) = format::pattern(f, self.legacy_formats) else {
+                return Err(SchemaError::unsupported(
+                    "format",
+                    ptr,
+                    format!("format {f:?}"),
+                ));
+            };
+            body = Some(
+                pattern::translate(&p, self.esc)
+                    .map_err(|e| SchemaError::unsupported("format", ptr, e.0))?,
+            );
+        }
+        Ok(match body {
+            Some(b) => Scalar::some(format!("\"{b}\"")),
+            None => Scalar::full(&format!("\"{JSON_CHAR}*\"")),
+        })
+    }
+}
