@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use gcd::core::bind::BoundGrammar;
 use gcd::core::compiled::CompiledGrammar;
-use gcd::core::runtime::decode;
 use gcd::core::lark::parse_grammar;
+use gcd::core::runtime::decode;
 use gcd::core::runtime::matcher::Matcher;
 use gcd::core::runtime::tree;
 use gcd::core::vocab::Vocabulary;
@@ -32,7 +32,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
     })?;
     let grammar = Arc::new(CompiledGrammar::new(&parse_grammar(&text)?)?);
-    println!("{} rewrites made it LL(1):", grammar.report().rewrites.len());
+    println!(
+        "{} rewrites made it LL(1):",
+        grammar.report().rewrites.len()
+    );
     for r in &grammar.report().rewrites {
         println!("  {}", r.message);
     }

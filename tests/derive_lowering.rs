@@ -10,9 +10,9 @@ use std::collections::{BTreeMap, HashMap};
 use derive_types::*;
 use gcd::constrained::{grammar_text, Whitespace};
 use gcd::core::compiled::CompiledGrammar;
-use gcd::core::lark::parse_grammar;
 use gcd::core::grammar::{Grammar, NtId, RuleKind, Symbol, Terminal, TerminalPattern};
 use gcd::core::json::{to_grammar, ShapeSet};
+use gcd::core::lark::parse_grammar;
 use gcd::Constrained;
 
 /// `g`'s rules other than those desugaring generated, each production

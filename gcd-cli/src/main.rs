@@ -511,11 +511,9 @@ fn maskbench(
     let cfg = gcd_cli::maskbench::Config {
         data,
         stride,
-        options: gcd_schema::Options {
-            max_lexer_states: Some(max_lexer_states),
-            properties,
-            ..Default::default()
-        },
+        options: gcd_schema::Options::default()
+            .max_lexer_states(max_lexer_states)
+            .properties(properties),
     };
     let bar = indicatif::ProgressBar::new(0);
     let report = gcd_cli::maskbench::run(&cfg, vocab, &mut |done, total| {

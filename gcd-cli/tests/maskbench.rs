@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use gcd_core::vocab::Vocabulary;
 use gcd_cli::maskbench::{category, run, Config};
+use gcd_core::vocab::Vocabulary;
 
 #[test]
 fn sample_is_exact() {
@@ -19,10 +19,7 @@ fn sample_is_exact() {
     let cfg = Config {
         data: root.join("maskbench"),
         stride: 200,
-        options: gcd_schema::Options {
-            properties: gcd_schema::PropertyOrder::Any,
-            ..Default::default()
-        },
+        options: gcd_schema::Options::default().properties(gcd_schema::PropertyOrder::Any),
     };
     let r = run(&cfg, vocab, &mut |_, _| {}).unwrap();
     print!("{}{}", r.summary(), r.breakdown());

@@ -52,10 +52,10 @@ pub mod vocab;
 
 #[cfg(feature = "vocab")]
 pub use bind::BoundGrammar;
+pub use codec::SnapshotError;
 pub use compiled::{CompiledGrammar, Config};
 pub use error::{Diagnostic, DiagnosticKind, GrammarError, Pos, Span};
 #[cfg(feature = "vocab")]
 pub use runtime::{MatchError, MatchErrorKind, Matcher};
-pub use codec::SnapshotError;
 #[cfg(feature = "vocab")]
 pub use vocab::Vocabulary;

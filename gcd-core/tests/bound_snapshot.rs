@@ -8,10 +8,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use gcd_core::bind::BoundGrammar;
-use gcd_core::{CompiledGrammar, SnapshotError};
 use gcd_core::runtime::matcher::Matcher;
 use gcd_core::vocab::trie::TokenTrie;
 use gcd_core::vocab::Vocabulary;
+use gcd_core::{CompiledGrammar, SnapshotError};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -73,9 +73,7 @@ fn random_grammars_and_vocabularies_round_trip() {
 #[test]
 fn another_grammar_or_vocabulary_or_damage_is_an_error() {
     let g = |src: &str| {
-        Arc::new(
-            CompiledGrammar::new(&gcd_core::lark::parse_grammar(src).unwrap()).unwrap(),
-        )
+        Arc::new(CompiledGrammar::new(&gcd_core::lark::parse_grammar(src).unwrap()).unwrap())
     };
     let (g1, g2) = (g("start: \"a\"+ \"b\""), g("start: \"a\" \"b\"+"));
     let toks = |v: &[&str]| {

@@ -200,7 +200,8 @@ fn beam_search_never_leaves_the_budget() {
         assert!(outs.windows(2).all(|w| w[0].log_prob >= w[1].log_prob));
     }
     // Without the budget the same search is cut off unfinished.
-    let outs = gcd_core::runtime::decode::beam_search(&Matcher::new(bound.clone()), &mut model, 4, 22);
+    let outs =
+        gcd_core::runtime::decode::beam_search(&Matcher::new(bound.clone()), &mut model, 4, 22);
     assert!(
         outs.is_empty(),
         "the stand-in model should never choose to stop"

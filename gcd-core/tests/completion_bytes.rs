@@ -4,8 +4,8 @@
 
 mod common;
 
-use gcd_core::compiled::CompiledGrammar;
 use gcd_core::compiled::completion::UNREACHABLE;
+use gcd_core::compiled::CompiledGrammar;
 use gcd_core::lexer::ByteClasses;
 use gcd_core::runtime::recognizer::{Recognizer, Status};
 

@@ -6,8 +6,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use gcd_core::lark::parse_grammar;
 use gcd_core::grammar::{Grammar, TerminalPattern};
+use gcd_core::lark::parse_grammar;
 use gcd_core::{Diagnostic, DiagnosticKind, GrammarError};
 
 fn grammars_dir() -> Option<PathBuf> {

@@ -157,7 +157,10 @@ fn logits_agree_with_the_mask() {
         toks.push(w.as_bytes().to_vec());
     }
     let vocab = Arc::new(Vocabulary::from_tokens_with_eos(toks.clone(), "<eos>"));
-    let b = Arc::new(BoundGrammar::new(gcd_core::lark::builtin::json_compiled(), vocab));
+    let b = Arc::new(BoundGrammar::new(
+        gcd_core::lark::builtin::json_compiled(),
+        vocab,
+    ));
     let mut m = Matcher::new(b);
     for &byte in br#"{"abc": [true, null, 12]}"# {
         for width in [toks.len() + 1, 130, 64, 3] {

@@ -8,12 +8,12 @@ mod common;
 
 use std::ops::Range;
 
-use gcd_core::lark::builtin::json_compiled;
-use gcd_core::compiled::CompiledGrammar;
-use gcd_core::lark::parse_grammar;
-use gcd_core::grammar::{Grammar, NtId, RuleKind, Symbol, TermId, TerminalPattern};
-use gcd_core::runtime::recognizer::{Recognizer, Status};
 use gcd_core::analysis::transform::RewriteKind;
+use gcd_core::compiled::CompiledGrammar;
+use gcd_core::grammar::{Grammar, NtId, RuleKind, Symbol, TermId, TerminalPattern};
+use gcd_core::lark::builtin::json_compiled;
+use gcd_core::lark::parse_grammar;
+use gcd_core::runtime::recognizer::{Recognizer, Status};
 use gcd_core::runtime::tree::{self, LexemeRole, Node, ParseErrorKind, ParseOutput};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

@@ -5,9 +5,9 @@
 mod common;
 
 use gcd_core::lark::builtin::json_compiled;
-use gcd_core::{CompiledGrammar, SnapshotError};
 use gcd_core::lark::parse_grammar;
 use gcd_core::runtime::recognizer::Recognizer;
+use gcd_core::{CompiledGrammar, SnapshotError};
 
 fn round_trip(g: &CompiledGrammar) -> CompiledGrammar {
     let bytes = g.to_bytes();

@@ -5,9 +5,9 @@
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 
+use gcd_core::analysis::transform::{self, find_left_recursion, make_ll1};
 use gcd_core::analysis::{self, Ll1Table};
 use gcd_core::grammar::{Expr, Grammar, GrammarBuilder, Symbol};
-use gcd_core::analysis::transform::{self, find_left_recursion, make_ll1};
 use gcd_core::DiagnosticKind;
 use proptest::collection::vec;
 use proptest::prelude::*;

@@ -37,10 +37,7 @@ fn main() {
     for esc in [Escapes::Canonical, Escapes::Any] {
         for f in FORMATS.iter().filter(|f| wanted(f)) {
             let schema = json!({"type": "string", "format": f});
-            let opts = Options {
-                escapes: esc,
-                ..Default::default()
-            };
+            let opts = Options::default().escapes(esc);
             let t0 = Instant::now();
             let c = compile(&schema, &opts).unwrap();
             let compile_ms = t0.elapsed().as_secs_f64() * 1e3;

@@ -330,7 +330,10 @@ mod tests {
     #[test]
     fn supported_is_what_pattern_knows() {
         for f in SUPPORTED {
-            assert!(pattern(f, false).is_some() && pattern(f, true).is_some(), "{f}");
+            assert!(
+                pattern(f, false).is_some() && pattern(f, true).is_some(),
+                "{f}"
+            );
         }
         for f in ["idn-email", "regex", "int32", ""] {
             assert!(pattern(f, false).is_none(), "{f}");

@@ -52,22 +52,22 @@
 //! `schemars`, on by default), which makes schemars' numeric formats exact
 //! bounds first.
 //!
-//! Pipeline: `compile` (schema → per-type [`node`]s, lazily per location)
+//! Pipeline: `compile` (schema → per-type `node`s, lazily per location)
 //! → `emit` (nodes → rules) → gcd-core's LL(1) compiler.
 
 mod compile;
-pub mod decimal;
+pub(crate) mod decimal;
 mod emit;
 pub mod error;
 pub mod format;
-pub mod language;
-pub mod node;
-pub mod numeric;
+pub(crate) mod language;
+pub(crate) mod node;
+pub(crate) mod numeric;
 mod other_keys;
-pub mod pattern;
+pub(crate) mod pattern;
 #[cfg(feature = "schemars")]
 pub mod schemars_bridge;
-pub mod spell;
+pub(crate) mod spell;
 
 use gcd_core::compiled::CompiledGrammar;
 use gcd_core::grammar::Grammar;
@@ -137,8 +137,11 @@ pub enum PropertyOrder {
     Any,
 }
 
-/// Compilation options.
+/// Compilation options: start from `Options::default()` and chain the
+/// setters (`Options::default().properties(PropertyOrder::Any)`). Fields can
+/// be read and assigned; new options will join them.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Options {
     /// [`Whitespace::Json`] by default: any RFC 8259 whitespace between
     /// lexemes.
@@ -164,6 +167,44 @@ impl Default for Options {
             integers: Integers::default(),
             max_lexer_states: None,
         }
+    }
+}
+
+impl Options {
+    /// Where whitespace may appear.
+    pub fn whitespace(mut self, whitespace: Whitespace) -> Options {
+        self.whitespace = whitespace;
+        self
+    }
+
+    /// In which order object members may come.
+    pub fn properties(mut self, properties: PropertyOrder) -> Options {
+        self.properties = properties;
+        self
+    }
+
+    /// Which spellings constrained strings accept.
+    pub fn escapes(mut self, escapes: Escapes) -> Options {
+        self.escapes = escapes;
+        self
+    }
+
+    /// The dialect when the schema's `$schema` does not say.
+    pub fn draft(mut self, draft: Draft) -> Options {
+        self.draft = draft;
+        self
+    }
+
+    /// How `type: integer` values may be spelled.
+    pub fn integers(mut self, integers: Integers) -> Options {
+        self.integers = integers;
+        self
+    }
+
+    /// A cap on the contextual lexer's states.
+    pub fn max_lexer_states(mut self, max: usize) -> Options {
+        self.max_lexer_states = Some(max);
+        self
     }
 }
 

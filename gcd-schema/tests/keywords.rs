@@ -486,11 +486,9 @@ fn whitespace_policies() {
         common::Acceptor::new(
             compile(
                 &s,
-                &Options {
-                    whitespace: ws,
-                    escapes: Escapes::Canonical,
-                    ..Default::default()
-                },
+                &Options::default()
+                    .whitespace(ws)
+                    .escapes(Escapes::Canonical),
             )
             .unwrap(),
         )

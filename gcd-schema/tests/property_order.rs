@@ -8,11 +8,9 @@ use gcd_schema::{compile, Options, PropertyOrder, SchemaErrorKind, Whitespace};
 use serde_json::{json, Value};
 
 fn any_order(schema: &Value) -> Result<Acceptor, gcd_schema::SchemaError> {
-    let options = Options {
-        whitespace: Whitespace::SingleSpace,
-        properties: PropertyOrder::Any,
-        ..Default::default()
-    };
+    let options = Options::default()
+        .whitespace(Whitespace::SingleSpace)
+        .properties(PropertyOrder::Any);
     compile(schema, &options).map(Acceptor::new)
 }
 

@@ -336,12 +336,10 @@ fn run(draft_dir: &str, draft: Draft, min_compiled: usize) -> Stats {
             .map(|(whitespace, escapes)| {
                 compile(
                     schema,
-                    &Options {
-                        whitespace,
-                        escapes,
-                        draft,
-                        ..Default::default()
-                    },
+                    &Options::default()
+                        .whitespace(whitespace)
+                        .escapes(escapes)
+                        .draft(draft),
                 )
             });
             let acceptors = match per_ws {
@@ -360,12 +358,10 @@ fn run(draft_dir: &str, draft: Draft, min_compiled: usize) -> Stats {
             compiled += 1;
             // Members in any order: exactly the schema's verdicts, no
             // reordering excuse (Python spelling, every escape).
-            let any_order = Options {
-                escapes: Escapes::Any,
-                draft,
-                properties: PropertyOrder::Any,
-                ..Default::default()
-            };
+            let any_order = Options::default()
+                .escapes(Escapes::Any)
+                .draft(draft)
+                .properties(PropertyOrder::Any);
             if let Ok(g) = compile(schema, &any_order) {
                 let acceptor = Acceptor::new(g);
                 any_compiled += 1;

@@ -13,11 +13,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use bitvec::prelude::*;
+use gcd_cli::maskbench::category;
 use gcd_core::bind::BoundGrammar;
 use gcd_core::runtime::matcher::Matcher;
 use gcd_core::vocab::trie::TokenTrie;
 use gcd_core::vocab::Vocabulary;
-use gcd_cli::maskbench::category;
 use gcd_schema::{compile, Options, PropertyOrder, Whitespace};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -74,11 +74,8 @@ fn run(want: usize, per_schema: usize, max_states: Option<usize>, properties: Pr
     let trie = Arc::new(TokenTrie::new(&vocab));
     let ws = whitespace_tokens(&vocab);
     // The cap stops the lexer's construction early, saving compile time too.
-    let options = Options {
-        max_lexer_states: max_states,
-        properties,
-        ..Options::default()
-    };
+    let mut options = Options::default().properties(properties);
+    options.max_lexer_states = max_states;
     let mut c = Counts::default();
     // Per category: (tried, compiled).
     let mut categories = BTreeMap::<String, (usize, usize)>::new();

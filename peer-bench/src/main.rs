@@ -252,8 +252,9 @@ fn run() -> Result<ExitCode> {
 
     // ---- setup: gcd = compile + bind; llg = factory + first parser ---------
     let t0 = Instant::now();
-    let compiled =
-        Arc::new(CompiledGrammar::new(&gcd_core::lark::builtin::json()).map_err(|e| anyhow!("{e}"))?);
+    let compiled = Arc::new(
+        CompiledGrammar::new(&gcd_core::lark::builtin::json()).map_err(|e| anyhow!("{e}"))?,
+    );
     let t_gcd_compile = t0.elapsed();
     let t0 = Instant::now();
     let bound = Arc::new(BoundGrammar::new(compiled, vocab.clone()));

@@ -5,14 +5,18 @@
 use std::collections::HashSet;
 
 use super::Sets;
-use crate::grammar::TermSet;
 use crate::error::{DiagnosticKind, GrammarError};
+use crate::grammar::TermSet;
 use crate::grammar::{Grammar, Symbol};
 
 /// Every set of terminals (with the end marker) that the parser can accept
 /// at a lexeme start: after each terminal of each production, in each
 /// context the production's rule can be expanded in.
-pub(crate) fn acceptable_sets(g: &Grammar, sets: &Sets, limit: usize) -> Result<Vec<TermSet>, GrammarError> {
+pub(crate) fn acceptable_sets(
+    g: &Grammar,
+    sets: &Sets,
+    limit: usize,
+) -> Result<Vec<TermSet>, GrammarError> {
     let n = g.terminals.len();
     let too_large = || {
         GrammarError::single(
@@ -62,4 +66,3 @@ pub(crate) fn acceptable_sets(g: &Grammar, sets: &Sets, limit: usize) -> Result<
     out.sort();
     Ok(out)
 }
-

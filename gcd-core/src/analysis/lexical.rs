@@ -11,8 +11,8 @@
 //! set then refuses.
 
 use super::Sets;
-use crate::grammar::TermSet;
 use crate::error::{Diagnostic, DiagnosticKind};
+use crate::grammar::TermSet;
 use crate::grammar::{Grammar, Symbol, TermId};
 use crate::lexer::{LexerAutomaton, DEAD};
 

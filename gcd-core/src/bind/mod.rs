@@ -35,11 +35,11 @@ pub use budget::INF;
 pub(crate) use tables::set_bit;
 pub use tables::{Boundary, EndFilter, StateTables, TokenSet};
 
-use cache::{lock_state_cache, Behaviour, MAX_CACHED_STATES};
 use crate::compiled::CompiledGrammar;
 use crate::lexer::DEAD;
 use crate::vocab::trie::TokenTrie;
 use crate::vocab::Vocabulary;
+use cache::{lock_state_cache, Behaviour, MAX_CACHED_STATES};
 
 /// A grammar bound to a vocabulary. `Send + Sync`: share it with `Arc`.
 ///
@@ -62,7 +62,6 @@ pub struct BoundGrammar {
     /// Token-cost tables for budgeted masks; they need every state's tables.
     pub(crate) budget: OnceLock<BudgetTables>,
 }
-
 
 impl BoundGrammar {
     /// Binds with a fresh trie. Use [`with_trie`](Self::with_trie) to share a
@@ -380,4 +379,3 @@ impl BoundGrammar {
             + self.budget.get().map_or(0, BudgetTables::heap_bytes)
     }
 }
-

@@ -18,14 +18,14 @@ use rustc_hash::FxHashMap;
 
 pub mod completion;
 
+use crate::analysis::transform::{self, TransformReport};
 use crate::analysis::{self, contexts, lexical, Ll1Table, Sets};
-use crate::grammar::TermSet;
-use completion::ShortestCompletion;
 use crate::error::{DiagnosticKind, Diagnostics, GrammarError};
 use crate::grammar::Grammar;
+use crate::grammar::TermSet;
 use crate::lexer::{DfaError, LexerAutomaton, TerminalDfa, DEAD};
 use crate::parser::{ParseTables, NT_BIT};
-use crate::analysis::transform::{self, TransformReport};
+use completion::ShortestCompletion;
 
 /// Limits that keep pathological grammars from exhausting memory. Start
 /// from `Config::default()` and set fields: more limits will join them.
@@ -266,7 +266,8 @@ impl CompiledGrammar {
 
     /// Per terminal X: the bytes that extend some lexeme that X wins.
     pub fn extending_bytes_of_winners(&self) -> Vec<[bool; 256]> {
-        self.lexer.extending_bytes_of_winners(self.grammar.terminals.len())
+        self.lexer
+            .extending_bytes_of_winners(self.grammar.terminals.len())
     }
 
     pub fn is_ignored(&self, t: u32) -> bool {
@@ -309,4 +310,3 @@ fn build_dfas(g: &Grammar) -> Result<Vec<TerminalDfa>, GrammarError> {
     diags.into_result()?;
     Ok(dfas)
 }
-

@@ -5,7 +5,10 @@
 
 use std::collections::HashMap;
 
-use super::{Grammar, MemberSet, Nonterminal, NtId, Production, RuleKind, Symbol, TermId, Terminal, TerminalPattern};
+use super::{
+    Grammar, MemberSet, Nonterminal, NtId, Production, RuleKind, Symbol, TermId, Terminal,
+    TerminalPattern,
+};
 use crate::error::{Diagnostic, DiagnosticKind, Diagnostics, GrammarError, Span};
 
 /// EBNF right-hand sides, as front ends describe them.
@@ -678,4 +681,3 @@ impl Desugar<'_> {
         });
     }
 }
-

@@ -3,8 +3,8 @@
 
 use super::*;
 use crate::compiled::CompiledGrammar;
-use crate::lark::parse_grammar;
 use crate::grammar::{Grammar, NtId, RuleKind, Symbol, Terminal, TerminalPattern};
+use crate::lark::parse_grammar;
 use crate::runtime::recognizer::Recognizer;
 
 fn compile(shape: &Shape, set: &ShapeSet, ws: Whitespace) -> CompiledGrammar {

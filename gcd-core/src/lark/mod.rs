@@ -87,11 +87,11 @@ mod terminals;
 mod tests;
 
 #[cfg(doc)]
-use crate::grammar::{Expr, RuleKind, TerminalPattern};
-use crate::grammar::{Grammar, GrammarBuilder};
-#[cfg(doc)]
 use crate::error::DiagnosticKind;
 use crate::error::GrammarError;
+#[cfg(doc)]
+use crate::grammar::{Expr, RuleKind, TerminalPattern};
+use crate::grammar::{Grammar, GrammarBuilder};
 
 use ast::Parsed;
 use lexer::lex;

@@ -4,7 +4,6 @@
 use super::{ByteClasses, TerminalDfa, DEAD};
 use crate::grammar::TermSet;
 
-
 /// Marks "no winner": the lexeme so far matches no candidate.
 pub const NO_TERMINAL: u32 = u32::MAX;
 

@@ -88,7 +88,6 @@ impl SetTables {
     }
 }
 
-
 /// A member set's rule read off a stack: set, role, used members.
 pub struct SetState<'a> {
     pub set: &'a SetTables,

@@ -13,9 +13,9 @@ use std::sync::Arc;
 
 use bitvec::prelude::*;
 
-use crate::grammar::TermSet;
 use crate::bind::{set_bit, BoundGrammar, EndFilter};
 use crate::compiled::CompiledGrammar;
+use crate::grammar::TermSet;
 use crate::lexer::DEAD;
 use crate::parser::StackView;
 

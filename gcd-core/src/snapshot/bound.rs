@@ -5,8 +5,8 @@
 
 use std::sync::{Arc, OnceLock};
 
-use crate::codec::{self, SnapshotError};
 use crate::bind::{BoundGrammar, BudgetTables, EndFilter, StateTables, TokenSet};
+use crate::codec::{self, SnapshotError};
 use crate::compiled::CompiledGrammar;
 use crate::vocab::trie::TokenTrie;
 use crate::vocab::Vocabulary;

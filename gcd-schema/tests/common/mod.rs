@@ -64,11 +64,9 @@ impl Acceptor {
 pub fn accepts(schema: &serde_json::Value, ws: gcd_schema::Whitespace, text: &str) -> bool {
     let c = gcd_schema::compile(
         schema,
-        &gcd_schema::Options {
-            whitespace: ws,
-            escapes: gcd_schema::Escapes::Any,
-            ..Default::default()
-        },
+        &gcd_schema::Options::default()
+            .whitespace(ws)
+            .escapes(gcd_schema::Escapes::Any),
     )
     .expect("schema compiles");
     Acceptor::new(c).accepts(text)

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use super::{Lexeme, LexemeRole, Node, ParseError, ParseErrorKind, ParseOutput};
-use crate::grammar::TermSet;
 use crate::compiled::CompiledGrammar;
+use crate::grammar::TermSet;
 use crate::grammar::{Grammar, NtId, RuleKind, Symbol, TermId, Terminal, TerminalPattern};
 use crate::lexer::DEAD;
 use crate::parser::encode;
@@ -550,4 +550,3 @@ fn describe_at(input: &[u8], offset: usize) -> String {
         None => format!("byte 0x{:02x}", input[offset]),
     }
 }
-
