@@ -65,6 +65,7 @@ pub mod starts {
 
 /// Why a type's constraint or its output could not be used.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ConstraintError {
     #[error("type `{ty}` cannot be enforced exactly: {message}")]
     Unsupported { ty: &'static str, message: String },

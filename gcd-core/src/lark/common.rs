@@ -5,9 +5,8 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
-use super::ast::{Frag, Parsed};
-use super::lexer::lex;
-use super::parser::Parser;
+use super::ast::Frag;
+use super::parser::parse_text;
 use super::source::Source;
 use super::terminals::{TState, TermCompiler};
 use super::COMMON_LARK;
@@ -16,18 +15,7 @@ pub(super) fn common_terminals() -> &'static HashMap<String, Frag> {
     static COMMON: OnceLock<HashMap<String, Frag>> = OnceLock::new();
     COMMON.get_or_init(|| {
         let source = Source::new(COMMON_LARK);
-        let mut diags = Vec::new();
-        let toks = lex(&source, &mut diags);
-        let mut parser = Parser {
-            src: &source,
-            toks,
-            pos: 0,
-            depth: 0,
-            diags,
-            out: Parsed::default(),
-        };
-        parser.file();
-        let Parser { out, mut diags, .. } = parser;
+        let (out, mut diags) = parse_text(&source);
         let index: HashMap<String, usize> = out
             .terms
             .iter()

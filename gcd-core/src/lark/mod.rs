@@ -93,10 +93,8 @@ use crate::error::GrammarError;
 use crate::grammar::{Expr, RuleKind, TerminalPattern};
 use crate::grammar::{Grammar, GrammarBuilder};
 
-use ast::Parsed;
-use lexer::lex;
 use lower::compile;
-use parser::Parser;
+use parser::parse_text;
 use source::Source;
 
 /// gcd's definitions of Lark's `common` terminals, used by `%import common`.
@@ -121,18 +119,7 @@ const MAX_RULE_EXPANSION: u64 = 100_000;
 /// rules) are reported by [`GrammarBuilder::build`].
 pub fn parse(src: &str) -> Result<GrammarBuilder, GrammarError> {
     let source = Source::new(src);
-    let mut diags = Vec::new();
-    let toks = lex(&source, &mut diags);
-    let mut parser = Parser {
-        src: &source,
-        toks,
-        pos: 0,
-        depth: 0,
-        diags,
-        out: Parsed::default(),
-    };
-    parser.file();
-    let Parser { out, diags, .. } = parser;
+    let (out, diags) = parse_text(&source);
     compile(out, diags)
 }
 

@@ -4,7 +4,7 @@
 //! both extend this [`Parser`].
 
 use super::ast::{Node, Parsed, ParsedAlt, RuleDef, TermBody, TermDef};
-use super::lexer::{describe, Tok, Token};
+use super::lexer::{describe, lex, Tok, Token};
 use super::source::Source;
 use super::MAX_NESTING;
 use crate::error::{Diagnostic, DiagnosticKind, Span};
@@ -25,6 +25,23 @@ pub(super) struct Parser<'s, 'a> {
 pub(super) fn is_terminal_name(name: &str) -> bool {
     name.trim_start_matches('_')
         .starts_with(|c: char| c.is_ascii_uppercase())
+}
+
+/// Lexes and parses a whole grammar text: its definitions, and every
+/// diagnostic found on the way.
+pub(super) fn parse_text(src: &Source<'_>) -> (Parsed, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let toks = lex(src, &mut diags);
+    let mut parser = Parser {
+        src,
+        toks,
+        pos: 0,
+        depth: 0,
+        diags,
+        out: Parsed::default(),
+    };
+    parser.file();
+    (parser.out, parser.diags)
 }
 
 impl Parser<'_, '_> {
