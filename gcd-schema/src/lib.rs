@@ -41,6 +41,7 @@
 //! | `format` | `date`, `time`, `date-time`, `duration`, `uuid`, `ipv4`, `ipv6`, `hostname`, `email`, `uri`, `uri-reference`, `iri`, `iri-reference`, `uri-template`, `json-pointer`, `relative-json-pointer` (see [`mod@format`]); others (`idn-*`, `regex`, unknown): error |
 //! | `minimum`, `maximum`, `exclusive*` (draft-4 booleans too) | integers: exact digit automata; numbers: exact decimal automata (both bounds fractional in one integer interval: error) |
 //! | `multipleOf` | `1` (= integer) only; others: error |
+//! | `x-gcd-finite: "f32"`/`"f64"` (gcd's, written by [`schema_for`]) | numbers serde_json reads as a finite `f32`/`f64` (gcd-core's finite-float regexes), within any bounds; beside bounds or for integers, without an exponent. `format: "float"`/`"double"` stay annotations |
 //! | `anyOf` | union per JSON type; several object branches: union, made LL(1) by gcd-core's left factoring on the first key or a shared tag's value (else error); several array branches: error |
 //! | `oneOf` | as `anyOf` when branches are provably disjoint (types, finite value sets, or a required tag property with disjoint values); else error |
 //! | `allOf`, `$ref` beside keywords | merged when keywords do not interact (else error) |
@@ -50,7 +51,7 @@
 //!
 //! Types deriving `schemars::JsonSchema` go through [`for_type`] (feature
 //! `schemars`, on by default), which makes schemars' numeric formats exact
-//! bounds first.
+//! bounds first (integer ranges; finite `f32`/`f64`).
 //!
 //! Pipeline: `compile` (schema → per-type `node`s, lazily per location)
 //! → `emit` (nodes → rules) → gcd-core's LL(1) compiler.

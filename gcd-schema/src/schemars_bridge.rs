@@ -1,20 +1,33 @@
 //! Types that derive `schemars::JsonSchema`, constrained in one call.
 //!
 //! schemars describes Rust's numeric types with `format` values that JSON
-//! Schema treats as annotations (`"uint8"`, `"int32"`, `"double"`, ...),
-//! and gives an integer type's range only in part (`u32` gets
-//! `minimum: 0` but no maximum). serde refuses a number outside the Rust
-//! type, so for output that always deserializes the bridge turns each
-//! integer format into the type's bounds, intersected with any the schema
-//! states, and drops the float formats (gcd numbers are finite `f64`s
-//! already). Integers are spelled as plain digits ([`Integers::Plain`]):
-//! serde_json reads `1.0` or `-0` as a float, which a `u8` refuses. Every
-//! other keyword goes to [`compile`] unchanged: what it cannot enforce is
-//! still an error.
+//! Schema treats as annotations (`"uint8"`, `"int32"`, `"float"`,
+//! `"double"`, ...), and gives an integer type's range only in part (`u32`
+//! gets `minimum: 0` but no maximum). serde refuses a number outside the
+//! Rust type, so for output that always deserializes the bridge makes each
+//! format a constraint, intersected with whatever else the schema states:
+//!
+//! - an integer format becomes the type's bounds. Integers are spelled as
+//!   plain digits ([`Integers::Plain`]): serde_json reads `1.0` or `-0` as
+//!   a float, which a `u8` refuses;
+//! - `"float"` / `"double"` become gcd's `x-gcd-finite: "f32"` / `"f64"`:
+//!   numbers that serde_json reads as a finite `f32` / `f64` (it refuses
+//!   `1e309` for an `f64`, "number out of range", and reads `1e39` as an
+//!   infinite `f32`). These are gcd-core's finite-float regexes, the ones
+//!   `#[derive(Constrained)]` uses (every number serde_json writes for a
+//!   finite value; a few exotic spellings such as `17e307` are refused).
+//!   Beside `minimum`/`maximum`, numbers are accepted without an exponent
+//!   only, as for any bounded number. [`compile`] knows the keyword (so
+//!   `compile(&schema_for::<T>())` is exact too) but leaves a
+//!   `format: "float"` alone, as JSON Schema does.
+//!
+//! Every other keyword goes to [`compile`] unchanged: what it cannot
+//! enforce is still an error.
 
 use gcd_core::compiled::CompiledGrammar;
 use serde_json::{Map, Value};
 
+use crate::compile::FINITE;
 use crate::{compile, Integers, Options, SchemaError};
 
 /// `T`'s JSON Schema as schemars writes it (draft 2020-12), with the
@@ -92,8 +105,20 @@ fn rewrite_format(o: &mut Map<String, Value>) {
     let Some(format) = o.get("format").and_then(Value::as_str) else {
         return;
     };
-    if matches!(format, "float" | "double") {
+    if let Some(float) = match format {
+        "float" => Some("f32"),
+        "double" => Some("f64"),
+        _ => None,
+    } {
         o.remove("format");
+        // A marker already there (from the schema's author) and this one:
+        // finite as both, i.e. as the smaller type.
+        let float = if o.get(FINITE).and_then(Value::as_str) == Some("f32") {
+            "f32"
+        } else {
+            float
+        };
+        o.insert(FINITE.to_string(), Value::from(float));
         return;
     }
     let Some((lo, hi)) = integer_range(format) else {
@@ -138,6 +163,7 @@ mod tests {
                 "b": {"type": "integer", "format": "uint32", "minimum": 0},
                 "c": {"type": "integer", "format": "int16", "minimum": 10},
                 "d": {"type": "number", "format": "double"},
+                "g": {"type": ["number", "null"], "format": "float", "minimum": 0},
                 "e": {"type": "string", "format": "date"},
                 "f": {"const": {"format": "int8"}}
             }
@@ -156,7 +182,11 @@ mod tests {
             p["c"],
             json!({"type": "integer", "minimum": 10, "maximum": 32767})
         );
-        assert_eq!(p["d"], json!({"type": "number"}));
+        assert_eq!(p["d"], json!({"type": "number", "x-gcd-finite": "f64"}));
+        assert_eq!(
+            p["g"],
+            json!({"type": ["number", "null"], "x-gcd-finite": "f32", "minimum": 0})
+        );
         assert_eq!(p["e"], json!({"type": "string", "format": "date"}));
         assert_eq!(p["f"], json!({"const": {"format": "int8"}}));
     }

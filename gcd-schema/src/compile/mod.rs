@@ -22,6 +22,8 @@ use std::rc::Rc;
 
 use serde_json::{Map, Value};
 
+pub(crate) use self::number::FINITE;
+
 use self::constant::value_in;
 use self::refs::{merge, splice};
 use self::union::{any_of, one_of, Negation};
@@ -80,6 +82,7 @@ const HANDLED: &[&str] = &[
     "dependentSchemas",
     "dependencies",
     "not",
+    number::FINITE,
 ];
 
 fn is_constraint(k: &str) -> bool {

@@ -1,6 +1,7 @@
-//! `number`/`integer` keywords (bounds, `multipleOf`) → the regex of the
-//! allowed numbers. Separate because bounds are spelled through
-//! `numeric` (integers) and `decimal` (fractions), each with its own limits.
+//! `number`/`integer` keywords (bounds, `multipleOf`, the
+//! [`FINITE`] marker) → the regex of the allowed numbers. Separate because
+//! bounds are spelled through `numeric` (integers) and `decimal`
+//! (fractions), each with its own limits.
 
 use std::collections::BTreeSet;
 
@@ -10,6 +11,74 @@ use super::{Compiler, R};
 use crate::error::SchemaError;
 use crate::node::*;
 use crate::{decimal, numeric, Integers};
+
+/// gcd's keyword for "finite as this Rust float type": `"f32"` or `"f64"`.
+/// `schema_for` (the schemars bridge) writes it in place of schemars'
+/// `format: "float"` / `"double"`, which JSON Schema treats as annotations
+/// (and so does [`crate::compile`]): serde_json refuses a number too large
+/// for the type, or reads it as infinity. The numbers allowed are those of
+/// gcd-core's finite-float regexes (what `#[derive(Constrained)]` uses),
+/// intersected with the other numeric keywords.
+pub(crate) const FINITE: &str = "x-gcd-finite";
+
+/// Every explicit bound is below `10^SMALL_DIGITS` in magnitude
+/// (`decimal::parse` reads at most 30 integer digits, integer bounds
+/// beyond 1e30 are refused): numbers with more integer digits lie beyond
+/// every bound.
+const SMALL_DIGITS: u32 = 31;
+
+/// The float type a [`FINITE`] marker names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Finite {
+    F32,
+    F64,
+}
+
+impl Finite {
+    fn read(m: &Map<String, Value>, ptr: &str) -> R<Option<Finite>> {
+        match m.get(FINITE) {
+            None => Ok(None),
+            Some(v) => match v.as_str() {
+                Some("f32") => Ok(Some(Finite::F32)),
+                Some("f64") => Ok(Some(Finite::F64)),
+                _ => Err(SchemaError::invalid(
+                    Some(FINITE),
+                    ptr,
+                    "must be \"f32\" or \"f64\"",
+                )),
+            },
+        }
+    }
+
+    /// Every spelling serde_json reads as a finite float of this type
+    /// (gcd-core's regular subset).
+    fn regex(self) -> String {
+        match self {
+            Finite::F32 => gcd_core::json::number::finite_f32_number_regex(),
+            Finite::F64 => gcd_core::json::number::finite_number_regex(),
+        }
+    }
+
+    /// The most integer digits of a number without exponent in
+    /// [`Finite::regex`] (all of them, below `10^digits`).
+    fn max_digits(self) -> u32 {
+        match self {
+            Finite::F32 => 38,
+            Finite::F64 => 308,
+        }
+    }
+
+    /// Unsigned integers with more than [`SMALL_DIGITS`] digits that
+    /// [`Finite::regex`] accepts written plainly.
+    fn large(self) -> String {
+        format!("[1-9][0-9]{{{SMALL_DIGITS},{}}}", self.max_digits() - 1)
+    }
+}
+
+/// `alts` as one alternation, `None` when empty.
+fn any_of(alts: Vec<String>) -> Option<Scalar> {
+    (!alts.is_empty()).then(|| Scalar::some(format!("(?:{})", alts.join("|"))))
+}
 
 impl Compiler<'_> {
     pub(super) fn number_part(
@@ -57,7 +126,17 @@ impl Compiler<'_> {
             bounds.push((k, x, is_min, exclusive));
         }
         let plain = self.integers == Integers::Plain;
-        if bounds.is_empty() {
+        let finite = Finite::read(m, ptr)?;
+        if let (true, false, Some(f)) = (bounds.is_empty(), int_only, finite) {
+            return Ok(Some(Scalar::some(f.regex())));
+        }
+        // Below: with a `finite` marker, only numbers without an exponent
+        // (as for bounded numbers anyway); those of the finite regex are
+        // the ones with at most `max_digits` integer digits. That is: the
+        // bounded language within ±10^SMALL_DIGITS, plus, on a side
+        // without a bound, the numbers of SMALL_DIGITS+1..=max_digits
+        // integer digits (beyond every bound on the other side).
+        if bounds.is_empty() && finite.is_none() {
             return Ok(Some(if int_only && plain {
                 Scalar::some(numeric::PLAIN_INTEGER.to_string())
             } else if int_only {
@@ -79,12 +158,30 @@ impl Compiler<'_> {
                     hi = Some(hi.map_or(bound, |h| h.min(bound)));
                 }
             }
-            let spelled = if plain {
-                numeric::plain_integer_range(lo, hi)
-            } else {
-                numeric::integer_range(lo, hi)
+            let spell = |lo, hi| {
+                if plain {
+                    numeric::plain_integer_range(lo, hi)
+                } else {
+                    numeric::integer_range(lo, hi)
+                }
             };
-            return Ok(spelled.map(Scalar::some));
+            let Some(f) = finite else {
+                return Ok(spell(lo, hi).map(Scalar::some));
+            };
+            let small = 10i128.pow(SMALL_DIGITS) - 1;
+            debug_assert!(lo.is_none_or(|l| l > -small) && hi.is_none_or(|h| h < small));
+            let mut alts: Vec<String> =
+                spell(Some(lo.unwrap_or(-small)), Some(hi.unwrap_or(small)))
+                    .into_iter()
+                    .collect();
+            let zeros = if plain { "" } else { r"(?:\.0+)?" };
+            if hi.is_none() {
+                alts.push(format!("{}{zeros}", f.large()));
+            }
+            if lo.is_none() {
+                alts.push(format!("-{}{zeros}", f.large()));
+            }
+            return Ok(any_of(alts));
         }
         // Non-integer numbers: the tightest bound on each side.
         let (mut lo, mut hi): (Option<decimal::Bound>, Option<decimal::Bound>) = (None, None);
@@ -117,14 +214,45 @@ impl Compiler<'_> {
                 *slot = Some(b);
             }
         }
-        match decimal::range(lo.as_ref(), hi.as_ref()) {
-            Ok(r) => Ok(r.map(Scalar::some)),
-            Err(decimal::Unbuildable) => Err(SchemaError::unsupported(
+        let unbuildable = || {
+            SchemaError::unsupported(
                 bounds[0].0,
                 ptr,
                 "both bounds fractional within one integer interval",
-            )),
+            )
+        };
+        let Some(f) = finite else {
+            return match decimal::range(lo.as_ref(), hi.as_ref()) {
+                Ok(r) => Ok(r.map(Scalar::some)),
+                Err(decimal::Unbuildable) => Err(unbuildable()),
+            };
+        };
+        let small = |neg| decimal::Bound {
+            neg,
+            mag: decimal::Dec {
+                int: 10u128.pow(SMALL_DIGITS),
+                frac: vec![],
+            },
+            incl: false,
+        };
+        let (lo_small, hi_small) = (
+            lo.clone().unwrap_or_else(|| small(true)),
+            hi.clone().unwrap_or_else(|| small(false)),
+        );
+        debug_assert!(decimal::signed_cmp(&lo_small, &small(true)).is_ge());
+        debug_assert!(decimal::signed_cmp(&hi_small, &small(false)).is_le());
+        let mut alts: Vec<String> = decimal::range(Some(&lo_small), Some(&hi_small))
+            .map_err(|decimal::Unbuildable| unbuildable())?
+            .into_iter()
+            .collect();
+        let frac = r"(?:\.[0-9]+)?";
+        if hi.is_none() {
+            alts.push(format!("{}{frac}", f.large()));
         }
+        if lo.is_none() {
+            alts.push(format!("-{}{frac}", f.large()));
+        }
+        Ok(any_of(alts))
     }
 }
 

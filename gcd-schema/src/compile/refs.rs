@@ -253,6 +253,11 @@ pub(super) fn merge(
             "maxLength" | "maxItems" | "maximum" | "maxProperties" => {
                 num_pick(va, vb, false).ok_or_else(conflict)?
             }
+            // Finite as both: as the smaller type.
+            k if k == super::FINITE => match (va.as_str(), vb.as_str()) {
+                (Some("f32" | "f64"), Some("f32" | "f64")) => Value::String("f32".into()),
+                _ => return Err(conflict()),
+            },
             // not a and not b = not (a or b).
             "not" => serde_json::json!({ "anyOf": [va, vb] }),
             "allOf" => {
