@@ -227,7 +227,7 @@ fn check(spec: &str) -> Result<ExitCode> {
             );
             println!(
                 "shortest sentence: at least {} bytes",
-                c.completion().min_sentence_bytes(&c.grammar())
+                c.completion().min_sentence_bytes(c.grammar())
             );
             Ok(ExitCode::SUCCESS)
         }

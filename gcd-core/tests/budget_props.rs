@@ -57,7 +57,7 @@ fn generate(
     seed: u64,
     reference: &Recognizer,
 ) -> usize {
-    let vocab = &bound.vocab();
+    let vocab = bound.vocab();
     let width = vocab.len();
     let eos = vocab.eos_ids()[0];
     let mut m = Matcher::new(bound.clone()).with_budget(budget).unwrap();

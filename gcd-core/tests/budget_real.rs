@@ -25,7 +25,7 @@ fn llama3() -> Option<Arc<BoundGrammar>> {
 /// Picks adversarially: mostly the longest allowed tokens, or tokens that
 /// open nesting, never EOS while anything else is allowed.
 fn adversarial_pick(bound: &BoundGrammar, allowed: &[u32], opener: bool, rng: &mut StdRng) -> u32 {
-    let vocab = &bound.vocab();
+    let vocab = bound.vocab();
     let bytes = |t: u32| vocab.token_bytes(t).unwrap();
     if opener {
         let opens: Vec<u32> = allowed
@@ -171,7 +171,7 @@ impl gcd_core::runtime::decode::LogitsSource for Greedy {
 #[test]
 fn beam_search_never_leaves_the_budget() {
     let Some(bound) = llama3() else { return };
-    let vocab = &bound.vocab();
+    let vocab = bound.vocab();
     let scores: Vec<f32> = (0..vocab.len() as u32)
         .map(|t| match vocab.token_bytes(t) {
             Ok(_) if vocab.is_eos(t) => -20.0,
@@ -211,7 +211,7 @@ fn beam_search_never_leaves_the_budget() {
 #[test]
 fn greedy_decoding_ends_complete_within_the_budget() {
     let Some(bound) = llama3() else { return };
-    let vocab = &bound.vocab();
+    let vocab = bound.vocab();
     let scores: Vec<f32> = (0..vocab.len() as u32)
         .map(|t| match vocab.token_bytes(t) {
             Ok(_) if vocab.is_eos(t) => -20.0,

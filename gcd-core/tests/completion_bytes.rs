@@ -13,7 +13,7 @@ use gcd_core::runtime::recognizer::{Recognizer, Status};
 /// byte per byte class suffices: the grammar cannot tell them apart).
 fn shortest_sentence(g: &CompiledGrammar, max_len: usize) -> Option<usize> {
     let r = Recognizer::new(g);
-    let reps = ByteClasses::new(&g.dfas()).representatives;
+    let reps = ByteClasses::new(g.dfas()).representatives;
     let mut frontier = vec![Vec::new()];
     for len in 0..=max_len {
         if frontier.iter().any(|s| r.is_complete(s)) {
@@ -42,7 +42,7 @@ fn rule_costs_bound_the_shortest_sentence() {
         let Some(g) = common::random_grammar(seed).compile() else {
             continue;
         };
-        let bound = g.completion().min_sentence_bytes(&g.grammar());
+        let bound = g.completion().min_sentence_bytes(g.grammar());
         assert_ne!(
             bound, UNREACHABLE,
             "seed {seed}: a compiled grammar is productive"

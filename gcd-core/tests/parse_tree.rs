@@ -654,7 +654,7 @@ fn check_error_position(r: &Recognizer, input: &[u8], e: &tree::ParseError) {
 /// random walk on its DFA, sometimes with a space between when spaces are
 /// ignored. Maximal munch may still lex it differently: callers check.
 fn random_derivation(g: &CompiledGrammar, rng: &mut StdRng, max_depth: usize) -> Vec<u8> {
-    let gr = &g.grammar();
+    let gr = g.grammar();
     // Height of the shortest derivation tree of each rule.
     let mut height = vec![usize::MAX; gr.nonterminals.len()];
     let prod_height = |p: &gcd_core::grammar::Production, height: &[usize]| {
