@@ -11,7 +11,7 @@ use super::{
     check_pattern_needs_no_escapes, json_quote, json_string_regex, Field, Shape, ShapeError,
     ShapeSet, StringRules, Whitespace, CHAR,
 };
-use crate::grammar::TerminalPattern;
+use crate::grammar::{Grammar, NtId, RuleKind, Symbol, Terminal, TerminalPattern};
 
 /// The grammar text (gcd's Lark subset) for `root`.
 pub fn to_lark(root: &Shape, set: &ShapeSet, ws: Whitespace) -> Result<String, ShapeError> {
@@ -322,4 +322,79 @@ fn lark_literal(text: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// Whether the text [`to_lark`] prints for `root` reads back (through the
+/// Lark front end) as `lowered`, the grammar [`to_grammar`](super::to_grammar)
+/// builds: same terminals, same named rules, same productions with generated
+/// rules expanded. The two writers are kept apart on purpose, so each checks
+/// the other (gcd's tests call this for every shape construct and every
+/// derive test type).
+#[doc(hidden)]
+pub fn lark_text_reads_back(
+    root: &Shape,
+    set: &ShapeSet,
+    ws: Whitespace,
+    lowered: &Grammar,
+) -> Result<(), String> {
+    let text = to_lark(root, set, ws).map_err(|e| e.0)?;
+    let parsed = crate::lark::parse_grammar(&text).map_err(|e| format!("{e}\n{text}"))?;
+    let (a, b) = (normalized(parsed, true), normalized(lowered.clone(), false));
+    if a != b {
+        return Err(format!(
+            "printed text and lowered grammar differ:\n{a:?}\n{b:?}\n{text}"
+        ));
+    }
+    Ok(())
+}
+
+/// `g`'s rules other than those desugaring generated, each production
+/// written out with generated rules expanded in place (Lark text shares
+/// fewer generated rules, as its sugar carries source spans), and its
+/// terminals without spans, regexes as the IR writes them (Lark text
+/// escapes `/`).
+fn normalized(g: Grammar, from_lark: bool) -> (Vec<Terminal>, Vec<(String, Vec<String>)>) {
+    fn canon(g: &Grammar, s: Symbol, stack: &mut Vec<NtId>) -> String {
+        match s {
+            Symbol::T(t) => g.terminal(t).name.clone(),
+            Symbol::N(n) if g.nonterminal(n).kind != RuleKind::Generated => {
+                g.nonterminal(n).name.clone()
+            }
+            Symbol::N(n) => {
+                if let Some(depth) = stack.iter().rposition(|&m| m == n) {
+                    return format!("^{}", stack.len() - depth);
+                }
+                stack.push(n);
+                let alts: Vec<String> = g
+                    .productions_of(n)
+                    .map(|(_, p)| rhs(g, &p.rhs, stack))
+                    .collect();
+                stack.pop();
+                format!("({})", alts.join(" | "))
+            }
+        }
+    }
+    fn rhs(g: &Grammar, rhs: &[Symbol], stack: &mut Vec<NtId>) -> String {
+        let parts: Vec<String> = rhs.iter().map(|&s| canon(g, s, stack)).collect();
+        parts.join(" ")
+    }
+    let rules = (0..g.nonterminals.len() as u32)
+        .map(NtId)
+        .filter(|&n| g.nonterminal(n).kind != RuleKind::Generated)
+        .map(|n| {
+            let alts = g
+                .productions_of(n)
+                .map(|(_, p)| rhs(&g, &p.rhs, &mut Vec::new()))
+                .collect();
+            (g.nonterminal(n).name.clone(), alts)
+        })
+        .collect();
+    let mut terminals = g.terminals;
+    for t in &mut terminals {
+        t.span = None;
+        if let (true, TerminalPattern::Regex(re)) = (from_lark, &mut t.pattern) {
+            *re = re.replace("\\/", "/");
+        }
+    }
+    (terminals, rules)
 }

@@ -19,6 +19,8 @@ mod lower;
 pub mod number;
 mod whitespace;
 
+#[doc(hidden)]
+pub use lark_text::lark_text_reads_back;
 pub use lark_text::to_lark;
 pub use lower::to_grammar;
 pub use whitespace::Whitespace;

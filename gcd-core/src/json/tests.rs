@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::compiled::CompiledGrammar;
-use crate::grammar::{Grammar, NtId, RuleKind, Symbol, Terminal, TerminalPattern};
+use crate::grammar::Grammar;
 use crate::lark::parse_grammar;
 use crate::runtime::recognizer::Recognizer;
 
@@ -13,65 +13,10 @@ fn compile(shape: &Shape, set: &ShapeSet, ws: Whitespace) -> CompiledGrammar {
     CompiledGrammar::new(&g).unwrap_or_else(|e| panic!("{e}\n{}", to_lark(shape, set, ws).unwrap()))
 }
 
-/// `g`'s rules other than those desugaring generated, each production
-/// written out with generated rules expanded in place (Lark text shares
-/// fewer generated rules, as its sugar carries source spans), and its
-/// terminals without spans, regexes as the IR writes them (Lark text
-/// escapes `/`).
-fn normalized(g: Grammar, from_lark: bool) -> (Vec<Terminal>, Vec<(String, Vec<String>)>) {
-    fn canon(g: &Grammar, s: Symbol, stack: &mut Vec<NtId>) -> String {
-        match s {
-            Symbol::T(t) => g.terminal(t).name.clone(),
-            Symbol::N(n) if g.nonterminal(n).kind != RuleKind::Generated => {
-                g.nonterminal(n).name.clone()
-            }
-            Symbol::N(n) => {
-                if let Some(depth) = stack.iter().rposition(|&m| m == n) {
-                    return format!("^{}", stack.len() - depth);
-                }
-                stack.push(n);
-                let alts: Vec<String> = g
-                    .productions_of(n)
-                    .map(|(_, p)| rhs(g, &p.rhs, stack))
-                    .collect();
-                stack.pop();
-                format!("({})", alts.join(" | "))
-            }
-        }
-    }
-    fn rhs(g: &Grammar, rhs: &[Symbol], stack: &mut Vec<NtId>) -> String {
-        let parts: Vec<String> = rhs.iter().map(|&s| canon(g, s, stack)).collect();
-        parts.join(" ")
-    }
-    let rules = (0..g.nonterminals.len() as u32)
-        .map(NtId)
-        .filter(|&n| g.nonterminal(n).kind != RuleKind::Generated)
-        .map(|n| {
-            let alts = g
-                .productions_of(n)
-                .map(|(_, p)| rhs(&g, &p.rhs, &mut Vec::new()))
-                .collect();
-            (g.nonterminal(n).name.clone(), alts)
-        })
-        .collect();
-    let mut terminals = g.terminals;
-    for t in &mut terminals {
-        t.span = None;
-        if let (true, TerminalPattern::Regex(re)) = (from_lark, &mut t.pattern) {
-            *re = re.replace("\\/", "/");
-        }
-    }
-    (terminals, rules)
-}
-
 fn assert_same_as_lark_text(shape: &Shape, set: &ShapeSet, ws: Whitespace, g: &Grammar) {
-    let text = to_lark(shape, set, ws).unwrap();
-    let parsed = parse_grammar(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    assert_eq!(
-        normalized(parsed, true),
-        normalized(g.clone(), false),
-        "{text}"
-    );
+    if let Err(e) = lark_text_reads_back(shape, set, ws, g) {
+        panic!("{e}");
+    }
 }
 
 fn field(name: &str, shape: Shape, required: bool) -> Field {
