@@ -5,6 +5,8 @@
 //! stages):
 //!
 //! - [`error`]: diagnostics with kinds and spans, shared by every stage.
+//! - `codec`: the byte framing every snapshot shares (internal).
+//! - `counters`: process-wide counters that tests and benches read (hidden).
 //! - [`lark`]: the Lark-subset front end, and the grammars that ship with
 //!   gcd ([`lark::builtin`]: RFC 8259 JSON).
 //! - [`json`]: JSON shapes (the derive's; gcd-schema shares its numbers and

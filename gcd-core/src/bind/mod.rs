@@ -18,15 +18,15 @@
 //! All of this depends on the lexer only, never on the parser stack, so it is
 //! built once per (grammar, vocabulary) and shared by all matchers.
 
+mod budget;
+mod cache;
+mod tables;
+
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use bitvec::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
-
-mod budget;
-mod cache;
-mod tables;
 
 pub use budget::BudgetTables;
 /// The budget's "no completion" cost (for tests that compare with it).
