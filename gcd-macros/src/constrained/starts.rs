@@ -90,7 +90,11 @@ pub fn untagged_checks(name: &syn::Ident, c: &Container, e: &DataEnum) -> TokenS
             };
             let (null_msg, bool_msg) = (msg("null"), msg("true`/`false"));
             let (null, bool_, fixed) = (kind("NULL"), kind("BOOL"), kind("FIXED"));
+            // Variants of the same type make both operands equal: that is
+            // the point of the check, not a slip (clippy's `eq_op` is
+            // deny-by-default in the user's crate).
             out.extend(quote_spanned! {b.span()=>
+                #[allow(clippy::eq_op)]
                 const _: () = {
                     let both = (#sa) & (#sb) & #fixed;
                     if both & #null != 0 {
