@@ -467,6 +467,14 @@ fn random_and_edge_floats() {
             }
         }
     }
+    println!(
+        "{} edge spellings: accepted as f32 {}, as f64 {}; refused {}, {}",
+        spellings.len(),
+        yes[0],
+        yes[1],
+        no[0],
+        no[1]
+    );
     // Both sides of each limit are exercised.
     assert!(yes.iter().chain(&no).all(|&n| n > 100), "{yes:?} {no:?}");
 }

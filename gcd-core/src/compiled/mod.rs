@@ -198,16 +198,6 @@ impl CompiledGrammar {
         &self.report
     }
 
-    /// Nullable, FIRST and FOLLOW of the transformed grammar.
-    pub fn sets(&self) -> &Sets {
-        &self.sets
-    }
-
-    /// The LL(1) table of the transformed grammar.
-    pub fn table(&self) -> &Ll1Table {
-        &self.table
-    }
-
     /// One DFA per terminal, indexed by terminal id.
     pub fn dfas(&self) -> &[TerminalDfa] {
         &self.dfas
