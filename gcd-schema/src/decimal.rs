@@ -9,7 +9,7 @@ use std::cmp::Ordering;
 
 use serde_json::Number;
 
-use crate::numeric::natural_range;
+use gcd_core::json::number::natural_range;
 
 /// Both bounds fall inside one integer interval with fractional ends
 /// (`[0.25, 0.75]`): not built yet.
@@ -269,7 +269,7 @@ pub fn range(lo: Option<&Bound>, hi: Option<&Bound>) -> Result<Option<String>, U
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::numeric::tests::full;
+    use crate::test_util::full;
 
     fn b(x: f64, incl: bool) -> Bound {
         let (neg, mag) = parse(&Number::from_f64(x).unwrap()).unwrap();

@@ -303,7 +303,7 @@ pub fn pattern(format: &str, legacy: bool) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::numeric::tests::full;
+    use crate::test_util::full;
 
     fn m(f: &str) -> impl Fn(&str) -> bool {
         full(&crate::pattern::translate(&pattern(f, false).unwrap(), crate::Escapes::Any).unwrap())

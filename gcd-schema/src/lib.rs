@@ -63,12 +63,13 @@ pub mod error;
 pub mod format;
 pub(crate) mod language;
 pub(crate) mod node;
-pub(crate) mod numeric;
 mod other_keys;
 pub(crate) mod pattern;
 #[cfg(feature = "schemars")]
 pub mod schemars_bridge;
 pub(crate) mod spell;
+#[cfg(test)]
+mod test_util;
 
 use gcd_core::compiled::CompiledGrammar;
 use gcd_core::grammar::Grammar;

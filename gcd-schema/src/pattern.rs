@@ -197,7 +197,7 @@ fn spell(h: &Hir, esc: Escapes) -> Result<String, PatternError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::numeric::tests::full;
+    use crate::test_util::full;
 
     fn m(p: &str) -> impl Fn(&str) -> bool {
         full(&translate(p, Escapes::Any).unwrap())

@@ -19,7 +19,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use crate::numeric::fixed_range;
+use gcd_core::json::number::fixed_range;
 use crate::Escapes;
 
 /// One JSON string character in any spelling (RFC 8259; unpaired
@@ -434,7 +434,7 @@ fn inner_end(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::numeric::tests::full;
+    use crate::test_util::full;
 
     #[test]
     fn spellings_of_one_string() {

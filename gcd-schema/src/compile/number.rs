@@ -1,6 +1,6 @@
 //! `number`/`integer` keywords (bounds, `multipleOf`, the
 //! [`FINITE`] marker) → the regex of the allowed numbers. Separate because
-//! bounds are spelled through `numeric` (integers) and `decimal`
+//! bounds are spelled through gcd-core's `json::number` (integers) and `decimal`
 //! (fractions), each with its own limits.
 
 use std::collections::BTreeSet;
@@ -10,7 +10,8 @@ use serde_json::{Map, Number, Value};
 use super::{Compiler, R};
 use crate::error::SchemaError;
 use crate::node::*;
-use crate::{decimal, numeric, Integers};
+use crate::{decimal, Integers};
+use gcd_core::json::number as numeric;
 
 /// gcd's keyword for "finite as this Rust float type": `"f32"` or `"f64"`.
 /// `schema_for` (the schemars bridge) writes it in place of schemars'
