@@ -19,9 +19,9 @@ use gcd_core::lexer::TerminalDfa;
 use crate::compile::Compiler;
 use crate::error::SchemaError;
 use crate::node::{ArrayShape, Id, Node, ObjectShape, Property};
+use crate::options::{PropertyOrder, Whitespace};
 use crate::other_keys::other_keys_dfa;
 use crate::spell::other_than;
-use crate::{PropertyOrder, Whitespace};
 
 /// More array positions than this are refused (rule count grows with it).
 const MAX_POSITIONS: u64 = 1000;

@@ -306,7 +306,10 @@ mod tests {
     use crate::test_util::full;
 
     fn m(f: &str) -> impl Fn(&str) -> bool {
-        full(&crate::pattern::translate(&pattern(f, false).unwrap(), crate::Escapes::Any).unwrap())
+        full(
+            &crate::pattern::translate(&pattern(f, false).unwrap(), crate::options::Escapes::Any)
+                .unwrap(),
+        )
     }
 
     #[test]
@@ -376,7 +379,10 @@ mod tests {
             let t = crate::pattern::translate(&pattern(f, legacy).unwrap(), esc).unwrap();
             gcd_core::lexer::TerminalDfa::new(&format!("\"{t}\"")).unwrap()
         };
-        let (any, canonical) = (dfa(crate::Escapes::Any), dfa(crate::Escapes::Canonical));
+        let (any, canonical) = (
+            dfa(crate::options::Escapes::Any),
+            dfa(crate::options::Escapes::Canonical),
+        );
         move |s: &str| {
             let json = serde_json::to_string(s).unwrap();
             let (a, c) = (

@@ -63,6 +63,7 @@ pub mod error;
 pub mod format;
 pub(crate) mod language;
 pub(crate) mod node;
+mod options;
 mod other_keys;
 pub(crate) mod pattern;
 #[cfg(feature = "schemars")]
@@ -76,139 +77,9 @@ use gcd_core::grammar::Grammar;
 use serde_json::Value;
 
 pub use error::{SchemaError, SchemaErrorKind};
+pub use options::{Draft, Escapes, Integers, Options, PropertyOrder, Whitespace};
 #[cfg(feature = "schemars")]
 pub use schemars_bridge::{for_type, schema_for};
-
-/// Where whitespace may appear between JSON lexemes: gcd-core's policy,
-/// shared with `#[derive(Constrained)]`. [`Options::default()`] takes
-/// [`Whitespace::Json`].
-pub use gcd_core::json::Whitespace;
-
-/// Which spellings of a character constrained strings and object keys
-/// accept (unconstrained strings always accept every spelling).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Escapes {
-    /// One spelling per character: raw, else the short escape, else
-    /// `\u00XX` (what serializers write). A strict subset of what the schema
-    /// allows (`"\u0061"` is refused where `"a"` is required), never more,
-    /// and much smaller automata.
-    #[default]
-    Canonical,
-    /// Every RFC 8259 spelling, including `\uXXXX` for any character.
-    Any,
-}
-
-/// The JSON Schema dialect, when the schema's `$schema` does not say.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Draft {
-    /// Draft 4: as `Draft7`, and `type: integer` is only numbers written
-    /// without a fraction or exponent.
-    Draft4,
-    /// Drafts 6 and 7: keywords beside `$ref` are ignored.
-    Draft7,
-    /// 2019-09 and 2020-12: keywords beside `$ref` apply too.
-    #[default]
-    Draft2020,
-}
-
-/// How `type: integer` values may be spelled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Integers {
-    /// Every spelling JSON Schema counts as an integer: `1`, `1.0`, `-0`,
-    /// `1e5`.
-    #[default]
-    Json,
-    /// Plain digits only, which is what serde_json reads into a Rust
-    /// integer type ([`for_type`] uses this): a subset, never more.
-    Plain,
-}
-
-/// In which order an object's members may come.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum PropertyOrder {
-    /// Declared properties in schema order, extra keys after them: the
-    /// model writes fields in the order the schema author chose (a
-    /// `reasoning` field before an `answer`), and unions of objects can be
-    /// told apart by their first key. Documents in another order are
-    /// refused although the schema allows them.
-    #[default]
-    Schema,
-    /// Any order, each key at most once, required ones present: exactly
-    /// what the schema allows. Several object shapes in one union are then
-    /// refused (nothing tells them apart at the first key).
-    Any,
-}
-
-/// Compilation options: start from `Options::default()` and chain the
-/// setters (`Options::default().properties(PropertyOrder::Any)`). Fields can
-/// be read and assigned; new options will join them.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct Options {
-    /// [`Whitespace::Json`] by default: any RFC 8259 whitespace between
-    /// lexemes.
-    pub whitespace: Whitespace,
-    pub properties: PropertyOrder,
-    pub escapes: Escapes,
-    /// Default dialect; a root `$schema` naming a known draft overrides it.
-    pub draft: Draft,
-    pub integers: Integers,
-    /// Refuse grammars whose contextual lexer needs more states than this
-    /// (gcd-core's default limit when `None`). Binding to a vocabulary
-    /// costs time and memory per lexer state, so servers may want a cap.
-    pub max_lexer_states: Option<usize>,
-}
-
-impl Default for Options {
-    fn default() -> Options {
-        Options {
-            whitespace: Whitespace::Json,
-            properties: PropertyOrder::default(),
-            escapes: Escapes::default(),
-            draft: Draft::default(),
-            integers: Integers::default(),
-            max_lexer_states: None,
-        }
-    }
-}
-
-impl Options {
-    /// Where whitespace may appear.
-    pub fn whitespace(mut self, whitespace: Whitespace) -> Options {
-        self.whitespace = whitespace;
-        self
-    }
-
-    /// In which order object members may come.
-    pub fn properties(mut self, properties: PropertyOrder) -> Options {
-        self.properties = properties;
-        self
-    }
-
-    /// Which spellings constrained strings accept.
-    pub fn escapes(mut self, escapes: Escapes) -> Options {
-        self.escapes = escapes;
-        self
-    }
-
-    /// The dialect when the schema's `$schema` does not say.
-    pub fn draft(mut self, draft: Draft) -> Options {
-        self.draft = draft;
-        self
-    }
-
-    /// How `type: integer` values may be spelled.
-    pub fn integers(mut self, integers: Integers) -> Options {
-        self.integers = integers;
-        self
-    }
-
-    /// A cap on the contextual lexer's states.
-    pub fn max_lexer_states(mut self, max: usize) -> Options {
-        self.max_lexer_states = Some(max);
-        self
-    }
-}
 
 /// The grammar IR of a schema (before gcd-core's LL(1) compilation).
 pub fn to_grammar(schema: &Value, options: &Options) -> Result<Grammar, SchemaError> {

@@ -16,8 +16,8 @@ use std::sync::OnceLock;
 
 use gcd_core::lexer::{DfaError, TerminalDfa, DEAD};
 
+use crate::options::Escapes;
 use crate::spell::{char_forms, class_forms, class_spelling, short_escape, Form, JSON_CHAR};
-use crate::Escapes;
 
 /// The DFAs shared by every construction under one [`Escapes`] policy.
 struct Parts {

@@ -9,8 +9,8 @@
 
 use regex_syntax::hir::{Class, Hir, HirKind, Look};
 
+use crate::options::Escapes;
 use crate::spell::{char_spelling, class_spelling, JSON_CHAR};
-use crate::Escapes;
 
 /// Why a pattern cannot be enforced.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -19,8 +19,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
+use crate::options::Escapes;
 use gcd_core::json::number::fixed_range;
-use crate::Escapes;
 
 /// One JSON string character in any spelling (RFC 8259; unpaired
 /// surrogate escapes refused, as serde_json does).

@@ -29,8 +29,8 @@ use self::refs::{merge, splice};
 use self::union::{any_of, one_of, Negation};
 use crate::error::SchemaError;
 use crate::node::*;
+use crate::options::{Draft, Escapes, Integers};
 use crate::spell::JSON_CHAR;
-use crate::{Draft, Escapes, Integers};
 
 /// Constraint keywords we know and cannot enforce (exactly) at all.
 const UNSUPPORTED: &[&str] = &[

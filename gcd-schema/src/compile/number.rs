@@ -8,9 +8,10 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Number, Value};
 
 use super::{Compiler, R};
+use crate::decimal;
 use crate::error::SchemaError;
 use crate::node::*;
-use crate::{decimal, Integers};
+use crate::options::Integers;
 use gcd_core::json::number as numeric;
 
 /// gcd's keyword for "finite as this Rust float type": `"f32"` or `"f64"`.

@@ -9,9 +9,9 @@ use super::{as_count, is_constraint, ptr_join, Compiler, R, V};
 use crate::error::SchemaError;
 use crate::language::Language;
 use crate::node::*;
+use crate::options::Escapes;
 use crate::pattern;
 use crate::spell::JSON_CHAR;
-use crate::Escapes;
 
 impl<'a> Compiler<'a> {
     pub(super) fn object_part(

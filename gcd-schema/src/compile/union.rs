@@ -11,8 +11,8 @@ use super::refs::merge;
 use super::{is_constraint, ptr_join, types_of, Compiler, R};
 use crate::error::SchemaError;
 use crate::node::*;
+use crate::options::Escapes;
 use crate::spell::quoted;
-use crate::Escapes;
 
 impl Compiler<'_> {
     /// `not: x` as keywords to intersect with its siblings, for the `x`
