@@ -120,7 +120,9 @@ pub fn compiled<T: Constrained + 'static>(
         let mut set = ShapeSet::new();
         let root = T::shape(&mut set);
         let g = gcd_core::json::to_grammar(&root, &set, ws).map_err(|e| unsupported::<T>(e.0))?;
-        let g = CompiledGrammar::new(&g).map_err(|e| {
+        // The derive's shapes are LL(1) by construction: a conflict is a bug to report.
+        let strict = gcd_core::compiled::Config::default().ll1_only(true);
+        let g = CompiledGrammar::with_config(&g, &strict).map_err(|e| {
             // The grammar as text only to explain the error.
             let text = grammar_text::<T>(ws).unwrap_or_default();
             unsupported::<T>(format!("{e}\ngrammar:\n{text}"))

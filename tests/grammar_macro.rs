@@ -123,3 +123,24 @@ fn tables_bound_ahead_of_time_load_on_the_item() {
     assert!(Pairs::load_bound(vocab, &tables).is_err());
     std::fs::remove_dir_all(&dir).ok();
 }
+
+gcd::grammar! {
+    /// A title is told from a name only by what follows it: not LL(1), so
+    /// the grammar opts into generalized parsing.
+    #[gcd(generalized)]
+    Names;
+    start: title? NAME
+    title: NAME
+    NAME: /"[a-z]+"/
+    %ignore " "
+}
+
+#[test]
+fn generalized_grammars_opt_in() {
+    assert!(!Names::compiled().is_ll1());
+    let with_title = Names::parse("sir robin").unwrap().to_string();
+    assert!(with_title.contains("(title"), "{with_title}");
+    let without = Names::parse("robin").unwrap().to_string();
+    assert!(!without.contains("title"), "{without}");
+    assert!(Names::parse("sir robin hood").is_err());
+}

@@ -28,10 +28,15 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Print the LL(1) report of a grammar file; exit 1 if it is not usable.
+    /// Report whether a grammar is LL(1), generalized (its conflicts listed
+    /// as notes) or unusable; exit 1 only if it is unusable.
     Check {
         /// A Lark-subset grammar file, or a built-in name (`json`).
         grammar: String,
+        /// Refuse anything that is not LL(1) after the transforms (conflicts
+        /// and unused rules are errors).
+        #[arg(long)]
+        ll1: bool,
     },
     /// Feed files token by token through the mask; report where they are rejected.
     Replay {
@@ -108,7 +113,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Check { grammar } => check(&grammar),
+        Command::Check { grammar, ll1 } => check(&grammar, ll1),
         Command::Replay {
             grammar,
             tokenizer,
@@ -191,7 +196,7 @@ fn bind(grammar: Arc<CompiledGrammar>, vocab: Arc<Vocabulary>) -> Arc<BoundGramm
     Arc::new(bound)
 }
 
-fn check(spec: &str) -> Result<ExitCode> {
+fn check(spec: &str, ll1_only: bool) -> Result<ExitCode> {
     let text = match gcd_core::lark::builtin::by_name(spec) {
         Some(_) if spec == "json" => gcd_core::lark::builtin::JSON_LARK.to_string(),
         _ => std::fs::read_to_string(spec).map_err(|e| format!("{spec}: {e}"))?,
@@ -209,22 +214,37 @@ fn check(spec: &str) -> Result<ExitCode> {
         g.nonterminals.len(),
         g.productions.len()
     );
-    match CompiledGrammar::new(&g) {
+    let config = gcd_core::compiled::Config::default().ll1_only(ll1_only);
+    match CompiledGrammar::with_config(&g, &config) {
         Ok(c) => {
+            for w in c.warnings() {
+                println!("{w}");
+            }
             for r in &c.report().rewrites {
                 match r.span {
                     Some(s) => println!("rewrite {s}: {r}"),
                     None => println!("rewrite: {r}"),
                 }
             }
+            let verdict = if c.is_ll1() {
+                "LL(1): ok".to_string()
+            } else {
+                format!(
+                    "generalized: ok, {} LL(1) conflict(s) resolved by forking",
+                    c.conflicts().len()
+                )
+            };
             println!(
-                "LL(1): ok ({} productions after transforms, {} rewrites); lexer: {} states, {} contexts, {} byte classes",
+                "{verdict} ({} productions after transforms, {} rewrites); lexer: {} states, {} contexts, {} byte classes",
                 c.grammar().productions.len(),
                 c.report().rewrites.len(),
                 c.lexer().num_states(),
                 c.candidate_sets().len(),
                 c.lexer().classes.len()
             );
+            for d in c.conflicts() {
+                println!("{d}");
+            }
             println!(
                 "shortest sentence: at least {} bytes",
                 c.completion().min_sentence_bytes(c.grammar())
@@ -246,18 +266,37 @@ fn replay(
 ) -> Result<ExitCode> {
     let g = load_grammar(grammar)?;
     let vocab = load_vocab(tokenizer)?;
+    let t0 = Instant::now();
     let bound = bind(g, vocab.clone());
+    let t_bind = t0.elapsed();
     let mut all_as_expected = true;
+    let mut stats = ReplayStats::default();
     for f in files {
         let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
         let tokens = vocab.encode(&text).map_err(|e| e.to_string())?;
-        let verdict = replay_tokens(&bound, &tokens);
+        let verdict = replay_tokens(&bound, &tokens, &mut stats);
         match &verdict {
             Ok(()) => println!("{}: ok", f.display()),
             Err(msg) => println!("{}: {msg}", f.display()),
         }
         all_as_expected &= verdict.is_ok() != expect_reject;
     }
+    let mut times = stats.mask_times;
+    times.sort_unstable();
+    let pct = |p: f64| {
+        times
+            .get(((times.len() as f64 * p) as usize).min(times.len().saturating_sub(1)))
+            .map_or(0.0, |d| d.as_secs_f64() * 1e6)
+    };
+    println!(
+        "bind {:.0} ms; {} masks: p50 {:.0} µs, p99 {:.0} µs, max {:.0} µs; peak live configurations {}",
+        t_bind.as_secs_f64() * 1e3,
+        times.len(),
+        pct(0.5),
+        pct(0.99),
+        times.last().map_or(0.0, |d| d.as_secs_f64() * 1e6),
+        stats.peak_configurations
+    );
     Ok(if all_as_expected {
         ExitCode::SUCCESS
     } else {
@@ -266,13 +305,34 @@ fn replay(
 }
 
 /// Feeds `tokens`, checking each against the mask, then EOS.
-fn replay_tokens(bound: &Arc<BoundGrammar>, tokens: &[u32]) -> std::result::Result<(), String> {
+/// What a replay measured.
+#[derive(Default)]
+struct ReplayStats {
+    mask_times: Vec<Duration>,
+    peak_configurations: usize,
+}
+
+fn replay_tokens(
+    bound: &Arc<BoundGrammar>,
+    tokens: &[u32],
+    stats: &mut ReplayStats,
+) -> std::result::Result<(), String> {
     let mut m = Matcher::new(bound.clone());
     let width = bound.vocab().len();
     for (i, &t) in tokens.iter().enumerate() {
+        let start = Instant::now();
         let mask = m.compute_mask(width);
+        stats.mask_times.push(start.elapsed());
+        stats.peak_configurations = stats.peak_configurations.max(m.configurations());
         let allowed = mask.get(t as usize).is_some_and(|b| *b);
-        if !allowed || m.advance(t).is_err() {
+        if allowed {
+            if let Err(e) = m.advance(t) {
+                if e.kind() == gcd_core::runtime::matcher::MatchErrorKind::TooManyConfigurations {
+                    return Err(format!("gave up at token {i}: {e}"));
+                }
+            }
+        }
+        if !allowed || m.tokens().len() != i + 1 {
             let text = bound
                 .vocab()
                 .token_bytes(t)

@@ -41,9 +41,35 @@ fn check_reports_rewrites_and_conflicts() {
         "bad.lark",
         "start: a | b\na: \"x\" \"y\"\nb: \"x\" \"z\" | c\nc: \"x\"\n",
     );
+    // Not LL(1): usable with forks, its conflict named as a note...
     let (code, out, _) = gcd(&["check", bad.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("generalized: ok, 1 LL(1) conflict(s)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("warning: LL(1) conflict in rule `start`: on lookahead `\"x\"`"),
+        "{out}"
+    );
+    // ...and refused when LL(1) is asked for.
+    let (code, out, _) = gcd(&["check", "--ll1", bad.to_str().unwrap()]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("not usable"), "{out}");
+    assert!(out.contains("error: LL(1) conflict in rule `start`"), "{out}");
+
+    // An unused rule is a warning, and an error under --ll1.
+    let unused = temp_file("unused.lark", "start: \"a\"\norphan: \"b\"\n");
+    let (code, out, _) = gcd(&["check", unused.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("2:1: warning: rule `orphan` cannot be reached from the start rule `start`"),
+        "{out}"
+    );
+    assert!(out.contains("LL(1): ok"), "{out}");
+    let (code, out, _) = gcd(&["check", "--ll1", unused.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("error: rule `orphan`"), "{out}");
 
     let undefined = temp_file("undef.lark", "start: foo\n");
     let (code, out, _) = gcd(&["check", undefined.to_str().unwrap()]);
@@ -64,7 +90,8 @@ fn replay_accepts_json_and_rejects_broken_json() {
         good.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{out}");
-    assert!(out.ends_with(": ok\n"), "{out}");
+    assert!(out.contains("good.json: ok\n"), "{out}");
+    assert!(out.contains("peak live configurations 1"), "{out}");
     let (code, out, _) = gcd(&[
         "replay",
         "--tokenizer",

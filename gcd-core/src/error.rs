@@ -84,6 +84,9 @@ pub struct Diagnostic {
     pub span: Option<Span>,
     /// Extra lines: the other alternative of a conflict, a hint how to fix.
     pub notes: Vec<(Option<Span>, String)>,
+    /// A warning does not stop the grammar from compiling (an unused rule,
+    /// a conflict that generalized parsing resolves).
+    pub warning: bool,
 }
 
 impl Diagnostic {
@@ -93,7 +96,14 @@ impl Diagnostic {
             message: message.into(),
             span,
             notes: Vec::new(),
+            warning: false,
         }
+    }
+
+    /// The same diagnostic as a warning.
+    pub fn into_warning(mut self) -> Self {
+        self.warning = true;
+        self
     }
 
     pub fn with_note(mut self, span: Option<Span>, note: impl Into<String>) -> Self {
@@ -104,9 +114,10 @@ impl Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let level = if self.warning { "warning" } else { "error" };
         match self.span {
-            Some(span) => write!(f, "{span}: error: {}", self.message)?,
-            None => write!(f, "error: {}", self.message)?,
+            Some(span) => write!(f, "{span}: {level}: {}", self.message)?,
+            None => write!(f, "{level}: {}", self.message)?,
         }
         for (span, note) in &self.notes {
             match span {

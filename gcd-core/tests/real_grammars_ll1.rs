@@ -1,51 +1,43 @@
 //! Every Lark grammar of the shared data either compiles (LL(1) after the
-//! transforms, no lexical hazard) or fails with diagnostics naming a real
-//! problem. The table below is what we observed; a change shows here.
+//! transforms, or generalized, with no lexical hazard) or fails with
+//! diagnostics naming a real problem. The table below is what we observed; a
+//! change shows here. Under `Config::ll1_only` the generalized ones fail
+//! with their conflicts.
 
 mod common;
 
-use gcd_core::compiled::CompiledGrammar;
+use gcd_core::compiled::{CompiledGrammar, Config};
 use gcd_core::lark;
 use gcd_core::DiagnosticKind;
 
-/// (file, Ok(()) or the kind of the first diagnostic).
-const EXPECTED: &[(&str, Result<(), DiagnosticKind>)] = &[
-    ("lark-llguidance/lark.lark", Err(DiagnosticKind::Conflict)),
+/// Ok(true) for LL(1), Ok(false) for generalized, or the first diagnostic's kind.
+type Verdict = Result<bool, DiagnosticKind>;
+const LL1: Verdict = Ok(true);
+const GENERALIZED: Verdict = Ok(false);
+
+/// (file, verdict).
+const EXPECTED: &[(&str, Verdict)] = &[
+    ("lark-llguidance/lark.lark", Err(DiagnosticKind::LexicalHazard)),
     ("lark-llguidance/rfc.lark", Err(DiagnosticKind::EmptyMatch)),
     (
         "lark-syncode/c_grammar.lark",
         Err(DiagnosticKind::LexicalHazard),
     ),
-    ("lark-syncode/calc_grammar.lark", Ok(())),
-    (
-        "lark-syncode/go_grammar.lark",
-        Err(DiagnosticKind::Unreachable),
-    ),
-    (
-        "lark-syncode/invariants.lark",
-        Err(DiagnosticKind::Conflict),
-    ),
-    (
-        "lark-syncode/java_grammar.lark",
-        Err(DiagnosticKind::Conflict),
-    ),
-    ("lark-syncode/json_grammar.lark", Ok(())),
-    (
-        "lark-syncode/prover9_grammar.lark",
-        Err(DiagnosticKind::Conflict),
-    ),
+    ("lark-syncode/calc_grammar.lark", LL1),
+    ("lark-syncode/go_grammar.lark", Err(DiagnosticKind::LexicalHazard)),
+    ("lark-syncode/invariants.lark", Err(DiagnosticKind::LexicalHazard)),
+    ("lark-syncode/java_grammar.lark", GENERALIZED),
+    ("lark-syncode/json_grammar.lark", LL1),
+    ("lark-syncode/prover9_grammar.lark", GENERALIZED),
     (
         "lark-syncode/python_grammar.lark",
         Err(DiagnosticKind::Unsupported),
     ),
-    (
-        "lark-syncode/sql_grammar.lark",
-        Err(DiagnosticKind::Unreachable),
-    ),
-    ("lark-syncode/tiny_grammar.lark", Ok(())),
+    ("lark-syncode/sql_grammar.lark", Err(DiagnosticKind::LexicalHazard)),
+    ("lark-syncode/tiny_grammar.lark", LL1),
     (
         "lark-upstream/examples-inline/advanced-_json_parser--json_grammar.lark",
-        Ok(()),
+        LL1,
     ),
     (
         "lark-upstream/examples-inline/advanced-conf_earley--Lark-line19.lark",
@@ -61,38 +53,35 @@ const EXPECTED: &[(&str, Result<(), DiagnosticKind>)] = &[
     ),
     (
         "lark-upstream/examples-inline/advanced-qscintilla_json--grammar.lark",
-        Ok(()),
+        LL1,
     ),
     (
         "lark-upstream/examples-inline/advanced-scan_json--json_grammar.lark",
-        Ok(()),
+        LL1,
     ),
     (
         "lark-upstream/examples-inline/advanced-tree_forest_transformer--grammar.lark",
-        Ok(()),
+        LL1,
     ),
-    (
-        "lark-upstream/examples-inline/calc--calc_grammar.lark",
-        Err(DiagnosticKind::Conflict),
-    ),
+    ("lark-upstream/examples-inline/calc--calc_grammar.lark", GENERALIZED),
     (
         "lark-upstream/examples-inline/fruitflies--grammar.lark",
-        Ok(()),
+        LL1,
     ),
     (
         "lark-upstream/examples-inline/json_parser--json_grammar.lark",
-        Ok(()),
+        LL1,
     ),
     (
         "lark-upstream/examples-inline/turtle_dsl--turtle_grammar.lark",
-        Ok(()),
+        LL1,
     ),
     (
         "lark-upstream/examples/composition-csv.lark",
         Err(DiagnosticKind::LexicalHazard),
     ),
-    ("lark-upstream/examples/composition-json.lark", Ok(())),
-    ("lark-upstream/examples/standalone-json.lark", Ok(())),
+    ("lark-upstream/examples/composition-json.lark", LL1),
+    ("lark-upstream/examples/standalone-json.lark", LL1),
     (
         "lark-upstream/grammars/lark.lark",
         Err(DiagnosticKind::Unsupported),
@@ -101,8 +90,8 @@ const EXPECTED: &[(&str, Result<(), DiagnosticKind>)] = &[
         "lark-upstream/grammars/python.lark",
         Err(DiagnosticKind::Unsupported),
     ),
-    ("truncproof/c_subset.lark", Ok(())),
-    ("truncproof/json_rfc8259.lark", Ok(())),
+    ("truncproof/c_subset.lark", LL1),
+    ("truncproof/json_rfc8259.lark", LL1),
 ];
 
 #[test]
@@ -113,8 +102,23 @@ fn real_grammars_compile_or_name_the_problem() {
     let mut failures = Vec::new();
     for (file, expected) in EXPECTED {
         let text = std::fs::read_to_string(root.join("grammars").join(file)).unwrap();
-        let got = lark::parse_grammar(&text).and_then(|g| CompiledGrammar::new(&g).map(|_| ()));
-        let got_kind = got.as_ref().map(|_| ()).map_err(|e| e.kind());
+        let got = lark::parse_grammar(&text).and_then(|g| CompiledGrammar::new(&g));
+        if let Ok(c) = &got {
+            // Strict mode refuses exactly the generalized ones, by their conflicts.
+            let g = lark::parse_grammar(&text).unwrap();
+            let strict = CompiledGrammar::with_config(&g, &Config::default().ll1_only(true));
+            match (c.is_ll1(), strict) {
+                (true, Ok(_)) => {}
+                (false, Err(e)) if e.has_kind(DiagnosticKind::Conflict) => {
+                    assert_eq!(e.diagnostics().len(), c.conflicts().len(), "{file}")
+                }
+                (ll1, strict) => failures.push(format!(
+                    "{file}: is_ll1 {ll1} but strict gives {:?}",
+                    strict.map(|_| ()).map_err(|e| e.to_string())
+                )),
+            }
+        }
+        let got_kind = got.as_ref().map(|c| c.is_ll1()).map_err(|e| e.kind());
         let first = got
             .as_ref()
             .err()

@@ -173,26 +173,63 @@ impl Sets {
 
 /// Marks an empty table cell.
 pub const NO_PRODUCTION: u32 = u32::MAX;
+/// Marks a cell with several productions: the low bits index the table's
+/// alternative lists.
+pub const SEVERAL: u32 = 1 << 31;
 
-/// The LL(1) parse table: for a nonterminal and a lookahead terminal (or end
-/// of input), the one production to expand.
+/// The prediction table: for a nonterminal and a lookahead terminal (or end
+/// of input), the productions to expand. For an LL(1) grammar every cell
+/// holds at most one; a cell with several is a conflict, which the
+/// generalized parser resolves by trying each (see ARCHITECTURE.md, "Beyond
+/// LL(1)").
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Ll1Table {
-    /// Row-major, `(n_terms + 1)` columns, the last is end of input.
+    /// Row-major, `(n_terms + 1)` columns, the last is end of input. A
+    /// production, [`NO_PRODUCTION`], or [`SEVERAL`] plus an index into
+    /// `several_off`.
     cells: Vec<u32>,
     columns: usize,
+    /// The conflicting cells' productions, in grammar order, as
+    /// `several[several_off[k]..several_off[k + 1]]`.
+    #[serde(default)]
+    several: Vec<u32>,
+    #[serde(default)]
+    several_off: Vec<u32>,
 }
 
 impl Ll1Table {
+    /// The productions predicted for `n` on `lookahead`, in grammar order.
+    pub fn get_all(&self, n: NtId, lookahead: usize) -> &[u32] {
+        let i = n.index() * self.columns + lookahead;
+        match self.cells[i] {
+            NO_PRODUCTION => &[],
+            c if c & SEVERAL != 0 => {
+                let k = (c & !SEVERAL) as usize;
+                &self.several[self.several_off[k] as usize..self.several_off[k + 1] as usize]
+            }
+            _ => std::slice::from_ref(&self.cells[i]),
+        }
+    }
+    /// The one production predicted, if exactly one is.
     pub fn get(&self, n: NtId, lookahead: usize) -> Option<ProdId> {
-        let c = self.cells[n.index() * self.columns + lookahead];
-        (c != NO_PRODUCTION).then_some(ProdId(c))
+        match self.get_all(n, lookahead) {
+            [p] => Some(ProdId(*p)),
+            _ => None,
+        }
     }
     pub fn columns(&self) -> usize {
         self.columns
     }
     pub fn cells(&self) -> &[u32] {
         &self.cells
+    }
+    /// The alternatives of the conflicting cells, and their offsets.
+    pub fn several(&self) -> (&[u32], &[u32]) {
+        (&self.several, &self.several_off)
+    }
+    /// Whether every cell holds at most one production.
+    pub fn is_ll1(&self) -> bool {
+        self.several_off.len() <= 1
     }
 }
 
@@ -224,11 +261,21 @@ pub(crate) fn check_symbols(g: &Grammar, diags: &mut Diagnostics) {
     }
 }
 
-/// Builds the LL(1) table, reporting every conflict.
+/// Builds the LL(1) table, reporting every conflict as an error.
 pub fn ll1_table(g: &Grammar, sets: &Sets) -> Result<Ll1Table, GrammarError> {
+    let (table, conflicts) = predict_table(g, sets);
+    if !conflicts.is_empty() {
+        return Err(GrammarError::new(conflicts));
+    }
+    Ok(table)
+}
+
+/// Builds the prediction table with every production each cell predicts,
+/// and one diagnostic per conflicting pair of alternatives.
+pub fn predict_table(g: &Grammar, sets: &Sets) -> (Ll1Table, Vec<Diagnostic>) {
     let columns = g.terminals.len() + 1;
-    let mut cells = vec![NO_PRODUCTION; g.nonterminals.len() * columns];
-    let mut diags = Diagnostics::default();
+    let mut cells: Vec<Vec<u32>> = vec![Vec::new(); g.nonterminals.len() * columns];
+    let mut diags = Vec::new();
     let mut reported = std::collections::HashSet::new();
     for (pi, p) in g.productions.iter().enumerate() {
         let (mut predict, nullable) = sets.first_of_seq(&p.rhs);
@@ -237,55 +284,77 @@ pub fn ll1_table(g: &Grammar, sets: &Sets) -> Result<Ll1Table, GrammarError> {
         }
         for la in predict.iter() {
             let cell = &mut cells[p.lhs.index() * columns + la];
-            if *cell == NO_PRODUCTION {
-                *cell = pi as u32;
+            cell.push(pi as u32);
+            if cell.len() == 1 {
                 continue;
             }
-            let other = ProdId(*cell);
+            let other = ProdId(cell[0]);
             if !reported.insert((p.lhs, other, pi)) {
                 continue;
             }
-            let la_name = if la == g.terminals.len() {
-                "end of input".to_string()
-            } else {
-                format!("`{}`", g.display_symbol(Symbol::T(TermId(la as u32))))
-            };
-            let first_hit = sets.first_of_seq(&g.production(other).rhs).0.contains(la);
-            let why = if first_hit && !predict_by_first(sets, &p.rhs, la) {
-                " (the second can derive the empty string and the lookahead may follow the rule)"
-            } else {
-                ""
-            };
-            let nt = g.nonterminal(p.lhs);
-            let rule = match (nt.kind, nt.name.split_once("__")) {
-                (RuleKind::Generated, Some((owner, _))) => format!(
-                    "`{}` (made for an optional, repeated or grouped part of rule `{owner}`)",
-                    nt.name
-                ),
-                _ => format!("rule `{}`", nt.name),
-            };
-            diags.push(
-                Diagnostic::new(
-                    DiagnosticKind::Conflict,
-                    p.span,
-                    format!(
-                        "LL(1) conflict in {rule}: on lookahead {la_name} both `{}` and `{}` apply{why}",
-                        g.display_production(other),
-                        g.display_production(ProdId(pi as u32)),
-                    ),
-                )
-                .with_note(g.production(other).span, format!("alternative `{}`", g.display_production(other)))
-                .with_note(p.span, format!("alternative `{}`", g.display_production(ProdId(pi as u32))))
-                .with_note(
-                    None,
-                    "one token of lookahead must decide: make the alternatives start with different \
-                     terminals, or make what follows an optional or repeated part start differently from it",
-                ),
-            );
+            diags.push(conflict(g, sets, p.lhs, other, ProdId(pi as u32), la));
         }
     }
-    diags.into_result()?;
-    Ok(Ll1Table { cells, columns })
+    let mut table = Ll1Table {
+        cells: Vec::with_capacity(cells.len()),
+        columns,
+        several: Vec::new(),
+        several_off: vec![0],
+    };
+    for cell in cells {
+        table.cells.push(match cell.as_slice() {
+            [] => NO_PRODUCTION,
+            [p] => *p,
+            several => {
+                let k = table.several_off.len() as u32 - 1;
+                table.several.extend_from_slice(several);
+                table.several_off.push(table.several.len() as u32);
+                SEVERAL | k
+            }
+        });
+    }
+    (table, diags)
+}
+
+/// The diagnostic for alternatives `a` and `b` of `lhs` both predicted on `la`.
+fn conflict(g: &Grammar, sets: &Sets, lhs: NtId, a: ProdId, b: ProdId, la: usize) -> Diagnostic {
+    let la_name = if la == g.terminals.len() {
+        "end of input".to_string()
+    } else {
+        format!("`{}`", g.display_symbol(Symbol::T(TermId(la as u32))))
+    };
+    let rhs_b = &g.production(b).rhs;
+    let first_hit = sets.first_of_seq(&g.production(a).rhs).0.contains(la);
+    let why = if first_hit && !predict_by_first(sets, rhs_b, la) {
+        " (the second can derive the empty string and the lookahead may follow the rule)"
+    } else {
+        ""
+    };
+    let nt = g.nonterminal(lhs);
+    let rule = match (nt.kind, nt.name.split_once("__")) {
+        (RuleKind::Generated, Some((owner, _))) => format!(
+            "`{}` (made for an optional, repeated or grouped part of rule `{owner}`)",
+            nt.name
+        ),
+        _ => format!("rule `{}`", nt.name),
+    };
+    let (span_a, span_b) = (g.production(a).span, g.production(b).span);
+    Diagnostic::new(
+        DiagnosticKind::Conflict,
+        span_b,
+        format!(
+            "LL(1) conflict in {rule}: on lookahead {la_name} both `{}` and `{}` apply{why}",
+            g.display_production(a),
+            g.display_production(b),
+        ),
+    )
+    .with_note(span_a, format!("alternative `{}`", g.display_production(a)))
+    .with_note(span_b, format!("alternative `{}`", g.display_production(b)))
+    .with_note(
+        None,
+        "one token of lookahead must decide: make the alternatives start with different \
+         terminals, or make what follows an optional or repeated part start differently from it",
+    )
 }
 
 fn predict_by_first(sets: &Sets, rhs: &[Symbol], la: usize) -> bool {
@@ -294,11 +363,21 @@ fn predict_by_first(sets: &Sets, rhs: &[Symbol], la: usize) -> bool {
 
 /// Runs the checks and builds the table for an LL(1) grammar.
 pub fn analyze(g: &Grammar) -> Result<(Sets, Ll1Table), GrammarError> {
+    let (sets, table, conflicts) = analyze_general(g)?;
+    if !conflicts.is_empty() {
+        return Err(GrammarError::new(conflicts));
+    }
+    Ok((sets, table))
+}
+
+/// Runs the checks and builds the prediction table, conflicts included
+/// (returned as diagnostics, for generalized parsing or a strict verdict).
+pub fn analyze_general(g: &Grammar) -> Result<(Sets, Ll1Table, Vec<Diagnostic>), GrammarError> {
     crate::counters::count_ll1_analysis();
     let mut diags = Diagnostics::default();
     check_symbols(g, &mut diags);
     diags.into_result()?;
     let sets = Sets::new(g);
-    let table = ll1_table(g, &sets)?;
-    Ok((sets, table))
+    let (table, conflicts) = predict_table(g, &sets);
+    Ok((sets, table, conflicts))
 }

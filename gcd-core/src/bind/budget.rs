@@ -365,11 +365,14 @@ impl BudgetTables {
             if d >= best {
                 continue;
             }
-            let mut v = view.clone();
-            if !g.is_ignored(w as u32) && !g.parse.shift(&mut v, w as u32) {
+            if g.is_ignored(w as u32) {
+                best = best.min(add(d, self.rest(&g.parse, view, base_costs, w)));
                 continue;
             }
-            best = best.min(add(d, self.rest(&g.parse, &v, base_costs, w)));
+            // Each derivation that takes `w` is a plan; the cheapest counts.
+            for v in g.parse.shift_all(view.clone(), w as u32) {
+                best = best.min(add(d, self.rest(&g.parse, &v, base_costs, w)));
+            }
         }
         best
     }

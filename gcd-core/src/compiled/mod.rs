@@ -1,7 +1,9 @@
 //! A grammar compiled to everything that does not depend on a vocabulary.
 //!
 //! [`CompiledGrammar::new`] runs the pipeline of ARCHITECTURE.md up to the static
-//! tables: transforms to LL(1), analysis and the LL(1) table, terminal DFAs,
+//! tables: unused rules dropped (with a warning), transforms to LL(1),
+//! analysis and the prediction table (conflicts kept for generalized
+//! parsing unless [`Config::ll1_only`]), terminal DFAs,
 //! the candidate sets the parser can ask the lexer for, the contextual lexer
 //! automaton, and the lexical soundness check.
 //!
@@ -20,8 +22,8 @@ pub mod completion;
 
 use crate::analysis::transform::{self, TransformReport};
 use crate::analysis::{self, contexts, lexical, Ll1Table, Sets};
-use crate::error::{DiagnosticKind, Diagnostics, GrammarError};
-use crate::grammar::Grammar;
+use crate::error::{Diagnostic, DiagnosticKind, Diagnostics, GrammarError};
+use crate::grammar::{Grammar, RuleKind};
 use crate::grammar::TermSet;
 use crate::lexer::{DfaError, LexerAutomaton, TerminalDfa, DEAD};
 use crate::parser::{ParseTables, NT_BIT};
@@ -36,6 +38,14 @@ pub struct Config {
     pub max_lexer_states: usize,
     /// Run left-recursion removal and left factoring first.
     pub transforms: bool,
+    /// Refuse a grammar that is not LL(1) after the transforms, reporting
+    /// its conflicts, instead of parsing it with forks (ARCHITECTURE.md,
+    /// "Beyond LL(1)"). Unused rules are then errors too.
+    pub ll1_only: bool,
+    /// The most parser configurations a matcher may follow at once on a
+    /// generalized grammar; a token that would need more is refused with
+    /// [`MatchErrorKind::TooManyConfigurations`](crate::runtime::matcher::MatchErrorKind).
+    pub max_configurations: usize,
 }
 
 impl Default for Config {
@@ -44,7 +54,23 @@ impl Default for Config {
             max_candidate_sets: 50_000,
             max_lexer_states: 200_000,
             transforms: true,
+            ll1_only: false,
+            max_configurations: 1_000,
         }
+    }
+}
+
+impl Config {
+    /// Sets [`ll1_only`](Self::ll1_only).
+    pub fn ll1_only(mut self, yes: bool) -> Self {
+        self.ll1_only = yes;
+        self
+    }
+
+    /// Sets [`max_configurations`](Self::max_configurations).
+    pub fn max_configurations(mut self, n: usize) -> Self {
+        self.max_configurations = n.max(1);
+        self
     }
 }
 
@@ -72,6 +98,27 @@ pub struct CompiledGrammar {
     /// (a terminal or a non-nullable rule), by encoded symbol; else `DEAD`.
     pub(crate) start_by_top_t: Vec<u32>,
     pub(crate) start_by_top_n: Vec<u32>,
+    /// See [`Config::max_configurations`].
+    pub(crate) max_configurations: u32,
+    /// The LL(1) conflicts that generalized parsing resolves (not kept in
+    /// snapshots).
+    #[serde(skip)]
+    pub(crate) conflicts: Notes,
+    /// Unused rules, dropped (not kept in snapshots).
+    #[serde(skip)]
+    pub(crate) warnings: Notes,
+}
+
+/// Diagnostics about how a grammar was compiled. They describe the source,
+/// not the tables, so two compiled grammars with equal tables are equal
+/// whatever their notes (a snapshot drops them).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Notes(pub Vec<Diagnostic>);
+
+impl PartialEq for Notes {
+    fn eq(&self, _: &Notes) -> bool {
+        true
+    }
 }
 
 impl CompiledGrammar {
@@ -82,18 +129,34 @@ impl CompiledGrammar {
     pub fn with_config(g: &Grammar, config: &Config) -> Result<CompiledGrammar, GrammarError> {
         // Terminal problems are independent of rule problems: report both.
         let dfas = build_dfas(g);
+        let (reachable, unused) = transform::drop_unreachable(g);
+        let warnings = unused_rule_warnings(g, &unused, config.ll1_only);
+        if config.ll1_only && !warnings.is_empty() {
+            return Err(merge(dfas.err(), GrammarError::new(warnings)));
+        }
         let (grammar, report) = if config.transforms {
-            match transform::make_ll1(g) {
+            match transform::make_ll1(&reachable) {
                 Ok(x) => x,
                 Err(e) => return Err(merge(dfas.err(), e)),
             }
         } else {
-            (g.clone(), TransformReport::default())
+            (reachable, TransformReport::default())
         };
-        let (sets, table) = match analysis::analyze(&grammar) {
+        let (sets, table, conflicts) = match analysis::analyze_general(&grammar) {
             Ok(x) => x,
             Err(e) => return Err(merge(dfas.err(), e)),
         };
+        if !conflicts.is_empty() {
+            if config.ll1_only {
+                let hint = "or let the parser fork where one token cannot decide: \
+                            `#[gcd(generalized)]` on `grammar!`, or without `Config::ll1_only`";
+                let conflicts = conflicts.into_iter().map(|d| d.with_note(None, hint));
+                return Err(merge(dfas.err(), GrammarError::new(conflicts.collect())));
+            }
+            if let Some(e) = generalization_problems(&grammar, &conflicts) {
+                return Err(merge(dfas.err(), e));
+            }
+        }
         let dfas = dfas?;
         let parse = ParseTables::new(&grammar, &sets, &table);
         let rank = grammar.terminal_rank();
@@ -174,6 +237,9 @@ impl CompiledGrammar {
             candidate_sets,
             candidate_index,
             lexer,
+            max_configurations: config.max_configurations.min(u32::MAX as usize) as u32,
+            conflicts: Notes(conflicts.into_iter().map(Diagnostic::into_warning).collect()),
+            warnings: Notes(warnings),
         };
         let hazards = lexical::lexical_hazards(
             &compiled.grammar,
@@ -186,6 +252,29 @@ impl CompiledGrammar {
             return Err(GrammarError::new(hazards));
         }
         Ok(compiled)
+    }
+
+    /// Whether the grammar is LL(1) after the transforms: the matcher then
+    /// follows one parser configuration and never forks.
+    pub fn is_ll1(&self) -> bool {
+        !self.parse.is_generalized()
+    }
+
+    /// The LL(1) conflicts generalized parsing resolves, as warnings that
+    /// name the rule, the alternatives and the lookahead (empty for an
+    /// LL(1) grammar, and for one loaded from a snapshot).
+    pub fn conflicts(&self) -> &[Diagnostic] {
+        &self.conflicts.0
+    }
+
+    /// Problems that did not stop compilation: unused rules.
+    pub fn warnings(&self) -> &[Diagnostic] {
+        &self.warnings.0
+    }
+
+    /// The most parser configurations a matcher follows at once.
+    pub fn max_configurations(&self) -> usize {
+        self.max_configurations as usize
     }
 
     /// The grammar after transforms (what the tables describe).
@@ -263,6 +352,50 @@ impl CompiledGrammar {
     pub fn is_ignored(&self, t: u32) -> bool {
         self.ignored.contains(t as usize)
     }
+}
+
+/// One diagnostic per rule of `g` written by the user that the start rule
+/// cannot reach (rules the desugaring made for them go unmentioned): a
+/// warning, or an error when `strict`.
+fn unused_rule_warnings(g: &Grammar, unused: &[crate::grammar::NtId], strict: bool) -> Vec<Diagnostic> {
+    unused
+        .iter()
+        .map(|&n| g.nonterminal(n))
+        .filter(|n| n.kind != RuleKind::Generated)
+        .map(|n| {
+            let d = Diagnostic::new(
+                DiagnosticKind::Unreachable,
+                n.span,
+                format!(
+                    "rule `{}` cannot be reached from the start rule `{}`",
+                    n.name,
+                    g.nonterminal(g.start).name
+                ),
+            );
+            if strict {
+                d
+            } else {
+                d.with_note(None, "it is left out of the compiled grammar").into_warning()
+            }
+        })
+        .collect()
+}
+
+/// Why a grammar with conflicts cannot be parsed with forks, if it cannot:
+/// member sets (members in any order) are run by an LL(1) parser only; the
+/// lexer's candidates for them are only proven exact for one derivation.
+fn generalization_problems(g: &Grammar, conflicts: &[Diagnostic]) -> Option<GrammarError> {
+    if g.member_sets.is_empty() {
+        return None;
+    }
+    let note = "a grammar with members in any order (JSON objects) must be LL(1): \
+                generalized parsing does not cover member lists yet";
+    Some(GrammarError::new(
+        conflicts
+            .iter()
+            .map(|d| d.clone().with_note(None, note))
+            .collect(),
+    ))
 }
 
 fn merge(a: Option<GrammarError>, b: GrammarError) -> GrammarError {

@@ -1,10 +1,17 @@
-//! The LL(1) stack machine.
+//! The LL(1) stack machine, generalized.
 //!
 //! The parser state is a stack of grammar symbols, top last. Shifting a
 //! terminal expands nonterminals on top by the table until the terminal is
 //! on top, then pops it. For an LL(1) grammar without useless symbols this is
 //! exact: a terminal is shifted successfully iff the input so far plus that
 //! terminal is a prefix of some sentence.
+//!
+//! Where a cell predicts several productions (a conflict), shifting forks:
+//! [`ParseTables::shift_all`] returns one stack per derivation that takes
+//! the terminal. The grammar has no left recursion (the transforms remove
+//! it or refuse the grammar), so the expansions before a terminal is on top
+//! are finite. An LL(1) grammar never forks and pays one test per
+//! expansion for the possibility.
 //!
 //! A [`MemberSet`](crate::grammar::MemberSet) (members in any order, each
 //! at most once) is run here rather than by the table: its `more` and
@@ -19,7 +26,7 @@ mod stack;
 pub use member_set::{SetPlan, SetRole, SetState, SetTables};
 pub use stack::{Stack, StackView};
 
-use crate::analysis::{Ll1Table, Sets};
+use crate::analysis::{Ll1Table, Sets, NO_PRODUCTION, SEVERAL};
 use crate::grammar::TermSet;
 use crate::grammar::{Grammar, Symbol};
 
@@ -52,8 +59,13 @@ pub fn is_data(s: u32) -> bool {
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ParseTables {
     pub n_terms: usize,
-    /// `nt * (n_terms + 1) + lookahead` → production or `u32::MAX`.
+    /// `nt * (n_terms + 1) + lookahead` → production, `u32::MAX`, or
+    /// [`SEVERAL`] plus an index into `several_off` (see [`Ll1Table`]).
     pub table: Vec<u32>,
+    #[serde(default)]
+    pub several: Vec<u32>,
+    #[serde(default)]
+    pub several_off: Vec<u32>,
     /// Right-hand sides, reversed (ready to push), as `rhs[off[p]..off[p+1]]`.
     pub rhs: Vec<u32>,
     pub rhs_off: Vec<u32>,
@@ -108,9 +120,12 @@ impl ParseTables {
                 nonempty: m.nonempty,
             });
         }
+        let (several, several_off) = table.several();
         ParseTables {
             n_terms: g.terminals.len(),
             table: table.cells().to_vec(),
+            several: several.to_vec(),
+            several_off: several_off.to_vec(),
             rhs,
             rhs_off,
             lhs: g.productions.iter().map(|p| p.lhs.0).collect(),
@@ -128,10 +143,17 @@ impl ParseTables {
         vec![self.start | NT_BIT]
     }
 
+    /// The one production predicted, `None` for none or several (member
+    /// sets' rules never conflict: the compiler checks).
     #[inline]
     fn predict(&self, nt: u32, lookahead: usize) -> Option<usize> {
         let p = self.table[nt as usize * (self.n_terms + 1) + lookahead];
-        (p != u32::MAX).then_some(p as usize)
+        (p & SEVERAL == 0).then_some(p as usize)
+    }
+
+    /// Whether some cell predicts several productions.
+    pub fn is_generalized(&self) -> bool {
+        self.several_off.len() > 1
     }
 
     /// The member set rule `nt` is, if any.
@@ -173,9 +195,25 @@ impl ParseTables {
         Some((m, (k != u32::MAX).then_some(k as usize)))
     }
 
-    /// Shifts terminal `t`. On failure returns false and leaves `stack` in an
-    /// unspecified state: callers that may fail work on a copy.
-    pub fn shift(&self, stack: &mut impl Stack, t: u32) -> bool {
+    /// Shifts terminal `t` on every derivation of `stack`: the stacks after
+    /// it, none if no derivation takes `t`.
+    pub fn shift_all<S: Stack + Clone>(&self, stack: S, t: u32) -> smallvec::SmallVec<[S; 1]> {
+        let mut out = smallvec::SmallVec::new();
+        let mut forks = Vec::new();
+        let mut next = Some(stack);
+        while let Some(mut s) = next.take().or_else(|| forks.pop()) {
+            if self.shift_forking(&mut s, t, &mut forks) {
+                out.push(s);
+            }
+        }
+        out
+    }
+
+    /// Shifts `t` on `stack`, taking the first production of a conflicting
+    /// cell and leaving a copy of the stack for each other one (with that
+    /// production expanded) in `forks`, for the caller to go on with. On
+    /// failure returns false and leaves `stack` in an unspecified state.
+    fn shift_forking<S: Stack + Clone>(&self, stack: &mut S, t: u32, forks: &mut Vec<S>) -> bool {
         while let Some(top) = stack.pop() {
             if top & NT_BIT == 0 {
                 return top == t;
@@ -186,13 +224,30 @@ impl ParseTables {
                 }
                 continue;
             }
-            match self.predict(top & !NT_BIT, t as usize) {
-                Some(p) => stack
-                    .push_slice(&self.rhs[self.rhs_off[p] as usize..self.rhs_off[p + 1] as usize]),
-                None => return false,
+            let cell = self.table[(top & !NT_BIT) as usize * (self.n_terms + 1) + t as usize];
+            match cell {
+                NO_PRODUCTION => return false,
+                c if c & SEVERAL != 0 => {
+                    let k = (c & !SEVERAL) as usize;
+                    let alts = &self.several
+                        [self.several_off[k] as usize..self.several_off[k + 1] as usize];
+                    for &p in &alts[1..] {
+                        let mut fork = stack.clone();
+                        fork.push_slice(self.rhs_of(p as usize));
+                        forks.push(fork);
+                    }
+                    stack.push_slice(self.rhs_of(alts[0] as usize));
+                }
+                p => stack.push_slice(self.rhs_of(p as usize)),
             }
         }
         false
+    }
+
+    /// Production `p`'s right-hand side, reversed (ready to push).
+    #[inline]
+    fn rhs_of(&self, p: usize) -> &[u32] {
+        &self.rhs[self.rhs_off[p] as usize..self.rhs_off[p + 1] as usize]
     }
 
     /// One step of a member set (already popped) before terminal `t`:

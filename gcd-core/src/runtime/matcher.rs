@@ -1,12 +1,17 @@
 //! The matcher: one per request, it follows the output token by token and
 //! computes the exact set of tokens allowed next.
 //!
-//! Its state is the LL(1) stack and the contextual lexer's state for the
-//! pending lexeme. A mask is the precomputed `within` set of that lexer state
-//! plus the tokens that cross a lexeme boundary, for which the parser is
-//! asked once per winning terminal (see [`crate::bind`]). The grammar was
-//! checked free of lexical hazards at compile time, so "the lexer is alive
-//! and the parser took every terminal" is exactly "some completion exists".
+//! Its state is a set of configurations, each an LL(1) stack and the
+//! contextual lexer's state for the pending lexeme in that stack's context.
+//! An LL(1) grammar always has exactly one; a generalized grammar forks
+//! where its table has a conflict, and a configuration dies when its
+//! derivation cannot take the next byte (ARCHITECTURE.md, "Beyond LL(1)").
+//! A configuration's mask is the precomputed `within` set of its lexer
+//! state plus the tokens that cross a lexeme boundary, for which the parser
+//! is asked once per winning terminal (see [`crate::bind`]); the matcher's
+//! mask is their union. The grammar was checked free of lexical hazards at
+//! compile time, so "the lexer is alive and the parser took every terminal"
+//! is exactly "some completion exists", per configuration.
 
 use std::fmt;
 use std::sync::Arc;
@@ -39,6 +44,9 @@ pub enum MatchErrorKind {
     Finished,
     /// The token budget is below what the output still needs.
     BudgetTooSmall,
+    /// A generalized grammar would need more live parser configurations
+    /// than [`Config::max_configurations`](crate::compiled::Config) allows.
+    TooManyConfigurations,
 }
 
 impl MatchError {
@@ -60,8 +68,8 @@ impl std::error::Error for MatchError {}
 /// copy its history.
 #[derive(Debug)]
 struct Snapshot {
-    stack: Vec<u32>,
-    lexer: u32,
+    /// Stacks and lexer states of the configurations.
+    configs: Vec<(Vec<u32>, u32)>,
     fresh: bool,
     output_len: usize,
     prev: Option<Arc<Snapshot>>,
@@ -105,13 +113,32 @@ fn viable(g: &CompiledGrammar, q: u32, exact: &TermSet) -> bool {
         .any(|&t| exact.contains(t as usize))
 }
 
+/// One derivation the matcher follows.
+#[derive(Clone, Debug)]
+struct Config {
+    stack: Vec<u32>,
+    /// Lexer state of the pending lexeme, in this stack's context.
+    lexer: u32,
+    /// With a budget: the budget cost vectors of `stack`, kept up to date.
+    costs: Vec<Vec<u32>>,
+}
+
+/// Configurations after some bytes: stack, lexer state, and the index of
+/// the configuration they came from.
+type Runs = Vec<(Vec<u32>, u32, usize)>;
+
+/// Why bytes could not be followed.
+enum RunError {
+    Dead,
+    TooMany(usize),
+}
+
 /// Follows one output. Cheap to clone (fork), rolls back by tokens.
 #[derive(Clone, Debug)]
 pub struct Matcher {
     bound: Arc<BoundGrammar>,
-    stack: Vec<u32>,
-    /// Lexer state of the pending lexeme.
-    lexer: u32,
+    /// Never empty; one for an LL(1) grammar.
+    configs: smallvec::SmallVec<[Config; 1]>,
     /// No byte consumed yet (the empty lexeme has nothing to close).
     fresh: bool,
     output: Vec<u8>,
@@ -121,8 +148,6 @@ pub struct Matcher {
     finished: bool,
     /// Most tokens (EOS not counted) the output may take.
     budget: Option<usize>,
-    /// With a budget: the budget cost vectors of `stack`, kept up to date.
-    stack_costs: Vec<Vec<u32>>,
 }
 
 /// What a budgeted mask needs: the most tokens any allowed token may leave
@@ -138,17 +163,25 @@ impl Matcher {
         let lexer = bound.grammar.start_state(&stack);
         Matcher {
             bound,
-            stack,
-            lexer,
+            configs: smallvec::smallvec![Config {
+                stack,
+                lexer,
+                costs: Vec::new(),
+            }],
             fresh: true,
             output: Vec::new(),
             tokens: Vec::new(),
             history: None,
             history_len: 0,
             budget: None,
-            stack_costs: Vec::new(),
             finished: false,
         }
+    }
+
+    /// How many parser configurations the matcher follows now (always 1
+    /// for an LL(1) grammar).
+    pub fn configurations(&self) -> usize {
+        self.configs.len()
     }
 
     pub fn bound(&self) -> &Arc<BoundGrammar> {
@@ -172,21 +205,25 @@ impl Matcher {
 
     /// Whether the output is a complete sentence (EOS allowed now).
     pub fn is_complete(&self) -> bool {
-        if self.finished {
-            return false;
-        }
+        !self.finished && self.configs.iter().any(|c| self.config_complete(c))
+    }
+
+    fn config_complete(&self, c: &Config) -> bool {
         let g = &self.bound.grammar;
         if self.fresh {
-            return g.parse.accepts_end(&self.stack);
+            return g.parse.accepts_end(&c.stack);
         }
-        let Some(w) = g.lexer.winner(self.lexer) else {
+        let Some(w) = g.lexer.winner(c.lexer) else {
             return false;
         };
-        let mut view = StackView::new(&self.stack);
-        if !g.is_ignored(w) && !g.parse.shift(&mut view, w) {
-            return false;
+        let view = StackView::new(&c.stack);
+        if g.is_ignored(w) {
+            return g.parse.accepts_end_top_down(view.top_down());
         }
-        g.parse.accepts_end_top_down(view.top_down())
+        g.parse
+            .shift_all(view, w)
+            .iter()
+            .any(|v| g.parse.accepts_end_top_down(v.top_down()))
     }
 
     /// A fresh mask of `width` bits (the model's logits width; ids past the
@@ -244,43 +281,36 @@ impl Matcher {
 
     fn fill_tokens(&self, out: &mut [u64]) {
         let b = &*self.bound;
-        let g = &b.grammar;
-        let q = self.lexer;
-        let budget = match self.budget {
-            None => None,
-            Some(n) => {
-                let used = self.tokens.len();
-                if used >= n {
-                    return;
-                }
-                Some(BudgetCtx {
-                    limit: (n - used - 1) as u32,
-                    base: &self.stack_costs,
-                })
-            }
-        };
-        let budget = budget.as_ref();
+        if self.budget.is_some_and(|n| self.tokens.len() >= n) {
+            return;
+        }
         let mut scratch = Scratch::new(&b.trie);
-        self.add_state(
-            out,
-            &StackView::new(&self.stack),
-            q,
-            None,
-            &mut scratch,
-            budget,
-        );
+        for c in &self.configs {
+            self.fill_config(out, c, &mut scratch);
+        }
+    }
+
+    /// Adds the tokens configuration `c` allows.
+    fn fill_config(&self, out: &mut [u64], c: &Config, scratch: &mut Scratch) {
+        let b = &*self.bound;
+        let g = &b.grammar;
+        let q = c.lexer;
+        let budget = self.budget.map(|n| BudgetCtx {
+            limit: (n - self.tokens.len() - 1) as u32,
+            base: &c.costs,
+        });
+        let budget = budget.as_ref();
+        self.add_state(out, &StackView::new(&c.stack), q, None, scratch, budget);
         // Tokens whose first byte closes the pending lexeme.
         let tables = b.state(q);
         if tables.end_filter != u32::MAX && !self.fresh {
             let w = g.lexer.winner(q).expect("end filter implies a winner");
-            let mut view = StackView::new(&self.stack);
-            if !g.is_ignored(w) && !g.parse.shift(&mut view, w) {
-                return;
-            }
-            let q2 = g.start_state_top_down(view.top_symbol(), || view.top_down());
-            if q2 != DEAD {
-                let filter = b.end_filter(tables.end_filter);
-                self.add_state(out, &view, q2, Some(filter), &mut scratch, budget);
+            let filter = b.end_filter(tables.end_filter);
+            for view in shift_or_skip(g, StackView::new(&c.stack), w) {
+                let q2 = g.start_state_top_down(view.top_symbol(), || view.top_down());
+                if q2 != DEAD {
+                    self.add_state(out, &view, q2, Some(filter), scratch, budget);
+                }
             }
         }
     }
@@ -313,29 +343,43 @@ impl Matcher {
                 }
             }
         }
-        let nc = g.lexer.classes.len();
         for boundary in &tables.boundaries {
-            let mut v = view.clone();
-            if !g.is_ignored(boundary.winner) && !g.parse.shift(&mut v, boundary.winner) {
+            for v in shift_or_skip(g, view.clone(), boundary.winner) {
+                self.add_boundary(out, &v, boundary, filter, scratch, budget);
+            }
+        }
+    }
+
+    /// Adds the tokens that start a new lexeme after `boundary`'s winner,
+    /// with parser `v` after it.
+    fn add_boundary(
+        &self,
+        out: &mut [u64],
+        v: &StackView,
+        boundary: &crate::bind::Boundary,
+        filter: Option<&EndFilter>,
+        scratch: &mut Scratch,
+        budget: Option<&BudgetCtx<'_>>,
+    ) {
+        let b = &*self.bound;
+        let g = &b.grammar;
+        let nc = g.lexer.classes.len();
+        let q2 = g.start_state_top_down(v.top_symbol(), || v.top_down());
+        if q2 == DEAD {
+            return;
+        }
+        for c in 0..nc {
+            let range = boundary.class_off[c] as usize..boundary.class_off[c + 1] as usize;
+            if range.is_empty() || g.lexer.trans[q2 as usize * nc + c] == DEAD {
                 continue;
             }
-            let q2 = g.start_state_top_down(v.top_symbol(), || v.top_down());
-            if q2 == DEAD {
-                continue;
-            }
-            for c in 0..nc {
-                let range = boundary.class_off[c] as usize..boundary.class_off[c + 1] as usize;
-                if range.is_empty() || g.lexer.trans[q2 as usize * nc + c] == DEAD {
+            for &node in &boundary.nodes[range] {
+                if filter.is_some_and(|f| {
+                    !f.first_bytes[b.trie.first_byte_of_node(node as usize) as usize]
+                }) {
                     continue;
                 }
-                for &node in &boundary.nodes[range] {
-                    if filter.is_some_and(|f| {
-                        !f.first_bytes[b.trie.first_byte_of_node(node as usize) as usize]
-                    }) {
-                        continue;
-                    }
-                    self.walk(out, &v, q2, node as usize, scratch, budget);
-                }
+                self.walk(out, v, q2, node as usize, scratch, budget);
             }
         }
     }
@@ -373,17 +417,26 @@ impl Matcher {
                     i = trie.subtree_end[i] as usize;
                     continue;
                 };
-                let mut v = views[vi as usize].clone();
-                if !g.is_ignored(w) && !g.parse.shift(&mut v, w) {
+                // The first derivation that goes on walks on here; each
+                // other one (a fork) walks this subtree on its own.
+                let mut next = None;
+                for v in shift_or_skip(g, views[vi as usize].clone(), w) {
+                    let q2 = g.start_state_top_down(v.top_symbol(), || v.top_down());
+                    if q2 == DEAD || lx.next(q2, byte) == DEAD {
+                        continue;
+                    }
+                    if next.is_none() {
+                        next = Some((v, q2));
+                    } else {
+                        let mut own = Scratch::new(trie);
+                        self.walk(out, &v, q2, i, &mut own, budget);
+                    }
+                }
+                let Some((v, q2)) = next else {
                     i = trie.subtree_end[i] as usize;
                     continue;
-                }
-                let q2 = g.start_state_top_down(v.top_symbol(), || v.top_down());
-                ns = if q2 == DEAD { DEAD } else { lx.next(q2, byte) };
-                if ns == DEAD {
-                    i = trie.subtree_end[i] as usize;
-                    continue;
-                }
+                };
+                ns = lx.next(q2, byte);
                 exacts.push(exact_candidates(g, &v));
                 views.push(v);
                 vi = (views.len() - 1) as u32;
@@ -411,38 +464,55 @@ impl Matcher {
         }
     }
 
-    /// Runs `bytes` from the current state; `None` if some byte is not allowed.
-    fn run_bytes(&self, bytes: &[u8]) -> Option<(Vec<u32>, u32)> {
+    /// Runs `bytes` from the current configurations: those that take every
+    /// byte (deduplicated), each with the index of the one it came from.
+    fn run_bytes(&self, bytes: &[u8]) -> Result<Runs, RunError> {
         let g = &self.bound.grammar;
-        let mut stack = self.stack.clone();
-        let mut q = self.lexer;
+        let max = g.max_configurations();
+        let mut runs: Runs = (self.configs.iter().enumerate())
+            .map(|(i, c)| (c.stack.clone(), c.lexer, i))
+            .collect();
         let mut fresh = self.fresh;
         for &byte in bytes {
-            let mut ns = g.lexer.next(q, byte);
-            if ns == DEAD {
-                if fresh {
-                    return None;
+            let mut next: Runs = Vec::with_capacity(runs.len());
+            for (stack, q, from) in runs {
+                let ns = g.lexer.next(q, byte);
+                if ns != DEAD {
+                    next.push((stack, ns, from));
+                    continue;
                 }
-                let w = g.lexer.winner(q)?;
-                if !g.is_ignored(w) && !g.parse.shift(&mut stack, w) {
-                    return None;
-                }
-                let q2 = g.start_state(&stack);
-                if q2 == DEAD {
-                    return None;
-                }
-                ns = g.lexer.next(q2, byte);
-                if ns == DEAD {
-                    return None;
+                let Some(w) = g.lexer.winner(q).filter(|_| !fresh) else {
+                    continue;
+                };
+                for stack in shift_or_skip(g, stack, w) {
+                    let q2 = g.start_state(&stack);
+                    let ns = if q2 == DEAD { DEAD } else { g.lexer.next(q2, byte) };
+                    if ns != DEAD {
+                        next.push((stack, ns, from));
+                    }
                 }
             }
-            q = ns;
+            if next.len() > 1 {
+                dedup_runs(&mut next);
+            }
+            // The cap applies after the token (derivations may die by its
+            // end); inside it, a wider bound keeps the work finite.
+            if next.len() > max.saturating_mul(16) {
+                return Err(RunError::TooMany(next.len()));
+            }
+            runs = next;
             fresh = false;
         }
-        if exact_candidates(g, &StackView::new(&stack)).is_some_and(|e| !viable(g, q, &e)) {
-            return None;
+        runs.retain(|(stack, q, _)| {
+            exact_candidates(g, &StackView::new(stack)).is_none_or(|e| viable(g, *q, &e))
+        });
+        if runs.is_empty() {
+            return Err(RunError::Dead);
         }
-        Some((stack, q))
+        if runs.len() > max {
+            return Err(RunError::TooMany(runs.len()));
+        }
+        Ok(runs)
     }
 
     /// Accepts `token`. EOS is accepted only when the output is complete.
@@ -482,30 +552,56 @@ impl Matcher {
         if !normal || bytes.is_empty() {
             return Err(self.not_allowed(token, "special tokens never match grammar text"));
         }
-        let Some((stack, q)) = self.run_bytes(bytes) else {
-            return Err(self.not_allowed(token, "the grammar does not allow it here"));
-        };
-        let mut costs = Vec::new();
-        if let Some(n) = self.budget {
-            costs = self.stack_costs.clone();
-            let b = &self.bound;
-            b.budget()
-                .update_stack_costs(&b.grammar.parse, &mut costs, &self.stack, &stack);
-            let need = b
-                .budget()
-                .estimate(&b.grammar, &StackView::new(&stack), q, &costs);
-            if self.tokens.len() + 1 + need as usize > n {
-                return Err(self.not_allowed(
-                    token,
-                    &format!("the output could not be completed within the budget of {n} tokens"),
-                ));
+        let runs = match self.run_bytes(bytes) {
+            Ok(runs) => runs,
+            Err(RunError::Dead) => {
+                return Err(self.not_allowed(token, "the grammar does not allow it here"))
             }
+            Err(RunError::TooMany(n)) => {
+                return Err(MatchError {
+                    kind: MatchErrorKind::TooManyConfigurations,
+                    message: format!(
+                        "token {token} would leave {n} parser configurations alive, more than the \
+                         limit of {} (the grammar is ambiguous here; raise Config::max_configurations \
+                         or make the grammar less ambiguous)",
+                        self.bound.grammar.max_configurations()
+                    ),
+                })
+            }
+        };
+        let mut configs = smallvec::SmallVec::with_capacity(runs.len());
+        for (stack, lexer, from) in runs {
+            let mut costs = Vec::new();
+            if let Some(n) = self.budget {
+                let b = &self.bound;
+                let parent = &self.configs[from];
+                costs = parent.costs.clone();
+                b.budget()
+                    .update_stack_costs(&b.grammar.parse, &mut costs, &parent.stack, &stack);
+                let need = b
+                    .budget()
+                    .estimate(&b.grammar, &StackView::new(&stack), lexer, &costs);
+                // A derivation that cannot finish within the budget is dropped.
+                if self.tokens.len() + 1 + need as usize > n {
+                    continue;
+                }
+            }
+            configs.push(Config {
+                stack,
+                lexer,
+                costs,
+            });
+        }
+        if configs.is_empty() {
+            let n = self.budget.expect("only the budget drops configurations");
+            return Err(self.not_allowed(
+                token,
+                &format!("the output could not be completed within the budget of {n} tokens"),
+            ));
         }
         self.push_history();
-        self.stack_costs = costs;
+        self.configs = configs;
         self.output.extend_from_slice(bytes);
-        self.stack = stack;
-        self.lexer = q;
         self.fresh = false;
         self.tokens.push(token);
         Ok(())
@@ -529,8 +625,9 @@ impl Matcher {
 
     fn push_history(&mut self) {
         self.history = Some(Arc::new(Snapshot {
-            stack: self.stack.clone(),
-            lexer: self.lexer,
+            configs: (self.configs.iter())
+                .map(|c| (c.stack.clone(), c.lexer))
+                .collect(),
             fresh: self.fresh,
             output_len: self.output.len(),
             prev: self.history.take(),
@@ -556,8 +653,13 @@ impl Matcher {
         for _ in 1..n {
             node = node.prev.clone().expect("n <= history_len");
         }
-        self.stack = node.stack.clone();
-        self.lexer = node.lexer;
+        self.configs = (node.configs.iter())
+            .map(|(stack, lexer)| Config {
+                stack: stack.clone(),
+                lexer: *lexer,
+                costs: Vec::new(),
+            })
+            .collect();
         self.fresh = node.fresh;
         self.output.truncate(node.output_len);
         self.tokens.truncate(self.tokens.len() - n);
@@ -565,19 +667,28 @@ impl Matcher {
         self.history_len -= n;
         self.finished = false;
         if self.budget.is_some() {
-            self.stack_costs = self
-                .bound
-                .budget()
-                .stack_costs(&self.bound.grammar.parse, &self.stack);
+            self.compute_costs();
         }
         Ok(())
     }
 
-    /// What determines the future of this matcher (parser stack, lexer
-    /// state, whether any byte was read), for searches over outputs.
+    /// Recomputes every configuration's budget cost vectors.
+    fn compute_costs(&mut self) {
+        let b = &self.bound;
+        for c in &mut self.configs {
+            c.costs = b.budget().stack_costs(&b.grammar.parse, &c.stack);
+        }
+    }
+
+    /// What determines the future of this matcher (parser stacks, lexer
+    /// states, whether any byte was read), for searches over outputs.
     #[doc(hidden)]
-    pub fn state_key(&self) -> (Vec<u32>, u32, bool, bool) {
-        (self.stack.clone(), self.lexer, self.fresh, self.finished)
+    pub fn state_key(&self) -> (Vec<(Vec<u32>, u32)>, bool, bool) {
+        let mut configs: Vec<_> = (self.configs.iter())
+            .map(|c| (c.stack.clone(), c.lexer))
+            .collect();
+        configs.sort_unstable();
+        (configs, self.fresh, self.finished)
     }
 
     /// The fewest tokens that complete the output, by the budget's plans
@@ -587,8 +698,16 @@ impl Matcher {
             return 0;
         }
         let b = &self.bound;
-        b.budget()
-            .estimate_for_stack(&b.grammar, &self.stack, self.lexer) as usize
+        // Each configuration is a real plan: the cheapest counts.
+        (self.configs.iter())
+            .map(|c| match c.costs.is_empty() {
+                true => b.budget().estimate_for_stack(&b.grammar, &c.stack, c.lexer),
+                false => b
+                    .budget()
+                    .estimate(&b.grammar, &StackView::new(&c.stack), c.lexer, &c.costs),
+            })
+            .min()
+            .unwrap_or(crate::bind::INF) as usize
     }
 
     /// The token budget: at most `n` tokens (EOS not counted) in all,
@@ -606,13 +725,10 @@ impl Matcher {
             }
         }
         self.budget = n;
-        self.stack_costs = match n {
-            Some(_) => self
-                .bound
-                .budget()
-                .stack_costs(&self.bound.grammar.parse, &self.stack),
-            None => Vec::new(),
-        };
+        match n {
+            Some(_) => self.compute_costs(),
+            None => self.configs.iter_mut().for_each(|c| c.costs.clear()),
+        }
         Ok(())
     }
 
@@ -628,7 +744,7 @@ impl Matcher {
 
     /// Whether appending `bytes` keeps the output a valid prefix.
     pub fn accepts_bytes(&self, bytes: &[u8]) -> bool {
-        !self.finished && self.run_bytes(bytes).is_some()
+        !self.finished && self.run_bytes(bytes).is_ok()
     }
 
     /// The bytes the grammar forces next: while exactly one byte can follow
@@ -639,17 +755,21 @@ impl Matcher {
         while !m.finished && !m.is_complete() {
             let mut only = None;
             for b in 0..=255u8 {
-                if m.run_bytes(&[b]).is_some() {
+                if let Ok(runs) = m.run_bytes(&[b]) {
                     if only.is_some() {
                         return forced;
                     }
-                    only = Some(b);
+                    only = Some((b, runs));
                 }
             }
-            let Some(b) = only else { return forced };
-            let (stack, q) = m.run_bytes(&[b]).expect("checked above");
-            m.stack = stack;
-            m.lexer = q;
+            let Some((b, runs)) = only else { return forced };
+            m.configs = (runs.into_iter())
+                .map(|(stack, lexer, _)| Config {
+                    stack,
+                    lexer,
+                    costs: Vec::new(),
+                })
+                .collect();
             m.fresh = false;
             forced.push(b);
         }
@@ -690,6 +810,27 @@ impl Matcher {
         }
         out
     }
+}
+
+/// The parser stacks after lexeme `w`: `stack` itself for an ignored
+/// terminal, else one per derivation that takes `w`.
+fn shift_or_skip<S: crate::parser::Stack + Clone>(
+    g: &CompiledGrammar,
+    stack: S,
+    w: u32,
+) -> smallvec::SmallVec<[S; 1]> {
+    if g.is_ignored(w) {
+        smallvec::smallvec![stack]
+    } else {
+        g.parse.shift_all(stack, w)
+    }
+}
+
+/// Drops repeated configurations (same stack and lexer state), keeping the
+/// first of each.
+fn dedup_runs(runs: &mut Runs) {
+    let mut seen = std::collections::HashSet::with_capacity(runs.len());
+    runs.retain(|(stack, q, _)| seen.insert((stack.clone(), *q)));
 }
 
 /// Per-depth state of a trie walk.

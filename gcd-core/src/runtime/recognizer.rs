@@ -3,14 +3,20 @@
 //!
 //! It re-runs each candidate terminal's DFA over the whole pending lexeme,
 //! and it decides "valid prefix" by searching for a completion over
-//! configurations, never by the matcher's shortcut. The matcher is
-//! tested against it bit for bit.
+//! configurations, never by the matcher's shortcut. It follows every
+//! derivation at once (a set of configurations), and it expands rules by
+//! the grammar's productions themselves, not by the engine's prediction
+//! table or FIRST sets, so a wrong table cannot hide here (member sets
+//! aside, which it runs with the engine's parser). The matcher is tested
+//! against it bit for bit.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
 
 use crate::compiled::CompiledGrammar;
+use crate::grammar::{NtId, Symbol, TermSet};
 use crate::lexer::ByteClasses;
+use crate::parser::{encode, NT_BIT};
 
 /// What a byte string is, by the definition in ARCHITECTURE.md ("Semantics").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,15 +51,32 @@ struct Config {
 pub struct Recognizer<'g> {
     g: &'g CompiledGrammar,
     classes: ByteClasses,
+    /// Which rules derive the empty string (computed here, not taken from
+    /// the engine's analysis).
+    nullable: Vec<bool>,
     /// Completion searches stop after visiting this many configurations.
     pub search_limit: usize,
 }
 
 impl<'g> Recognizer<'g> {
     pub fn new(g: &'g CompiledGrammar) -> Self {
+        let gr = &g.grammar;
+        let mut nullable = vec![false; gr.nonterminals.len()];
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for p in &gr.productions {
+                let empty = p.rhs.iter().all(|s| matches!(s, Symbol::N(n) if nullable[n.index()]));
+                if empty && !nullable[p.lhs.index()] {
+                    nullable[p.lhs.index()] = true;
+                    changed = true;
+                }
+            }
+        }
         Recognizer {
             g,
             classes: ByteClasses::new(&g.dfas),
+            nullable,
             search_limit: 20_000,
         }
     }
@@ -66,9 +89,76 @@ impl<'g> Recognizer<'g> {
         }
     }
 
+    /// Every stack with a terminal on top (or empty) that `stack` reaches by
+    /// expanding rules on top, each by every one of its productions. The
+    /// transforms leave no left recursion, so this is finite.
+    fn expansions(&self, stack: &[u32]) -> Vec<Vec<u32>> {
+        let gr = &self.g.grammar;
+        let mut out = Vec::new();
+        let mut seen = HashSet::new();
+        let mut work = vec![stack.to_vec()];
+        while let Some(mut st) = work.pop() {
+            let Some(&top) = st.last() else {
+                out.push(st);
+                continue;
+            };
+            if top & NT_BIT == 0 {
+                out.push(st);
+                continue;
+            }
+            st.pop();
+            for (_, p) in gr.productions_of(NtId(top & !NT_BIT)) {
+                let mut next = st.clone();
+                next.extend(p.rhs.iter().rev().map(|&s| encode(s)));
+                if seen.insert(next.clone()) {
+                    work.push(next);
+                }
+            }
+        }
+        out
+    }
+
+    /// The stacks after shifting terminal `t` on `stack`, one per derivation.
+    fn shifts(&self, stack: &[u32], t: u32) -> Vec<Vec<u32>> {
+        if self.g.parse.has_sets() {
+            return self.g.parse.shift_all(stack.to_vec(), t).into_vec();
+        }
+        let mut out: Vec<Vec<u32>> = self
+            .expansions(stack)
+            .into_iter()
+            .filter(|s| s.last() == Some(&t))
+            .map(|mut s| {
+                s.pop();
+                s
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// Whether `stack` derives the empty string.
+    fn ends(&self, stack: &[u32]) -> bool {
+        if self.g.parse.has_sets() {
+            return self.g.parse.accepts_end(stack);
+        }
+        stack
+            .iter()
+            .all(|&s| s & NT_BIT != 0 && self.nullable[(s & !NT_BIT) as usize])
+    }
+
     /// Candidates for a lexeme starting now: what the parser accepts, plus ignored terminals.
     fn candidates(&self, stack: &[u32]) -> Vec<u32> {
-        let acc = self.g.parse.acceptable(stack);
+        let mut acc = TermSet::new(self.g.dfas.len() + 1);
+        if self.g.parse.has_sets() {
+            acc = self.g.parse.acceptable(stack);
+        } else {
+            for s in self.expansions(stack) {
+                if let Some(&t) = s.last() {
+                    acc.insert(t as usize);
+                }
+            }
+        }
         (0..self.g.dfas.len() as u32)
             .filter(|&t| acc.contains(t as usize) || self.g.is_ignored(t))
             .collect()
@@ -81,11 +171,11 @@ impl<'g> Recognizer<'g> {
     }
 
     /// Ends the pending lexeme: the best-ranked candidate matching it wins
-    /// and is shifted (ignored terminals are dropped). False if none matches
-    /// or the parser rejects the winner.
-    fn close_lexeme(&self, c: &mut Config) -> bool {
+    /// and is shifted (ignored terminals are dropped). One configuration
+    /// per derivation that takes the winner; none if nothing matches.
+    fn close_lexeme(&self, c: Config) -> Vec<Config> {
         if c.lexeme.is_empty() {
-            return true;
+            return vec![c];
         }
         let winner = c
             .candidates
@@ -93,71 +183,84 @@ impl<'g> Recognizer<'g> {
             .copied()
             .filter(|&t| self.g.dfas[t as usize].matches(&c.lexeme))
             .min_by_key(|&t| self.g.rank[t as usize]);
-        let Some(w) = winner else { return false };
-        if !self.g.is_ignored(w) && !self.g.parse.shift(&mut c.stack, w) {
-            return false;
-        }
-        c.lexeme.clear();
-        c.candidates.clear();
-        true
+        let Some(w) = winner else { return Vec::new() };
+        let stacks = if self.g.is_ignored(w) {
+            vec![c.stack]
+        } else {
+            self.shifts(&c.stack, w)
+        };
+        stacks
+            .into_iter()
+            .map(|stack| Config {
+                stack,
+                candidates: Vec::new(),
+                lexeme: Vec::new(),
+            })
+            .collect()
     }
 
-    /// Feeds one byte; false if the configuration dies.
-    fn feed(&self, c: &mut Config, b: u8) -> bool {
+    /// Feeds one byte: the configurations that survive it.
+    fn feed(&self, c: &Config, b: u8) -> Vec<Config> {
         if !c.lexeme.is_empty() {
-            c.lexeme.push(b);
-            if self.extends(&c.candidates, &c.lexeme) {
-                return true;
-            }
-            c.lexeme.pop();
-            if !self.close_lexeme(c) {
-                return false;
+            let mut longer = c.clone();
+            longer.lexeme.push(b);
+            if self.extends(&longer.candidates, &longer.lexeme) {
+                return vec![longer];
             }
         }
-        c.candidates = self.candidates(&c.stack);
-        c.lexeme.push(b);
-        self.extends(&c.candidates, &c.lexeme)
+        let mut out = Vec::new();
+        for mut next in self.close_lexeme(c.clone()) {
+            next.candidates = self.candidates(&next.stack);
+            next.lexeme.push(b);
+            if self.extends(&next.candidates, &next.lexeme) {
+                out.push(next);
+            }
+        }
+        out
     }
 
     fn accepts_end(&self, c: &Config) -> bool {
-        let mut c = c.clone();
-        self.close_lexeme(&mut c) && self.g.parse.accepts_end(&c.stack)
+        self.close_lexeme(c.clone())
+            .iter()
+            .any(|c| self.ends(&c.stack))
     }
 
-    /// The configuration after `bytes`, or `None` if it died on the way.
-    fn run(&self, bytes: &[u8]) -> Option<Config> {
-        let mut c = self.initial();
+    /// The configurations after `bytes` (empty if all died on the way).
+    fn run(&self, bytes: &[u8]) -> Vec<Config> {
+        let mut configs = vec![self.initial()];
         for &b in bytes {
-            if !self.feed(&mut c, b) {
-                return None;
-            }
+            let mut next: Vec<Config> = configs.iter().flat_map(|c| self.feed(c, b)).collect();
+            next.sort();
+            next.dedup();
+            configs = next;
         }
-        Some(c)
+        configs
     }
 
     /// Whether `bytes` is a whole sentence.
     pub fn is_complete(&self, bytes: &[u8]) -> bool {
-        self.run(bytes).is_some_and(|c| self.accepts_end(&c))
+        self.run(bytes).iter().any(|c| self.accepts_end(c))
     }
 
     /// Complete, valid prefix or dead, deciding "prefix" by finding a completion.
     pub fn status(&self, bytes: &[u8]) -> Status {
-        let Some(c) = self.run(bytes) else {
+        let configs = self.run(bytes);
+        if configs.is_empty() {
             return Status::Dead;
-        };
-        if self.accepts_end(&c) {
+        }
+        if configs.iter().any(|c| self.accepts_end(c)) {
             return Status::Complete;
         }
-        self.search(c)
+        self.search(configs)
     }
 
-    /// Search for a completion from `c`, visiting every configuration
+    /// Search for a completion from `start`, visiting every configuration
     /// reachable from it until one may end (the order only decides how soon:
     /// shorter parser stacks first, as they are closer to the end, then
     /// breadth first). Configurations are compared by what determines their
     /// future: the stack, the candidates and each candidate's DFA state on
     /// the lexeme.
-    fn search(&self, c: Config) -> Status {
+    fn search(&self, start: Vec<Config>) -> Status {
         let key = |c: &Config| {
             let states: Vec<Option<u32>> = c
                 .candidates
@@ -172,24 +275,27 @@ impl<'g> Recognizer<'g> {
             )
         };
         let mut seen = HashSet::new();
-        seen.insert(key(&c));
         let mut order = 0usize;
-        let mut queue = BinaryHeap::from([(Reverse((c.stack.len(), order)), c)]);
+        let mut queue = BinaryHeap::new();
+        for c in start {
+            if seen.insert(key(&c)) {
+                order += 1;
+                queue.push((Reverse((c.stack.len(), order)), c));
+            }
+        }
         while let Some((_, c)) = queue.pop() {
             for &b in &self.classes.representatives {
-                let mut next = c.clone();
-                if !self.feed(&mut next, b) {
-                    continue;
-                }
-                if self.accepts_end(&next) {
-                    return Status::Prefix;
-                }
-                if seen.insert(key(&next)) {
-                    if seen.len() > self.search_limit {
-                        return Status::Unknown;
+                for next in self.feed(&c, b) {
+                    if self.accepts_end(&next) {
+                        return Status::Prefix;
                     }
-                    order += 1;
-                    queue.push((Reverse((next.stack.len(), order)), next));
+                    if seen.insert(key(&next)) {
+                        if seen.len() > self.search_limit {
+                            return Status::Unknown;
+                        }
+                        order += 1;
+                        queue.push((Reverse((next.stack.len(), order)), next));
+                    }
                 }
             }
         }

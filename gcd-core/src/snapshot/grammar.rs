@@ -6,11 +6,12 @@
 use crate::codec::{self, SnapshotError};
 use crate::compiled::CompiledGrammar;
 use crate::lexer::{TerminalDfa, DEAD};
+use crate::analysis::SEVERAL;
 use crate::parser::NT_BIT;
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"gcd-gram";
 /// Bumped whenever a serialized table changes shape.
-const SNAPSHOT_VERSION: u32 = 3;
+const SNAPSHOT_VERSION: u32 = 4;
 
 impl CompiledGrammar {
     /// Serializes every table, so that a grammar known at build time (the
@@ -61,10 +62,23 @@ impl CompiledGrammar {
                 "per-rule sets",
             ),
             (
-                self.parse
-                    .table
+                self.parse.table.iter().all(|&p| {
+                    p == u32::MAX
+                        || (p as usize) < self.parse.lhs.len()
+                        || (p & SEVERAL != 0
+                            && ((p & !SEVERAL) as usize) + 1 < self.parse.several_off.len())
+                }) && self
+                    .parse
+                    .several
                     .iter()
-                    .all(|&p| p == u32::MAX || (p as usize) < self.parse.lhs.len()),
+                    .all(|&p| (p as usize) < self.parse.lhs.len())
+                    && self.parse.several_off.first().is_none_or(|&o| o == 0)
+                    && self.parse.several_off.windows(2).all(|w| w[0] <= w[1])
+                    && self
+                        .parse
+                        .several_off
+                        .last()
+                        .is_none_or(|&e| e as usize == self.parse.several.len()),
                 "parse table productions in range",
             ),
             (

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use gcd_core::compiled::CompiledGrammar;
+use gcd_core::compiled::{CompiledGrammar, Config};
 use gcd_core::lark::parse_grammar;
 use gcd_core::{Diagnostic, GrammarError};
 use proc_macro2::{Literal, TokenStream};
@@ -45,7 +45,10 @@ pub fn expand(input: GrammarInput) -> syn::Result<TokenStream> {
         }
     };
     let compiled = parse_grammar(&text)
-        .and_then(|g| CompiledGrammar::new(&g))
+        .and_then(|g| {
+            let config = Config::default().ll1_only(!input.generalized);
+            CompiledGrammar::with_config(&g, &config)
+        })
         .map_err(|e| origin.errors(&e))?;
     Ok(emit(&input, &text, &compiled.to_bytes(), &origin))
 }

@@ -5,6 +5,11 @@
 //! grammar! { pub Arith = "start: expr ..."; }      // grammar text
 //! grammar! { pub Arith = file "grammars/a.lark"; } // a file, relative to the crate
 //! ```
+//!
+//! Any of them may start with `#[gcd(generalized)]`: the grammar need not be
+//! LL(1) (conflicts are resolved by forking at run time, see gcd-core's
+//! ARCHITECTURE.md). Without it a conflict or an unused rule is a compile
+//! error, as LL(1) is what most inline grammars mean to be.
 
 use proc_macro2::TokenStream;
 use syn::parse::{Parse, ParseStream};
@@ -15,6 +20,8 @@ pub struct GrammarInput {
     pub vis: Visibility,
     pub name: Ident,
     pub source: Source,
+    /// `#[gcd(generalized)]` was given.
+    pub generalized: bool,
 }
 
 pub enum Source {
@@ -25,7 +32,29 @@ pub enum Source {
 
 impl Parse for GrammarInput {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        let attrs = input.call(Attribute::parse_outer)?;
+        let mut attrs = input.call(Attribute::parse_outer)?;
+        let mut generalized = false;
+        let mut bad = None;
+        attrs.retain(|a| {
+            if !a.path().is_ident("gcd") {
+                return true;
+            }
+            let r = a.parse_nested_meta(|m| {
+                if m.path.is_ident("generalized") {
+                    generalized = true;
+                    Ok(())
+                } else {
+                    Err(m.error("unknown gcd option; the one option is `generalized`"))
+                }
+            });
+            if let Err(e) = r {
+                bad.get_or_insert(e);
+            }
+            false
+        });
+        if let Some(e) = bad {
+            return Err(e);
+        }
         let vis: Visibility = input.parse()?;
         let name: Ident = input.parse().map_err(|e| {
             syn::Error::new(
@@ -72,6 +101,7 @@ impl Parse for GrammarInput {
             vis,
             name,
             source,
+            generalized,
         })
     }
 }

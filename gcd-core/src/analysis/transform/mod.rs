@@ -235,6 +235,21 @@ pub fn left_factor(g: &Grammar) -> (Grammar, Vec<Rewrite>) {
     w.finish(rewrites)
 }
 
+/// `g` without the rules its start rule cannot reach, and those rules (ids
+/// of `g`). `g` itself, unchanged, when every rule is reachable.
+pub fn drop_unreachable(g: &Grammar) -> (Grammar, Vec<NtId>) {
+    let reach = crate::analysis::reachable(g);
+    let dropped: Vec<NtId> = (0..g.nonterminals.len())
+        .filter(|&i| !reach[i])
+        .map(|i| NtId(i as u32))
+        .collect();
+    if dropped.is_empty() {
+        return (g.clone(), dropped);
+    }
+    let w = Work::new(g, Limits::for_grammar(g));
+    (w.to_grammar(Some(&reach)), dropped)
+}
+
 /// A left-recursive cycle of `g`, if there is one: `[a, b]` for
 /// `a ⇒ b … ⇒ a …` (each step through a nullable prefix at most).
 pub fn find_left_recursion(g: &Grammar) -> Option<Vec<NtId>> {

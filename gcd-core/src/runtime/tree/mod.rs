@@ -54,6 +54,8 @@ use crate::compiled::CompiledGrammar;
 use crate::grammar::TermId;
 use parser::TreeParser;
 
+mod choices;
+
 /// A parse tree node. Spans are byte ranges into the parsed input.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Node {
@@ -210,6 +212,10 @@ pub struct Lexeme {
 pub struct ParseOutput {
     pub tree: Node,
     pub lexemes: Vec<Lexeme>,
+    /// The grammar is generalized and the input has more than one
+    /// derivation: the tree is the one whose earliest differing decision
+    /// takes the alternative written first (after the transforms).
+    pub ambiguous: bool,
 }
 
 /// Why an input is not a sentence of the grammar.
@@ -232,6 +238,9 @@ pub enum ParseErrorKind {
     /// ([`MemberSet`](crate::grammar::MemberSet)), which parse trees do
     /// not support yet; check such outputs with the matcher instead.
     UnsupportedGrammar,
+    /// A generalized grammar whose derivations of this input grow past
+    /// [`Config::max_configurations`](crate::compiled::Config).
+    TooAmbiguous,
 }
 
 /// A parse error with its position and what was expected there.
@@ -288,6 +297,11 @@ impl fmt::Display for ParseError {
         if self.kind == ParseErrorKind::UnsupportedGrammar {
             return f.write_str(
                 "parse trees are not supported for grammars with member lists in any order",
+            );
+        }
+        if self.kind == ParseErrorKind::TooAmbiguous {
+            return f.write_str(
+                "the input has more live derivations than the grammar's configuration limit allows",
             );
         }
         match (self.kind, &self.lexeme) {

@@ -8,7 +8,7 @@ use std::ops::Range;
 use super::{Lexeme, LexemeRole, Node, ParseError, ParseErrorKind, ParseOutput};
 use crate::compiled::CompiledGrammar;
 use crate::grammar::TermSet;
-use crate::grammar::{Grammar, NtId, RuleKind, Symbol, TermId, Terminal, TerminalPattern};
+use crate::grammar::{Grammar, NtId, ProdId, RuleKind, Symbol, TermId, Terminal, TerminalPattern};
 use crate::lexer::DEAD;
 use crate::parser::encode;
 
@@ -73,6 +73,10 @@ pub(super) struct TreeParser<'g> {
     frames: Vec<Frame>,
     lexemes: Option<Vec<Lexeme>>,
     prev_end: usize,
+    /// On a generalized grammar: the alternative to take at each
+    /// conflicting cell still ahead (see [`super::choices`]).
+    forced: std::collections::VecDeque<u32>,
+    ambiguous: bool,
 }
 
 impl<'g> TreeParser<'g> {
@@ -110,6 +114,8 @@ impl<'g> TreeParser<'g> {
             }],
             lexemes: record.then(Vec::new),
             prev_end: 0,
+            forced: Default::default(),
+            ambiguous: false,
         }
     }
 
@@ -128,6 +134,24 @@ impl<'g> TreeParser<'g> {
     pub(super) fn run(mut self) -> Result<ParseOutput, ParseError> {
         if self.g.parse.has_sets() {
             return Err(self.error(ParseErrorKind::UnsupportedGrammar, 0, None, Vec::new()));
+        }
+        if !self.g.is_ll1() {
+            let Some(c) = super::choices::choose(self.g, self.input) else {
+                return Err(self.error(ParseErrorKind::TooAmbiguous, 0, None, Vec::new()));
+            };
+            if !c.accepted {
+                // Report where the last derivation dies, byte-exact.
+                let (at, next) = super::choices::dead_end(self.g, self.input);
+                let expected = self.expected_names(&next);
+                let kind = if at == self.input.len() {
+                    ParseErrorKind::UnexpectedEnd
+                } else {
+                    ParseErrorKind::UnexpectedByte
+                };
+                return Err(self.error(kind, at, None, expected));
+            }
+            self.forced = c.decisions.into();
+            self.ambiguous = c.ambiguous;
         }
         let input = self.input;
         let len = input.len();
@@ -223,6 +247,7 @@ impl<'g> TreeParser<'g> {
         Ok(ParseOutput {
             tree,
             lexemes: self.lexemes.unwrap_or_default(),
+            ambiguous: self.ambiguous,
         })
     }
 
@@ -292,8 +317,13 @@ impl<'g> TreeParser<'g> {
     }
 
     fn open(&mut self, a: NtId, lookahead: usize) -> bool {
-        let Some(p) = self.g.table.get(a, lookahead) else {
-            return false;
+        let p = match self.g.table.get_all(a, lookahead) {
+            [] => return false,
+            [p] => ProdId(*p),
+            alts => {
+                let k = self.forced.pop_front().unwrap_or(0) as usize;
+                ProdId(*alts.get(k).unwrap_or(&alts[0]))
+            }
         };
         let prod = self.g.grammar.production(p);
         self.frames.push(Frame {
