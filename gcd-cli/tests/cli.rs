@@ -56,7 +56,10 @@ fn check_reports_rewrites_and_conflicts() {
     let (code, out, _) = gcd(&["check", "--ll1", bad.to_str().unwrap()]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("not usable"), "{out}");
-    assert!(out.contains("error: LL(1) conflict in rule `start`"), "{out}");
+    assert!(
+        out.contains("error: LL(1) conflict in rule `start`"),
+        "{out}"
+    );
 
     // An unused rule is a warning, and an error under --ll1.
     let unused = temp_file("unused.lark", "start: \"a\"\norphan: \"b\"\n");

@@ -35,7 +35,8 @@ fn bind(g: Arc<CompiledGrammar>, tokens: &[&str]) -> Arc<BoundGrammar> {
 fn feed(m: &mut Matcher, text: &str, tokens: &[&str]) {
     for ch in text.chars() {
         let id = tokens.iter().position(|t| *t == ch.to_string()).unwrap();
-        m.advance(id as u32).unwrap_or_else(|e| panic!("{text:?} at {ch:?}: {e}"));
+        m.advance(id as u32)
+            .unwrap_or_else(|e| panic!("{text:?} at {ch:?}: {e}"));
     }
 }
 
@@ -43,9 +44,12 @@ fn feed(m: &mut Matcher, text: &str, tokens: &[&str]) {
 fn forks_follow_both_derivations_until_one_dies() {
     let g = compile(NESTED, &Config::default());
     assert!(!g.is_ll1());
-    assert!(g.conflicts().iter().any(|d| d.kind == DiagnosticKind::Conflict
-        && d.warning
-        && d.message.contains("rule `start`")));
+    assert!(g
+        .conflicts()
+        .iter()
+        .any(|d| d.kind == DiagnosticKind::Conflict
+            && d.warning
+            && d.message.contains("rule `start`")));
     let tokens = ["a", "b", "c", "d", "e"];
     let bound = bind(g.clone(), &tokens);
     let mut m = Matcher::new(bound.clone());
@@ -96,7 +100,10 @@ fn budget_is_the_cheapest_live_derivation() {
     let mut tight = Matcher::new(bound.clone()).with_budget(4).unwrap();
     feed(&mut tight, "aa", &tokens);
     assert_eq!(allowed(&tight), vec![0, 3]);
-    assert_eq!(tight.clone().advance(2).unwrap_err().kind(), MatchErrorKind::TokenNotAllowed);
+    assert_eq!(
+        tight.clone().advance(2).unwrap_err().kind(),
+        MatchErrorKind::TokenNotAllowed
+    );
     // With 5 it fits exactly, and then only the `x` derivation is left.
     let mut five = Matcher::new(bound.clone()).with_budget(5).unwrap();
     feed(&mut five, "aac", &tokens);
@@ -164,7 +171,11 @@ fn trees_of_generalized_grammars() {
     assert_eq!(shown.matches("(ax").count(), 1, "{shown}");
     // Errors are where the last derivation dies, byte-exact.
     let e = tree::parse(&g, "aaedb").unwrap_err();
-    assert_eq!((e.kind(), e.offset()), (ParseErrorKind::UnexpectedByte, 4), "{e}");
+    assert_eq!(
+        (e.kind(), e.offset()),
+        (ParseErrorKind::UnexpectedByte, 4),
+        "{e}"
+    );
     let e = tree::parse(&g, "aac").unwrap_err();
     assert_eq!(e.kind(), ParseErrorKind::UnexpectedEnd, "{e}");
 }

@@ -76,6 +76,57 @@ fn generalized_masks_equal_reference() {
     assert!(grammars == 400 && masks > 1500, "{grammars} {masks}");
 }
 
+/// A terminal whose lexemes may take any byte for a while (a comment) but
+/// can always be closed by going on (a newline): Go's `EOS`. The lexical
+/// check accepts it, and the masks stay exact.
+#[test]
+fn lexemes_closable_by_going_on() {
+    let src = r#"
+        start: (NUM EOS)+
+        NUM: /[0-9]+/
+        EOS: /(\n *|\/\/[^\n]*)+/
+    "#;
+    let g = gcd_core::lark::parse_grammar(src).unwrap();
+    let c = Arc::new(CompiledGrammar::new(&g).expect("closable, so no hazard"));
+    let tokens: Vec<Vec<u8>> = ["1", "2", "12", "\n", "//", "x", " ", "1\n", "\n//", "//2"]
+        .iter()
+        .map(|t| t.as_bytes().to_vec())
+        .collect();
+    let mut masks = 0;
+    for seed in 0..20 {
+        masks += check_walk(c.clone(), tokens.clone(), seed, 14);
+    }
+    assert!(masks > 200, "{masks}");
+    // Without the newline there is no way out of a comment before a number.
+    let stuck = "start: (NUM EOS)+\nNUM: /[0-9]+/\nEOS: /\\/\\/[^\\n]*/\n";
+    let e = CompiledGrammar::new(&gcd_core::lark::parse_grammar(stuck).unwrap()).unwrap_err();
+    assert_eq!(e.kind(), gcd_core::DiagnosticKind::LexicalHazard, "{e}");
+}
+
+/// Lark's `conf` example, admitted by the same check (a value runs to the
+/// end of its line), walked against the reference.
+#[test]
+fn lark_conf_example_agrees_with_the_reference() {
+    let Some(root) = common::data::shared_data() else {
+        return;
+    };
+    let path =
+        root.join("grammars/lark-upstream/examples-inline/advanced-conf_earley--Lark-line19.lark");
+    let g = gcd_core::lark::parse_grammar(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let c = Arc::new(CompiledGrammar::new(&g).unwrap());
+    let tokens: Vec<Vec<u8>> = [
+        "[", "]", "a", "b=", "=", " ", "\n", "\r\n", "x y", "\r", "a]",
+    ]
+    .iter()
+    .map(|t| t.as_bytes().to_vec())
+    .collect();
+    let mut masks = 0;
+    for seed in 0..12 {
+        masks += check_walk(c.clone(), tokens.clone(), seed, 16);
+    }
+    assert!(masks > 100, "{masks}");
+}
+
 /// The case that once made the reference give up: a completion of 31 bytes.
 #[test]
 fn long_completion_case() {
@@ -105,7 +156,10 @@ fn random_grammars_mostly_usable() {
     let generalized = why.get("generalized").copied().unwrap_or(0);
     eprintln!("{ll1} LL(1) and {generalized} generalized of 400 random grammars compile");
     assert!(ll1 >= 60, "only {ll1} of 400 random grammars are LL(1)");
-    assert!(generalized >= 60, "only {generalized} of 400 random grammars are generalized");
+    assert!(
+        generalized >= 60,
+        "only {generalized} of 400 random grammars are generalized"
+    );
 }
 
 /// Many grammars bound to one vocabulary share lexer behaviours, so most

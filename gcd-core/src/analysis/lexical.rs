@@ -100,7 +100,8 @@ pub(crate) fn member_set_problems(
 
 /// Proves, for every pair of terminals that can be adjacent, that a lexeme
 /// of the first can be closed before the second starts (directly or with an
-/// ignored terminal between); reports the pairs where it cannot.
+/// ignored terminal between), from every state the first's lexeme can be
+/// in; reports the pairs where it cannot.
 pub(crate) fn lexical_hazards(
     g: &Grammar,
     sets: &Sets,
@@ -167,12 +168,43 @@ pub(crate) fn lexical_hazards(
         let cf = clean(y);
         (0..=255u8).find(|&b| cf[b as usize] && !ext_acc[x][b as usize])
     };
+    // The exact form of `closes`, for pairs it cannot prove: from every
+    // state where `x` can still win, some continuation reaches a state that
+    // `x` wins and that a clean first byte of `y` cannot extend. (A comment
+    // inside a lexeme may take any byte, yet a newline always ends it.)
+    let closes_everywhere = |x: usize, y: usize| -> bool {
+        let cf = clean(y);
+        let mut good = vec![false; states];
+        let mut stack = Vec::new();
+        for q in 0..states {
+            if lx.winner(q as u32) == Some(x as u32)
+                && (0..=255u8).any(|b| cf[b as usize] && lx.next(q as u32, b) == DEAD)
+            {
+                good[q] = true;
+                stack.push(q);
+            }
+        }
+        while let Some(q) = stack.pop() {
+            for &p in &preds[q] {
+                if !good[p as usize] {
+                    good[p as usize] = true;
+                    stack.push(p as usize);
+                }
+            }
+        }
+        (0..states).all(|s| good[s] || !reach[s].contains(x))
+    };
     let ignored_ids: Vec<usize> = ignored.iter().collect();
     let separable = |x: usize, y: usize| {
-        closes(x, y).is_some()
+        let cheap = closes(x, y).is_some()
             || ignored_ids
                 .iter()
-                .any(|&w| closes(x, w).is_some() && closes(w, y).is_some())
+                .any(|&w| closes(x, w).is_some() && closes(w, y).is_some());
+        cheap
+            || closes_everywhere(x, y)
+            || ignored_ids
+                .iter()
+                .any(|&w| closes_everywhere(x, w) && closes_everywhere(w, y))
     };
 
     let follow = sets.follow_of_terminals(g);

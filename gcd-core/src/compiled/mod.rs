@@ -23,8 +23,8 @@ pub mod completion;
 use crate::analysis::transform::{self, TransformReport};
 use crate::analysis::{self, contexts, lexical, Ll1Table, Sets};
 use crate::error::{Diagnostic, DiagnosticKind, Diagnostics, GrammarError};
-use crate::grammar::{Grammar, RuleKind};
 use crate::grammar::TermSet;
+use crate::grammar::{Grammar, RuleKind};
 use crate::lexer::{DfaError, LexerAutomaton, TerminalDfa, DEAD};
 use crate::parser::{ParseTables, NT_BIT};
 use completion::ShortestCompletion;
@@ -238,7 +238,12 @@ impl CompiledGrammar {
             candidate_index,
             lexer,
             max_configurations: config.max_configurations.min(u32::MAX as usize) as u32,
-            conflicts: Notes(conflicts.into_iter().map(Diagnostic::into_warning).collect()),
+            conflicts: Notes(
+                conflicts
+                    .into_iter()
+                    .map(Diagnostic::into_warning)
+                    .collect(),
+            ),
             warnings: Notes(warnings),
         };
         let hazards = lexical::lexical_hazards(
@@ -357,7 +362,11 @@ impl CompiledGrammar {
 /// One diagnostic per rule of `g` written by the user that the start rule
 /// cannot reach (rules the desugaring made for them go unmentioned): a
 /// warning, or an error when `strict`.
-fn unused_rule_warnings(g: &Grammar, unused: &[crate::grammar::NtId], strict: bool) -> Vec<Diagnostic> {
+fn unused_rule_warnings(
+    g: &Grammar,
+    unused: &[crate::grammar::NtId],
+    strict: bool,
+) -> Vec<Diagnostic> {
     unused
         .iter()
         .map(|&n| g.nonterminal(n))
@@ -375,7 +384,8 @@ fn unused_rule_warnings(g: &Grammar, unused: &[crate::grammar::NtId], strict: bo
             if strict {
                 d
             } else {
-                d.with_note(None, "it is left out of the compiled grammar").into_warning()
+                d.with_note(None, "it is left out of the compiled grammar")
+                    .into_warning()
             }
         })
         .collect()

@@ -486,7 +486,11 @@ impl Matcher {
                 };
                 for stack in shift_or_skip(g, stack, w) {
                     let q2 = g.start_state(&stack);
-                    let ns = if q2 == DEAD { DEAD } else { g.lexer.next(q2, byte) };
+                    let ns = if q2 == DEAD {
+                        DEAD
+                    } else {
+                        g.lexer.next(q2, byte)
+                    };
                     if ns != DEAD {
                         next.push((stack, ns, from));
                     }
@@ -702,9 +706,10 @@ impl Matcher {
         (self.configs.iter())
             .map(|c| match c.costs.is_empty() {
                 true => b.budget().estimate_for_stack(&b.grammar, &c.stack, c.lexer),
-                false => b
-                    .budget()
-                    .estimate(&b.grammar, &StackView::new(&c.stack), c.lexer, &c.costs),
+                false => {
+                    b.budget()
+                        .estimate(&b.grammar, &StackView::new(&c.stack), c.lexer, &c.costs)
+                }
             })
             .min()
             .unwrap_or(crate::bind::INF) as usize

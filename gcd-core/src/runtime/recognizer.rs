@@ -66,7 +66,10 @@ impl<'g> Recognizer<'g> {
         while changed {
             changed = false;
             for p in &gr.productions {
-                let empty = p.rhs.iter().all(|s| matches!(s, Symbol::N(n) if nullable[n.index()]));
+                let empty = p
+                    .rhs
+                    .iter()
+                    .all(|s| matches!(s, Symbol::N(n) if nullable[n.index()]));
                 if empty && !nullable[p.lhs.index()] {
                     nullable[p.lhs.index()] = true;
                     changed = true;

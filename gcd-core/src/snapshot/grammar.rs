@@ -3,10 +3,10 @@
 //! is checked for every index the matcher relies on, so a corrupt snapshot
 //! is an error, not a panic later.
 
+use crate::analysis::SEVERAL;
 use crate::codec::{self, SnapshotError};
 use crate::compiled::CompiledGrammar;
 use crate::lexer::{TerminalDfa, DEAD};
-use crate::analysis::SEVERAL;
 use crate::parser::NT_BIT;
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"gcd-gram";

@@ -21,6 +21,10 @@ const REGEXES: &[&str] = &[
     "[0-9]+",
     "x|xy",
     "(ab)+",
+    // Matches that the next byte may extend ("c", "ca") and matches it
+    // cannot ("cb"): closable only by going on, which the lexical check
+    // must see.
+    "ca*b?",
 ];
 const LITERALS: &[&str] = &[
     "a", "b", "c", "ab", "ba", "(", ")", ",", "é", "x", "xyz", "1",

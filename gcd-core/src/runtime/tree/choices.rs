@@ -120,7 +120,9 @@ fn shift_recording(g: &CompiledGrammar, stack: Vec<u32>, t: u32) -> Vec<(Vec<u32
         match stack.pop() {
             Some(top) if top == t => out.push((stack, decisions)),
             Some(top) if top & NT_BIT != 0 => {
-                let alts = g.table.get_all(crate::grammar::NtId(top & !NT_BIT), t as usize);
+                let alts = g
+                    .table
+                    .get_all(crate::grammar::NtId(top & !NT_BIT), t as usize);
                 push_alternatives(g, &mut work, &stack, &decisions, alts);
             }
             _ => {}
@@ -176,7 +178,10 @@ fn push_alternatives(
 /// it is a prefix that ends too early), and the terminals the derivations
 /// alive there could take next.
 pub(super) fn dead_end(g: &CompiledGrammar, input: &[u8]) -> (usize, crate::grammar::TermSet) {
-    let mut configs = vec![(g.parse.initial_stack(), g.start_state(&g.parse.initial_stack()))];
+    let mut configs = vec![(
+        g.parse.initial_stack(),
+        g.start_state(&g.parse.initial_stack()),
+    )];
     for (i, &byte) in input.iter().enumerate() {
         let mut next = Vec::new();
         for (stack, q) in &configs {
@@ -195,7 +200,11 @@ pub(super) fn dead_end(g: &CompiledGrammar, input: &[u8]) -> (usize, crate::gram
             };
             for s in stacks {
                 let q2 = g.start_state(&s);
-                let ns = if q2 == DEAD { DEAD } else { g.lexer.next(q2, byte) };
+                let ns = if q2 == DEAD {
+                    DEAD
+                } else {
+                    g.lexer.next(q2, byte)
+                };
                 if ns != DEAD {
                     next.push((s, ns));
                 }
