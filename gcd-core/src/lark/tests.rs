@@ -2,6 +2,8 @@
 //! construct, each diagnostic with its position, the limits, and the
 //! `common` library.
 
+mod templates;
+
 use super::common::common_terminals;
 use super::regex::LOOKAROUND_MSG;
 use super::*;
