@@ -81,6 +81,9 @@ pub(super) struct ReLit {
     pub(super) span: Span,
 }
 
+/// An expression as written. `Template(name, args, span)` is a template use
+/// `name{arg, ...}`, which [`super::templates`] replaces by the name of its
+/// instance before lowering.
 #[derive(Clone, Debug)]
 pub(super) enum Node {
     Name(String, Span),
@@ -93,6 +96,7 @@ pub(super) enum Node {
     Star(Box<Node>),
     Plus(Box<Node>),
     Repeat(Box<Node>, u32, u32),
+    Template(String, Vec<Node>, Span),
 }
 
 impl Node {
@@ -102,13 +106,18 @@ impl Node {
             Node::Lit { .. } | Node::Re(_) | Node::Range { .. } => {}
             Node::Seq(items) | Node::Alt(items) => items.iter().for_each(|i| i.names(out)),
             Node::Opt(e) | Node::Star(e) | Node::Plus(e) | Node::Repeat(e, ..) => e.names(out),
+            Node::Template(_, args, _) => args.iter().for_each(|a| a.names(out)),
         }
     }
 
     /// Roughly how many symbols the builder makes of this (repeats multiply).
     pub(super) fn cost(&self) -> u64 {
         match self {
-            Node::Name(..) | Node::Lit { .. } | Node::Re(_) | Node::Range { .. } => 1,
+            Node::Name(..)
+            | Node::Lit { .. }
+            | Node::Re(_)
+            | Node::Range { .. }
+            | Node::Template(..) => 1,
             Node::Seq(items) | Node::Alt(items) => {
                 items.iter().fold(0u64, |a, i| a.saturating_add(i.cost()))
             }
@@ -151,6 +160,14 @@ pub(super) struct RuleDef {
     pub(super) span: Span,
 }
 
+/// A rule template `name{param, ...}: ...`: a rule whose alternatives
+/// mention the parameters, instantiated once per distinct argument list.
+#[derive(Clone, Debug)]
+pub(super) struct TemplateDef {
+    pub(super) rule: RuleDef,
+    pub(super) params: Vec<(String, Span)>,
+}
+
 #[derive(Clone, Debug)]
 pub(super) struct IgnoreDef {
     pub(super) node: Node,
@@ -161,5 +178,6 @@ pub(super) struct IgnoreDef {
 pub(super) struct Parsed {
     pub(super) terms: Vec<TermDef>,
     pub(super) rules: Vec<RuleDef>,
+    pub(super) templates: Vec<TemplateDef>,
     pub(super) ignores: Vec<IgnoreDef>,
 }

@@ -59,6 +59,15 @@ fn rule_expr(node: &Node, diags: &mut Vec<Diagnostic>) -> Expr {
                 _ => inner,
             }
         }
+        // `templates::expand` has replaced every use by its instance's name.
+        Node::Template(name, _, span) => {
+            diags.push(Diagnostic::new(
+                DiagnosticKind::Syntax,
+                Some(*span),
+                format!("template use `{name}{{...}}` was not expanded"),
+            ));
+            Expr::Seq(Vec::new())
+        }
     }
 }
 
@@ -74,6 +83,8 @@ pub(super) fn compile(
         terms,
         rules,
         ignores,
+        // Already instantiated into `rules` by `templates::expand`.
+        templates: _,
     } = parsed;
 
     // Terminal names, first definition wins.

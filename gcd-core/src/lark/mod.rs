@@ -35,6 +35,13 @@
 //!   builder shares one terminal per pattern and reuses a named terminal with
 //!   the same pattern, as Lark does). An empty literal `""` in a rule means
 //!   "nothing" (the empty sequence).
+//! - Rule templates `_separated{x, sep}: x (sep x)*`, used as
+//!   `_separated{NAME, ","}`: each distinct argument list becomes one rule
+//!   named `_separated{NAME,","}` with the template's modifiers. An argument
+//!   is one item with its operator (names, literals, regexes, ranges, groups,
+//!   other template uses). Expansion is plain macro expansion, memoized by
+//!   instance name, so a template may use itself with the same arguments;
+//!   an expansion that never ends is a [`DiagnosticKind::TooLarge`].
 //! - `%ignore NAME`, `%ignore "literal"`, `%ignore /regex/` (and any other
 //!   terminal expression, compiled to one anonymous ignored terminal).
 //! - `%import common.NAME`, `%import common.NAME -> ALIAS`,
@@ -66,10 +73,9 @@
 //!
 //! # Not supported
 //!
-//! Templates (`name{x}: ...`, `name{a}`), `%declare`, `%override`, `%extend`,
-//! `%import` of anything but `common`: each is a
-//! [`DiagnosticKind::Unsupported`] diagnostic that names the construct and its
-//! position. Every error carries `line:column` and says what was expected;
+//! `%declare`, `%override`, `%extend`, `%import` of anything but `common`:
+//! each is a [`DiagnosticKind::Unsupported`] diagnostic that names the
+//! construct and its position. Every error carries `line:column` and says what was expected;
 //! after an error the parser skips to the next definition and goes on, so one
 //! run reports as many problems as it can.
 
@@ -82,6 +88,7 @@ mod lower;
 mod parser;
 mod regex;
 mod source;
+mod templates;
 mod terminals;
 #[cfg(test)]
 mod tests;
@@ -119,7 +126,8 @@ const MAX_RULE_EXPANSION: u64 = 100_000;
 /// rules) are reported by [`GrammarBuilder::build`].
 pub fn parse(src: &str) -> Result<GrammarBuilder, GrammarError> {
     let source = Source::new(src);
-    let (out, diags) = parse_text(&source);
+    let (out, mut diags) = parse_text(&source);
+    let out = templates::expand(out, &mut diags);
     compile(out, diags)
 }
 

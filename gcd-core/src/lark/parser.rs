@@ -3,7 +3,7 @@
 //! [`super::directives`] and `/regex/` literals are checked in [`super::regex`];
 //! both extend this [`Parser`].
 
-use super::ast::{Node, Parsed, ParsedAlt, RuleDef, TermBody, TermDef};
+use super::ast::{Node, Parsed, ParsedAlt, RuleDef, TemplateDef, TermBody, TermDef};
 use super::lexer::{describe, lex, Tok, Token};
 use super::source::Source;
 use super::MAX_NESTING;
@@ -118,8 +118,18 @@ impl Parser<'_, '_> {
         while matches!(self.tok_at(j).tok, Tok::Question | Tok::Bang) {
             j += 1;
         }
-        matches!(self.tok_at(j).tok, Tok::Name(_))
-            && matches!(self.tok_at(j + 1).tok, Tok::Colon | Tok::Dot | Tok::LBrace)
+        if !matches!(self.tok_at(j).tok, Tok::Name(_)) {
+            return false;
+        }
+        j += 1;
+        // `name{a, b}:` defines a template; `name{a, b}` alone uses one.
+        if self.tok_at(j).tok == Tok::LBrace {
+            while !matches!(self.tok_at(j).tok, Tok::RBrace | Tok::Newline | Tok::Eof) {
+                j += 1;
+            }
+            j += 1;
+        }
+        matches!(self.tok_at(j).tok, Tok::Colon | Tok::Dot)
     }
 
     /// Skips line breaks that do not end the current definition: before a
@@ -197,44 +207,87 @@ impl Parser<'_, '_> {
         }
     }
 
-    /// Reports a template (`name{...}`) as unsupported; the current token is
-    /// `{`. Skips to the matching `}` on the same line and says whether it
-    /// was found.
-    fn template(&mut self, name_tok: &Token, what: &str) -> bool {
-        let mut end = self.cur().end;
-        let mut j = self.pos;
-        let mut open = 0usize;
-        let closed = loop {
-            match &self.tok_at(j).tok {
-                Tok::LBrace => open += 1,
-                Tok::RBrace => {
-                    open = open.saturating_sub(1);
-                    if open == 0 {
-                        end = self.tok_at(j).end;
-                        break true;
-                    }
-                }
-                Tok::Newline | Tok::Eof => break false,
-                _ => {}
+    /// The parameters of a template definition `name{a, b}`; the current
+    /// token is `{`.
+    fn template_params(&mut self, name: &str) -> PResult<Vec<(String, Span)>> {
+        self.advance();
+        let mut params: Vec<(String, Span)> = Vec::new();
+        loop {
+            let t = self.cur();
+            let Tok::Name(p) = t.tok.clone() else {
+                return self.expected(&format!("a parameter name in `{name}{{...}}`"));
+            };
+            self.advance();
+            let span = self.span_of(&t);
+            if params.iter().any(|(q, _)| *q == p) {
+                self.error(
+                    DiagnosticKind::Duplicate,
+                    span,
+                    format!("template `{name}` has two parameters named `{p}`"),
+                );
+                return Err(());
             }
-            j += 1;
-        };
-        if closed {
-            self.pos = j + 1;
+            params.push((p, span));
+            match self.peek() {
+                Tok::Comma => {
+                    self.advance();
+                }
+                Tok::RBrace => {
+                    self.advance();
+                    return Ok(params);
+                }
+                _ => return self.expected(&format!("`,` or `}}` in the parameters of `{name}`")),
+            }
         }
-        let name = match &name_tok.tok {
-            Tok::Name(n) => n.clone(),
-            _ => String::new(),
-        };
-        let span = self.src.span(name_tok.start, end);
-        self.error(
-            DiagnosticKind::Unsupported,
-            span,
-            format!(
-                "templates are not supported ({what} `{name}{{...}}`): write out each instantiation as its own rule"
-            ),
-        );
-        closed
+    }
+
+    /// Opens a group or a template's argument list at `t`, refusing to nest
+    /// deeper than [`MAX_NESTING`].
+    fn open_nesting(&mut self, t: &Token) -> PResult<()> {
+        if self.depth >= MAX_NESTING {
+            self.error(
+                DiagnosticKind::TooLarge,
+                self.span_of(t),
+                format!("groups nested too deeply (the limit is {MAX_NESTING})"),
+            );
+            return Err(());
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    /// A template use `name{arg, ...}`; `name_tok` is consumed and the current
+    /// token is `{`. Each argument is one item (with its operator), as in Lark
+    /// plus groups: `list{(a | b)}`.
+    fn template_use(&mut self, name: String, name_tok: &Token) -> PResult<Node> {
+        let open = self.cur();
+        self.open_nesting(&open)?;
+        self.advance();
+        let mut args = Vec::new();
+        loop {
+            self.skip_continuation();
+            args.push(self.expr()?);
+            self.skip_continuation();
+            match self.peek() {
+                Tok::Comma => {
+                    self.advance();
+                }
+                Tok::RBrace => {
+                    self.advance();
+                    break;
+                }
+                _ => {
+                    let p = self.src.pos(open.start);
+                    return self.expected(&format!(
+                        "`,` or `}}` to close the `{{` of `{name}{{...}}` at {}:{}",
+                        p.line, p.col
+                    ));
+                }
+            }
+        }
+        self.depth -= 1;
+        let span = self.src.span(name_tok.start, self.prev_end());
+        Ok(Node::Template(name, args, span))
     }
 
     fn definition(&mut self) -> PResult<()> {
@@ -264,9 +317,18 @@ impl Parser<'_, '_> {
             );
             return Err(());
         }
+        let mut params = None;
         if *self.peek() == Tok::LBrace {
-            self.template(&name_tok, "template definition");
-            return Err(());
+            if terminal {
+                let t = self.cur();
+                self.error(
+                    DiagnosticKind::Syntax,
+                    self.src.span(name_tok.start, t.end),
+                    format!("terminal `{name}` cannot be a template: only rules take parameters"),
+                );
+                return Err(());
+            }
+            params = Some(self.template_params(&name)?);
         }
         let mut priority = 0i32;
         if *self.peek() == Tok::Dot {
@@ -321,13 +383,17 @@ impl Parser<'_, '_> {
             } else {
                 RuleKind::Normal
             };
-            self.out.rules.push(RuleDef {
+            let rule = RuleDef {
                 name,
                 kind,
                 keep_all_tokens,
                 alts,
                 span: name_span,
-            });
+            };
+            match params {
+                Some(params) => self.out.templates.push(TemplateDef { rule, params }),
+                None => self.out.rules.push(rule),
+            }
         }
         Ok(())
     }
@@ -480,21 +546,13 @@ impl Parser<'_, '_> {
         let t = self.cur();
         match t.tok.clone() {
             Tok::LParen | Tok::LBrack => {
-                if self.depth >= MAX_NESTING {
-                    self.error(
-                        DiagnosticKind::TooLarge,
-                        self.span_of(&t),
-                        format!("groups nested too deeply (the limit is {MAX_NESTING})"),
-                    );
-                    return Err(());
-                }
+                self.open_nesting(&t)?;
                 let close = if t.tok == Tok::LParen {
                     Tok::RParen
                 } else {
                     Tok::RBrack
                 };
                 self.advance();
-                self.depth += 1;
                 let alts = self.expansions(false)?;
                 self.skip_continuation();
                 if *self.peek() != close {
@@ -569,12 +627,7 @@ impl Parser<'_, '_> {
             Tok::Name(name) => {
                 self.advance();
                 if *self.peek() == Tok::LBrace {
-                    // Reported; parsing goes on so that later problems are found too.
-                    return if self.template(&t, "template use") {
-                        Ok(Node::Name(name, self.span_of(&t)))
-                    } else {
-                        Err(())
-                    };
+                    return self.template_use(name, &t);
                 }
                 Ok(Node::Name(name, self.span_of(&t)))
             }

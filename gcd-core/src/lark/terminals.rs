@@ -139,6 +139,17 @@ impl TermCompiler<'_> {
                     None
                 }
             },
+            Node::Template(name, _, span) => {
+                self.diags.push(Diagnostic::new(
+                    DiagnosticKind::Syntax,
+                    Some(*span),
+                    format!(
+                        "{} cannot use template `{name}{{...}}`: templates make rules, and terminals are built from literals, regexes and other terminals",
+                        owner.0
+                    ),
+                ));
+                None
+            }
             Node::Lit { text, ci, .. } => Some(Frag::Lit {
                 text: text.clone(),
                 ci: *ci,

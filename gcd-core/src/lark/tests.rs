@@ -2,6 +2,8 @@
 //! construct, each diagnostic with its position, the limits, and the
 //! `common` library.
 
+mod templates;
+
 use super::common::common_terminals;
 use super::regex::LOOKAROUND_MSG;
 use super::*;
@@ -498,22 +500,6 @@ fn errors_are_collected_across_definitions() {
 
 #[test]
 fn unsupported_constructs_are_named() {
-    let e = err("start: list{\"a\"}\nlist{x}: x (\",\" x)*\n");
-    assert_diag(
-        &e,
-        DiagnosticKind::Unsupported,
-        1,
-        8,
-        &["templates", "list{...}"],
-    );
-    assert_diag(
-        &e,
-        DiagnosticKind::Unsupported,
-        2,
-        1,
-        &["templates", "template definition"],
-    );
-
     let e = err("start: A\n%declare A\n");
     assert_diag(
         &e,
