@@ -274,7 +274,9 @@ pub fn ll1_table(g: &Grammar, sets: &Sets) -> Result<Ll1Table, GrammarError> {
 /// and one diagnostic per conflicting pair of alternatives.
 pub fn predict_table(g: &Grammar, sets: &Sets) -> (Ll1Table, Vec<Diagnostic>) {
     let columns = g.terminals.len() + 1;
-    let mut cells: Vec<Vec<u32>> = vec![Vec::new(); g.nonterminals.len() * columns];
+    let mut cells = vec![NO_PRODUCTION; g.nonterminals.len() * columns];
+    // Conflicting cells only (few), by cell index: every production predicted.
+    let mut several: std::collections::BTreeMap<usize, Vec<u32>> = Default::default();
     let mut diags = Vec::new();
     let mut reported = std::collections::HashSet::new();
     for (pi, p) in g.productions.iter().enumerate() {
@@ -283,35 +285,29 @@ pub fn predict_table(g: &Grammar, sets: &Sets) -> (Ll1Table, Vec<Diagnostic>) {
             predict.union_with(&sets.follow[p.lhs.index()]);
         }
         for la in predict.iter() {
-            let cell = &mut cells[p.lhs.index() * columns + la];
-            cell.push(pi as u32);
-            if cell.len() == 1 {
+            let i = p.lhs.index() * columns + la;
+            if cells[i] == NO_PRODUCTION {
+                cells[i] = pi as u32;
                 continue;
             }
-            let other = ProdId(cell[0]);
-            if !reported.insert((p.lhs, other, pi)) {
-                continue;
+            let first = several.entry(i).or_insert_with(|| vec![cells[i]]);
+            first.push(pi as u32);
+            let other = ProdId(first[0]);
+            if reported.insert((p.lhs, other, pi)) {
+                diags.push(conflict(g, sets, p.lhs, other, ProdId(pi as u32), la));
             }
-            diags.push(conflict(g, sets, p.lhs, other, ProdId(pi as u32), la));
         }
     }
     let mut table = Ll1Table {
-        cells: Vec::with_capacity(cells.len()),
+        cells,
         columns,
         several: Vec::new(),
         several_off: vec![0],
     };
-    for cell in cells {
-        table.cells.push(match cell.as_slice() {
-            [] => NO_PRODUCTION,
-            [p] => *p,
-            several => {
-                let k = table.several_off.len() as u32 - 1;
-                table.several.extend_from_slice(several);
-                table.several_off.push(table.several.len() as u32);
-                SEVERAL | k
-            }
-        });
+    for (k, (i, prods)) in several.into_iter().enumerate() {
+        table.cells[i] = SEVERAL | k as u32;
+        table.several.extend_from_slice(&prods);
+        table.several_off.push(table.several.len() as u32);
     }
     (table, diags)
 }

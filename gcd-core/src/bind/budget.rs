@@ -370,9 +370,9 @@ impl BudgetTables {
                 continue;
             }
             // Each derivation that takes `w` is a plan; the cheapest counts.
-            for v in g.parse.shift_all(view.clone(), w as u32) {
+            g.parse.shift_each(view.clone(), w as u32, |v| {
                 best = best.min(add(d, self.rest(&g.parse, &v, base_costs, w)));
-            }
+            });
         }
         best
     }

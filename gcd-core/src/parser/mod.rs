@@ -199,14 +199,24 @@ impl ParseTables {
     /// it, none if no derivation takes `t`.
     pub fn shift_all<S: Stack + Clone>(&self, stack: S, t: u32) -> smallvec::SmallVec<[S; 1]> {
         let mut out = smallvec::SmallVec::new();
+        self.shift_each(stack, t, |s| out.push(s));
+        out
+    }
+
+    /// Calls `each` with the stack after `t` for every derivation of
+    /// `stack` that takes it. An LL(1) grammar shifts in place and calls it
+    /// at most once, copying nothing.
+    #[inline]
+    pub fn shift_each<S: Stack + Clone>(&self, mut stack: S, t: u32, mut each: impl FnMut(S)) {
         let mut forks = Vec::new();
-        let mut next = Some(stack);
-        while let Some(mut s) = next.take().or_else(|| forks.pop()) {
+        if self.shift_forking(&mut stack, t, &mut forks) {
+            each(stack);
+        }
+        while let Some(mut s) = forks.pop() {
             if self.shift_forking(&mut s, t, &mut forks) {
-                out.push(s);
+                each(s);
             }
         }
-        out
     }
 
     /// Shifts `t` on `stack`, taking the first production of a conflicting

@@ -216,14 +216,11 @@ impl Matcher {
         let Some(w) = g.lexer.winner(c.lexer) else {
             return false;
         };
-        let view = StackView::new(&c.stack);
-        if g.is_ignored(w) {
-            return g.parse.accepts_end_top_down(view.top_down());
-        }
-        g.parse
-            .shift_all(view, w)
-            .iter()
-            .any(|v| g.parse.accepts_end_top_down(v.top_down()))
+        let mut complete = false;
+        each_shift(g, StackView::new(&c.stack), w, |v| {
+            complete = complete || g.parse.accepts_end_top_down(v.top_down());
+        });
+        complete
     }
 
     /// A fresh mask of `width` bits (the model's logits width; ids past the
@@ -306,12 +303,12 @@ impl Matcher {
         if tables.end_filter != u32::MAX && !self.fresh {
             let w = g.lexer.winner(q).expect("end filter implies a winner");
             let filter = b.end_filter(tables.end_filter);
-            for view in shift_or_skip(g, StackView::new(&c.stack), w) {
+            each_shift(g, StackView::new(&c.stack), w, |view| {
                 let q2 = g.start_state_top_down(view.top_symbol(), || view.top_down());
                 if q2 != DEAD {
                     self.add_state(out, &view, q2, Some(filter), scratch, budget);
                 }
-            }
+            });
         }
     }
 
@@ -344,9 +341,9 @@ impl Matcher {
             }
         }
         for boundary in &tables.boundaries {
-            for v in shift_or_skip(g, view.clone(), boundary.winner) {
+            each_shift(g, view.clone(), boundary.winner, |v| {
                 self.add_boundary(out, &v, boundary, filter, scratch, budget);
-            }
+            });
         }
     }
 
@@ -420,23 +417,24 @@ impl Matcher {
                 // The first derivation that goes on walks on here; each
                 // other one (a fork) walks this subtree on its own.
                 let mut next = None;
-                for v in shift_or_skip(g, views[vi as usize].clone(), w) {
+                each_shift(g, views[vi as usize].clone(), w, |v| {
                     let q2 = g.start_state_top_down(v.top_symbol(), || v.top_down());
-                    if q2 == DEAD || lx.next(q2, byte) == DEAD {
-                        continue;
+                    let ns = if q2 == DEAD { DEAD } else { lx.next(q2, byte) };
+                    if ns == DEAD {
+                        return;
                     }
                     if next.is_none() {
-                        next = Some((v, q2));
+                        next = Some((v, ns));
                     } else {
                         let mut own = Scratch::new(trie);
                         self.walk(out, &v, q2, i, &mut own, budget);
                     }
-                }
-                let Some((v, q2)) = next else {
+                });
+                let Some((v, after)) = next else {
                     i = trie.subtree_end[i] as usize;
                     continue;
                 };
-                ns = lx.next(q2, byte);
+                ns = after;
                 exacts.push(exact_candidates(g, &v));
                 views.push(v);
                 vi = (views.len() - 1) as u32;
@@ -484,7 +482,7 @@ impl Matcher {
                 let Some(w) = g.lexer.winner(q).filter(|_| !fresh) else {
                     continue;
                 };
-                for stack in shift_or_skip(g, stack, w) {
+                each_shift(g, stack, w, |stack| {
                     let q2 = g.start_state(&stack);
                     let ns = if q2 == DEAD {
                         DEAD
@@ -494,7 +492,7 @@ impl Matcher {
                     if ns != DEAD {
                         next.push((stack, ns, from));
                     }
-                }
+                });
             }
             if next.len() > 1 {
                 dedup_runs(&mut next);
@@ -817,17 +815,19 @@ impl Matcher {
     }
 }
 
-/// The parser stacks after lexeme `w`: `stack` itself for an ignored
-/// terminal, else one per derivation that takes `w`.
-fn shift_or_skip<S: crate::parser::Stack + Clone>(
+/// Calls `each` with the parser stack after lexeme `w`: `stack` itself for
+/// an ignored terminal, else once per derivation that takes `w`.
+#[inline]
+fn each_shift<S: crate::parser::Stack + Clone>(
     g: &CompiledGrammar,
     stack: S,
     w: u32,
-) -> smallvec::SmallVec<[S; 1]> {
+    mut each: impl FnMut(S),
+) {
     if g.is_ignored(w) {
-        smallvec::smallvec![stack]
+        each(stack);
     } else {
-        g.parse.shift_all(stack, w)
+        g.parse.shift_each(stack, w, each);
     }
 }
 
