@@ -10,8 +10,10 @@
 //! aside, which it runs with the engine's parser). The matcher is tested
 //! against it bit for bit.
 
+use std::cell::RefCell;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashSet};
+use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::rc::Rc;
 
 use crate::compiled::CompiledGrammar;
 use crate::grammar::{NtId, Symbol, TermSet};
@@ -54,6 +56,9 @@ pub struct Recognizer<'g> {
     /// Which rules derive the empty string (computed here, not taken from
     /// the engine's analysis).
     nullable: Vec<bool>,
+    /// [`expansions`](Self::expansions) already computed, by stack: the
+    /// searches ask for the same stacks over and over.
+    expanded: RefCell<HashMap<Vec<u32>, Rc<Vec<Vec<u32>>>>>,
     /// Completion searches stop after visiting this many configurations.
     pub search_limit: usize,
 }
@@ -80,6 +85,7 @@ impl<'g> Recognizer<'g> {
             g,
             classes: ByteClasses::new(&g.dfas),
             nullable,
+            expanded: RefCell::default(),
             search_limit: 20_000,
         }
     }
@@ -95,7 +101,16 @@ impl<'g> Recognizer<'g> {
     /// Every stack with a terminal on top (or empty) that `stack` reaches by
     /// expanding rules on top, each by every one of its productions. The
     /// transforms leave no left recursion, so this is finite.
-    fn expansions(&self, stack: &[u32]) -> Vec<Vec<u32>> {
+    fn expansions(&self, stack: &[u32]) -> Rc<Vec<Vec<u32>>> {
+        if let Some(e) = self.expanded.borrow().get(stack) {
+            return e.clone();
+        }
+        let e = Rc::new(self.expand(stack));
+        self.expanded.borrow_mut().insert(stack.to_vec(), e.clone());
+        e
+    }
+
+    fn expand(&self, stack: &[u32]) -> Vec<Vec<u32>> {
         let gr = &self.g.grammar;
         let mut out = Vec::new();
         let mut seen = HashSet::new();
@@ -128,12 +143,9 @@ impl<'g> Recognizer<'g> {
         }
         let mut out: Vec<Vec<u32>> = self
             .expansions(stack)
-            .into_iter()
+            .iter()
             .filter(|s| s.last() == Some(&t))
-            .map(|mut s| {
-                s.pop();
-                s
-            })
+            .map(|s| s[..s.len() - 1].to_vec())
             .collect();
         out.sort();
         out.dedup();
@@ -156,7 +168,7 @@ impl<'g> Recognizer<'g> {
         if self.g.parse.has_sets() {
             acc = self.g.parse.acceptable(stack);
         } else {
-            for s in self.expansions(stack) {
+            for s in self.expansions(stack).iter() {
                 if let Some(&t) = s.last() {
                     acc.insert(t as usize);
                 }
