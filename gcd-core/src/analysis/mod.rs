@@ -233,21 +233,26 @@ impl Ll1Table {
     }
 }
 
+/// The error for rule `n`, which the start rule cannot reach.
+pub(crate) fn unreachable(g: &Grammar, n: &crate::grammar::Nonterminal) -> Diagnostic {
+    Diagnostic::new(
+        DiagnosticKind::Unreachable,
+        n.span,
+        format!(
+            "rule `{}` cannot be reached from the start rule `{}`",
+            n.name,
+            g.nonterminal(g.start).name
+        ),
+    )
+}
+
 /// Checks that every symbol is reachable and productive; collects problems.
 pub(crate) fn check_symbols(g: &Grammar, diags: &mut Diagnostics) {
     let reach = reachable(g);
     let prod = productive(g);
     for (i, n) in g.nonterminals.iter().enumerate() {
         if !reach[i] {
-            diags.error(
-                DiagnosticKind::Unreachable,
-                n.span,
-                format!(
-                    "rule `{}` cannot be reached from the start rule `{}`",
-                    n.name,
-                    g.nonterminal(g.start).name
-                ),
-            );
+            diags.push(unreachable(g, n));
         } else if !prod[i] {
             diags.error(
                 DiagnosticKind::Unproductive,

@@ -348,6 +348,44 @@ impl CompiledGrammar {
         }
     }
 
+    /// One byte for one configuration (parser `stack`, lexer state `q` of
+    /// the pending lexeme): calls `each` with every configuration after it.
+    /// The byte extends the lexeme, or closes it (unless `fresh`: nothing was
+    /// read yet) and starts the next one on every derivation that takes
+    /// the winner.
+    pub(crate) fn step(
+        &self,
+        stack: Vec<u32>,
+        q: u32,
+        byte: u8,
+        fresh: bool,
+        mut each: impl FnMut(Vec<u32>, u32),
+    ) {
+        let ns = self.lexer.next(q, byte);
+        if ns != DEAD {
+            return each(stack, ns);
+        }
+        let Some(w) = self.lexer.winner(q).filter(|_| !fresh) else {
+            return;
+        };
+        let mut go_on = |stack: Vec<u32>| {
+            let q2 = self.start_state(&stack);
+            let ns = if q2 == DEAD {
+                DEAD
+            } else {
+                self.lexer.next(q2, byte)
+            };
+            if ns != DEAD {
+                each(stack, ns);
+            }
+        };
+        if self.is_ignored(w) {
+            go_on(stack);
+        } else {
+            self.parse.shift_each(stack, w, go_on);
+        }
+    }
+
     /// Per terminal X: the bytes that extend some lexeme that X wins.
     pub fn extending_bytes_of_winners(&self) -> Vec<[bool; 256]> {
         self.lexer
@@ -372,15 +410,7 @@ fn unused_rule_warnings(
         .map(|&n| g.nonterminal(n))
         .filter(|n| n.kind != RuleKind::Generated)
         .map(|n| {
-            let d = Diagnostic::new(
-                DiagnosticKind::Unreachable,
-                n.span,
-                format!(
-                    "rule `{}` cannot be reached from the start rule `{}`",
-                    n.name,
-                    g.nonterminal(g.start).name
-                ),
-            );
+            let d = analysis::unreachable(g, n);
             if strict {
                 d
             } else {

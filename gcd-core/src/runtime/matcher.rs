@@ -474,24 +474,8 @@ impl Matcher {
         for &byte in bytes {
             let mut next: Runs = Vec::with_capacity(runs.len());
             for (stack, q, from) in runs {
-                let ns = g.lexer.next(q, byte);
-                if ns != DEAD {
-                    next.push((stack, ns, from));
-                    continue;
-                }
-                let Some(w) = g.lexer.winner(q).filter(|_| !fresh) else {
-                    continue;
-                };
-                each_shift(g, stack, w, |stack| {
-                    let q2 = g.start_state(&stack);
-                    let ns = if q2 == DEAD {
-                        DEAD
-                    } else {
-                        g.lexer.next(q2, byte)
-                    };
-                    if ns != DEAD {
-                        next.push((stack, ns, from));
-                    }
+                g.step(stack, q, byte, fresh, |stack, ns| {
+                    next.push((stack, ns, from))
                 });
             }
             if next.len() > 1 {

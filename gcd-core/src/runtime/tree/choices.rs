@@ -185,30 +185,7 @@ pub(super) fn dead_end(g: &CompiledGrammar, input: &[u8]) -> (usize, crate::gram
     for (i, &byte) in input.iter().enumerate() {
         let mut next = Vec::new();
         for (stack, q) in &configs {
-            let ns = g.lexer.next(*q, byte);
-            if ns != DEAD {
-                next.push((stack.clone(), ns));
-                continue;
-            }
-            let Some(w) = g.lexer.winner(*q).filter(|_| i > 0) else {
-                continue;
-            };
-            let stacks = if g.is_ignored(w) {
-                vec![stack.clone()]
-            } else {
-                g.parse.shift_all(stack.clone(), w).into_vec()
-            };
-            for s in stacks {
-                let q2 = g.start_state(&s);
-                let ns = if q2 == DEAD {
-                    DEAD
-                } else {
-                    g.lexer.next(q2, byte)
-                };
-                if ns != DEAD {
-                    next.push((s, ns));
-                }
-            }
+            g.step(stack.clone(), *q, byte, i == 0, |s, ns| next.push((s, ns)));
         }
         next.sort();
         next.dedup();
