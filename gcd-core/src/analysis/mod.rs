@@ -1,7 +1,9 @@
-//! Grammar analysis: nullable, FIRST, FOLLOW and the LL(1) table.
+//! Grammar analysis: nullable, FIRST, FOLLOW and the prediction table (one
+//! production per cell for an LL(1) grammar, several where it conflicts).
 //!
 //! Besides the table, this is where a grammar is judged usable: symbols that
-//! are undefined, unreachable or unproductive, and LL(1) conflicts, become
+//! are undefined, unreachable or unproductive, and LL(1) conflicts (errors,
+//! or warnings when parsing is generalized), become
 //! diagnostics that name the rule, both alternatives and the lookahead.
 
 pub(crate) mod contexts;
