@@ -57,7 +57,8 @@
 //! # Regexes
 //!
 //! Lark regexes are Python regexes; gcd compiles them with regex-automata.
-//! The differences that matter are bridged: `\<` `\>` are plain characters
+//! The differences that matter are bridged: `\w` is Python's (letters,
+//! numbers and `_`, no combining marks), `\<` `\>` are plain characters
 //! (word boundaries in regex-syntax), `\Z` is `\z`, `[` `&&` `--` `~~` inside
 //! a character class are literal, a `{` that does not start a repetition is
 //! literal. Lazy quantifiers (`*?` `+?` `??` `{n,m}?`) are kept: a terminal

@@ -144,6 +144,9 @@ pub(super) fn regex_error(e: &regex_syntax::Error) -> (String, Option<(usize, us
     }
 }
 
+/// The members of Python's `\w` class, in regex-syntax.
+const PY_WORD: &str = "\\p{L}\\p{N}_";
+
 /// Rewrites a Python (Lark) regex into regex-syntax syntax where the two
 /// differ, returning the new text and, for each of its bytes (plus one past
 /// the end), the offset in `body` it came from.
@@ -170,6 +173,12 @@ fn translate_python_regex(body: &str, verbose: bool) -> (String, Vec<usize>) {
             match char_at(k + 1) {
                 Some(n @ ('<' | '>')) => push(&mut out, n.encode_utf8(&mut buf), off),
                 Some('Z') if !in_class => push(&mut out, "\\z", off),
+                // Python's `\w` is `str.isalnum()` or `_`: letters and
+                // numbers, not the marks and joiners of Unicode's `\w`
+                // (Lark itself would refuse a combining mark in a name).
+                Some('w') if in_class => push(&mut out, PY_WORD, off),
+                Some('w') => push(&mut out, &format!("[{PY_WORD}]"), off),
+                Some('W') if !in_class => push(&mut out, &format!("[^{PY_WORD}]"), off),
                 Some(n) if in_class && verbose && n.is_whitespace() => {
                     push(&mut out, &format!("\\x{{{:x}}}", n as u32), off)
                 }

@@ -717,3 +717,20 @@ proptest::proptest! {
         let _ = parse_grammar(&text);
     }
 }
+
+/// `\w` means what Python's `re` means: letters, numbers and `_`, but not
+/// the combining marks and joiners that Unicode's `\w` adds, which Lark
+/// would refuse in a name.
+#[test]
+fn word_class_is_pythons() {
+    let g = crate::compiled::CompiledGrammar::new(&ok(
+        "start: NAME\nNAME: /\\w+/\nOTHER: /[\\w-]+/\n",
+    ))
+    .unwrap();
+    let accepts = |s: &str| crate::runtime::tree::parse(&g, s).is_ok();
+    assert!(accepts("é1_x"));
+    assert!(accepts("名字٣"));
+    assert!(!accepts("a\u{0DD8}"), "a combining mark");
+    assert!(!accepts("a\u{200C}b"), "a zero-width non-joiner");
+    assert!(!accepts("a-b"));
+}
