@@ -237,7 +237,7 @@ impl CompiledGrammar {
             candidate_sets,
             candidate_index,
             lexer,
-            max_configurations: config.max_configurations.min(u32::MAX as usize) as u32,
+            max_configurations: config.max_configurations.clamp(1, u32::MAX as usize) as u32,
             conflicts: Notes(
                 conflicts
                     .into_iter()
