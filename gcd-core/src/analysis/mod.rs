@@ -193,9 +193,7 @@ pub struct Ll1Table {
     columns: usize,
     /// The conflicting cells' productions, in grammar order, as
     /// `several[several_off[k]..several_off[k + 1]]`.
-    #[serde(default)]
     several: Vec<u32>,
-    #[serde(default)]
     several_off: Vec<u32>,
 }
 
@@ -228,10 +226,6 @@ impl Ll1Table {
     /// The alternatives of the conflicting cells, and their offsets.
     pub fn several(&self) -> (&[u32], &[u32]) {
         (&self.several, &self.several_off)
-    }
-    /// Whether every cell holds at most one production.
-    pub fn is_ll1(&self) -> bool {
-        self.several_off.len() <= 1
     }
 }
 
@@ -266,15 +260,6 @@ pub(crate) fn check_symbols(g: &Grammar, diags: &mut Diagnostics) {
             );
         }
     }
-}
-
-/// Builds the LL(1) table, reporting every conflict as an error.
-pub fn ll1_table(g: &Grammar, sets: &Sets) -> Result<Ll1Table, GrammarError> {
-    let (table, conflicts) = predict_table(g, sets);
-    if !conflicts.is_empty() {
-        return Err(GrammarError::new(conflicts));
-    }
-    Ok(table)
 }
 
 /// Builds the prediction table with every production each cell predicts,

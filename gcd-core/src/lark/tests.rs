@@ -723,10 +723,9 @@ proptest::proptest! {
 /// would refuse in a name.
 #[test]
 fn word_class_is_pythons() {
-    let g = crate::compiled::CompiledGrammar::new(&ok(
-        "start: NAME\nNAME: /\\w+/\nOTHER: /[\\w-]+/\n",
-    ))
-    .unwrap();
+    let g =
+        crate::compiled::CompiledGrammar::new(&ok("start: NAME\nNAME: /\\w+/\nOTHER: /[\\w-]+/\n"))
+            .unwrap();
     let accepts = |s: &str| crate::runtime::tree::parse(&g, s).is_ok();
     assert!(accepts("é1_x"));
     assert!(accepts("名字٣"));

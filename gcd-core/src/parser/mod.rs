@@ -7,7 +7,7 @@
 //! terminal is a prefix of some sentence.
 //!
 //! Where a cell predicts several productions (a conflict), shifting forks:
-//! [`ParseTables::shift_all`] returns one stack per derivation that takes
+//! [`ParseTables::shift_each`] yields one stack per derivation that takes
 //! the terminal. The grammar has no left recursion (the transforms remove
 //! it or refuse the grammar), so the expansions before a terminal is on top
 //! are finite. An LL(1) grammar never forks and pays one test per
@@ -62,9 +62,7 @@ pub struct ParseTables {
     /// `nt * (n_terms + 1) + lookahead` → production, `u32::MAX`, or
     /// [`SEVERAL`] plus an index into `several_off` (see [`Ll1Table`]).
     pub table: Vec<u32>,
-    #[serde(default)]
     pub several: Vec<u32>,
-    #[serde(default)]
     pub several_off: Vec<u32>,
     /// Right-hand sides, reversed (ready to push), as `rhs[off[p]..off[p+1]]`.
     pub rhs: Vec<u32>,
@@ -193,14 +191,6 @@ impl ParseTables {
         let m = *self.rhs[a..b].last()?;
         let k = self.member_index[(m & !NT_BIT) as usize];
         Some((m, (k != u32::MAX).then_some(k as usize)))
-    }
-
-    /// Shifts terminal `t` on every derivation of `stack`: the stacks after
-    /// it, none if no derivation takes `t`.
-    pub fn shift_all<S: Stack + Clone>(&self, stack: S, t: u32) -> smallvec::SmallVec<[S; 1]> {
-        let mut out = smallvec::SmallVec::new();
-        self.shift_each(stack, t, |s| out.push(s));
-        out
     }
 
     /// Calls `each` with the stack after `t` for every derivation of

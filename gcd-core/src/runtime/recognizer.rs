@@ -139,7 +139,9 @@ impl<'g> Recognizer<'g> {
     /// The stacks after shifting terminal `t` on `stack`, one per derivation.
     fn shifts(&self, stack: &[u32], t: u32) -> Vec<Vec<u32>> {
         if self.g.parse.has_sets() {
-            return self.g.parse.shift_all(stack.to_vec(), t).into_vec();
+            let mut out = Vec::new();
+            self.g.parse.shift_each(stack.to_vec(), t, |s| out.push(s));
+            return out;
         }
         let mut out: Vec<Vec<u32>> = self
             .expansions(stack)

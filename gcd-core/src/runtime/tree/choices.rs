@@ -111,7 +111,7 @@ fn lex(g: &CompiledGrammar, stack: &[u32], input: &[u8], i: usize) -> Option<(u3
     Some((g.lexer.winner(s)?, j))
 }
 
-/// Like [`ParseTables::shift_all`](crate::parser::ParseTables::shift_all),
+/// Like [`ParseTables::shift_each`](crate::parser::ParseTables::shift_each),
 /// with the index of the alternative taken at each conflicting cell.
 fn shift_recording(g: &CompiledGrammar, stack: Vec<u32>, t: u32) -> Vec<(Vec<u32>, Vec<u32>)> {
     let mut out = Vec::new();
