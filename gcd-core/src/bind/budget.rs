@@ -31,7 +31,9 @@
 use super::tables::StateTables;
 use crate::compiled::CompiledGrammar;
 use crate::grammar::Symbol;
-use crate::parser::{is_data, ParseTables, SetPlan, SetRole, SetState, StackView, NT_BIT};
+use crate::parser::{
+    is_data, Below, ParseTables, Pos, SetPlan, SetRole, SetState, SharedStack, StackView, NT_BIT,
+};
 
 /// An unreachable cost; sums of a few stay far from overflow.
 pub const INF: u32 = u32::MAX / 8;
@@ -295,11 +297,11 @@ impl BudgetTables {
         }
     }
 
-    /// Per stack position (bottom first): the cost to finish the stack up to
-    /// and including it, by previous lexeme.
-    pub fn stack_costs(&self, parse: &ParseTables, stack: &[u32]) -> Vec<Vec<u32>> {
-        let mut out = Vec::with_capacity(stack.len());
-        self.update_stack_costs(parse, &mut out, &[], stack);
+    /// Per position of `stack`'s top segment (bottom first): the cost to
+    /// finish the stack up to and including it, by previous lexeme.
+    pub fn stack_costs(&self, parse: &ParseTables, stack: &SharedStack) -> Vec<Vec<u32>> {
+        let mut out = Vec::with_capacity(stack.top.len());
+        self.update_stack_costs(parse, &mut out, None, stack);
         out
     }
 
@@ -310,54 +312,74 @@ impl BudgetTables {
         &self,
         parse: &ParseTables,
         costs: &mut Vec<Vec<u32>>,
-        old: &[u32],
-        new: &[u32],
+        old: Option<&SharedStack>,
+        new: &SharedStack,
     ) {
-        let common = old
-            .iter()
-            .zip(new)
-            .take_while(|(a, b)| a == b)
-            .count()
-            .min(costs.len());
-        costs.truncate(common);
-        let empty = vec![0; self.cols];
-        for i in common..new.len() {
-            let next = self.apply_backward_at(parse, new, i, costs.last().unwrap_or(&empty));
+        let common = match old {
+            Some(old) if old.same_below(new) => (old.top.iter().zip(&new.top))
+                .take_while(|(a, b)| a == b)
+                .count(),
+            _ => 0,
+        };
+        costs.truncate(common.min(costs.len()));
+        let start = self.lower_costs(parse, new.below.as_deref());
+        for i in costs.len()..new.top.len() {
+            let next = self.apply_backward_at(parse, &new.top, i, costs.last().unwrap_or(&start));
             costs.push(next);
         }
     }
 
+    /// The cost vector of a shared stack's lower part (the cheapest of its
+    /// stacks), computed once per part.
+    fn lower_costs(&self, parse: &ParseTables, below: Option<&Below>) -> Vec<u32> {
+        match below {
+            None => vec![0; self.cols],
+            Some(b) => (b.costs)
+                .get_or_init(|| {
+                    let each = b.alts.iter().map(|a| {
+                        let u = self.lower_costs(parse, a.below.as_deref());
+                        self.apply_backward_all(parse, &a.top, u)
+                    });
+                    cheapest(each, self.cols)
+                })
+                .clone(),
+        }
+    }
+
+    /// `u` with every symbol of `syms` (bottom first) on top.
+    fn apply_backward_all(&self, parse: &ParseTables, syms: &[u32], mut u: Vec<u32>) -> Vec<u32> {
+        for i in 0..syms.len() {
+            u = self.apply_backward_at(parse, syms, i, &u);
+        }
+        u
+    }
+
+    /// The cost vector of the stacks below a view's own symbols at `p`.
+    fn position_costs(&self, parse: &ParseTables, p: &Pos) -> Vec<u32> {
+        match p.costs {
+            Some(c) if p.keep > 0 => c[p.keep - 1].clone(),
+            Some(_) => self.lower_costs(parse, p.below),
+            None => {
+                let u = self.lower_costs(parse, p.below);
+                self.apply_backward_all(parse, &p.base[..p.keep], u)
+            }
+        }
+    }
+
     /// Fewest tokens to derive the whole `view` after a lexeme `prev`.
-    fn rest(
-        &self,
-        parse: &ParseTables,
-        view: &StackView,
-        base_costs: &[Vec<u32>],
-        prev: usize,
-    ) -> u32 {
-        let (keep, top) = view.parts();
-        let mut u = match keep {
-            0 => vec![0; self.cols],
-            k => base_costs[k - 1].clone(),
-        };
+    fn rest(&self, parse: &ParseTables, view: &StackView, prev: usize) -> u32 {
+        let (top, at) = view.parts();
+        let u = self.position_costs(parse, at);
         // A member set's rule and its data words are pushed together, so
         // both are in `top` or both below it.
-        for i in 0..top.len() {
-            u = self.apply_backward_at(parse, top, i, &u);
-        }
-        u[prev]
+        self.apply_backward_all(parse, top, u)[prev]
     }
 
     /// Fewest tokens (by the plans above) to complete from a pending lexeme
-    /// in lexer state `q` with parser `view`. `base_costs` are
-    /// [`stack_costs`](Self::stack_costs) of the view's base stack.
-    pub fn estimate(
-        &self,
-        g: &CompiledGrammar,
-        view: &StackView,
-        q: u32,
-        base_costs: &[Vec<u32>],
-    ) -> u32 {
+    /// in lexer state `q` with parser `view` (whose positions carry the
+    /// [`stack_costs`](Self::stack_costs) of the stacks they are in, where
+    /// the matcher keeps them).
+    pub fn estimate(&self, g: &CompiledGrammar, view: &StackView, q: u32) -> u32 {
         let t = self.n_terms;
         let mut best = INF;
         for w in 0..t {
@@ -366,12 +388,12 @@ impl BudgetTables {
                 continue;
             }
             if g.is_ignored(w as u32) {
-                best = best.min(add(d, self.rest(&g.parse, view, base_costs, w)));
+                best = best.min(add(d, self.rest(&g.parse, view, w)));
                 continue;
             }
             // Each derivation that takes `w` is a plan; the cheapest counts.
             g.parse.shift_each(view.clone(), w as u32, |v| {
-                best = best.min(add(d, self.rest(&g.parse, &v, base_costs, w)));
+                best = best.min(add(d, self.rest(&g.parse, &v, w)));
             });
         }
         best
@@ -379,12 +401,7 @@ impl BudgetTables {
 
     /// Like [`estimate`](Self::estimate) for a whole stack of its own.
     pub fn estimate_for_stack(&self, g: &CompiledGrammar, stack: &[u32], q: u32) -> u32 {
-        self.estimate(
-            g,
-            &StackView::new(stack),
-            q,
-            &self.stack_costs(&g.parse, stack),
-        )
+        self.estimate(g, &StackView::new(stack), q)
     }
 
     pub fn heap_bytes(&self) -> usize {

@@ -353,13 +353,13 @@ impl CompiledGrammar {
     /// The byte extends the lexeme, or closes it (unless `fresh`: nothing was
     /// read yet) and starts the next one on every derivation that takes
     /// the winner.
-    pub(crate) fn step(
+    pub(crate) fn step<S: crate::parser::Stack + Clone>(
         &self,
-        stack: Vec<u32>,
+        stack: S,
         q: u32,
         byte: u8,
         fresh: bool,
-        mut each: impl FnMut(Vec<u32>, u32),
+        mut each: impl FnMut(S, u32),
     ) {
         let ns = self.lexer.next(q, byte);
         if ns != DEAD {
@@ -368,8 +368,8 @@ impl CompiledGrammar {
         let Some(w) = self.lexer.winner(q).filter(|_| !fresh) else {
             return;
         };
-        let mut go_on = |stack: Vec<u32>| {
-            let q2 = self.start_state(&stack);
+        let mut go_on = |stack: S| {
+            let q2 = self.start_state_top_down(stack.top_symbol(), || stack.top_down());
             let ns = if q2 == DEAD {
                 DEAD
             } else {

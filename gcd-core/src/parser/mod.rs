@@ -24,7 +24,7 @@ mod member_set;
 mod stack;
 
 pub use member_set::{SetPlan, SetRole, SetState, SetTables};
-pub use stack::{Stack, StackView};
+pub use stack::{Below, Pos, SharedStack, Stack, StackView};
 
 use crate::analysis::{Ll1Table, Sets, NO_PRODUCTION, SEVERAL};
 use crate::grammar::TermSet;
@@ -200,11 +200,11 @@ impl ParseTables {
     pub fn shift_each<S: Stack + Clone>(&self, mut stack: S, t: u32, mut each: impl FnMut(S)) {
         let mut forks = Vec::new();
         if self.shift_forking(&mut stack, t, &mut forks) {
-            each(stack);
+            stack.settle(&self.nullable, &mut each);
         }
         while let Some(mut s) = forks.pop() {
             if self.shift_forking(&mut s, t, &mut forks) {
-                each(s);
+                s.settle(&self.nullable, &mut each);
             }
         }
     }
@@ -214,7 +214,7 @@ impl ParseTables {
     /// production expanded) in `forks`, for the caller to go on with. On
     /// failure returns false and leaves `stack` in an unspecified state.
     fn shift_forking<S: Stack + Clone>(&self, stack: &mut S, t: u32, forks: &mut Vec<S>) -> bool {
-        while let Some(top) = stack.pop() {
+        while let Some(top) = stack.pop_forking(forks) {
             if top & NT_BIT == 0 {
                 return top == t;
             }
@@ -231,6 +231,7 @@ impl ParseTables {
                     let k = (c & !SEVERAL) as usize;
                     let alts = &self.several
                         [self.several_off[k] as usize..self.several_off[k + 1] as usize];
+                    stack.seal();
                     for &p in &alts[1..] {
                         let mut fork = stack.clone();
                         fork.push_slice(self.rhs_of(p as usize));

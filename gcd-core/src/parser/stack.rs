@@ -1,10 +1,69 @@
-//! Parser stacks: the plain `Vec` and a view that shares its lower part, so
-//! the mask walk can try many short futures without copying.
+//! Parser stacks: the plain `Vec`, a graph-structured [`SharedStack`] for
+//! generalized parsing, and a view that shares its lower part, so the mask
+//! walk can try many short futures without copying.
+//!
+//! Derivations of an ambiguous grammar fork where the prediction table has
+//! several productions. Kept as whole stacks they multiply: in Java an `(`
+//! may open a cast, a call's argument or a parenthesized expression, and
+//! after each of those another `(` forks the same way again, so `k` forks
+//! per parenthesis make `k^n` stacks after `n`. The forks share everything
+//! below the fork point, and they reach the same top again. A
+//! [`SharedStack`] is a top segment over a *set* of lower parts; stacks
+//! that agree on their top merge into one whose lower part is the union of
+//! theirs, so `n` parentheses cost about `n·k`, not `k^n`.
+//!
+//! Invariant ("settled"): a stack with several ways down has a top segment
+//! (above the shared part) holding a symbol that cannot derive the empty
+//! string. Then the terminals it accepts next, whether it may end, and the
+//! lexer context depend on that segment alone, and every consumer that
+//! reads a stack from the top down stops inside it. [`Stack::settle`]
+//! restores the invariant after each shift by splitting a stack whose
+//! segment has run empty (or nullable) into its lower parts.
 
-/// What [`ParseTables::shift`] needs of a stack.
-pub trait Stack {
+use std::sync::{Arc, OnceLock};
+
+use smallvec::SmallVec;
+
+use super::NT_BIT;
+
+/// What [`ParseTables::shift_each`](super::ParseTables::shift_each) needs
+/// of a stack.
+pub trait Stack: Sized {
+    /// Pops the top symbol (where the stack has one way down).
     fn pop(&mut self) -> Option<u32>;
     fn push_slice(&mut self, symbols: &[u32]);
+    /// The symbols from the top down, as far as they are determined (see
+    /// the module's invariant).
+    fn top_down(&self) -> impl Iterator<Item = u32> + '_;
+    fn top_symbol(&self) -> Option<u32>;
+    /// Pops the top symbol; where the stack goes on below in several ways,
+    /// `self` takes the first and a copy for each other one (not yet
+    /// popped) lands in `forks`.
+    fn pop_forking(&mut self, _forks: &mut Vec<Self>) -> Option<u32> {
+        self.pop()
+    }
+    /// Called where derivations fork, before each one's production is
+    /// pushed: a shared stack makes its content a lower part the forks
+    /// share, so they can merge again.
+    fn seal(&mut self) {}
+    /// Calls `each` with the stack, split so that each part is settled.
+    fn settle(self, _nullable: &[bool], each: &mut impl FnMut(Self)) {
+        each(self)
+    }
+}
+
+/// Whether stack symbol `s` can derive the empty string.
+fn nullable_symbol(nullable: &[bool], s: u32) -> bool {
+    s & NT_BIT != 0
+        && nullable
+            .get((s & !NT_BIT) as usize)
+            .copied()
+            .unwrap_or(false)
+}
+
+/// Whether some symbol of `symbols` cannot derive the empty string.
+fn has_solid(nullable: &[bool], symbols: &[u32]) -> bool {
+    symbols.iter().rev().any(|&s| !nullable_symbol(nullable, s))
 }
 
 impl Stack for Vec<u32> {
@@ -14,52 +73,224 @@ impl Stack for Vec<u32> {
     fn push_slice(&mut self, symbols: &[u32]) {
         self.extend_from_slice(symbols);
     }
+    fn top_down(&self) -> impl Iterator<Item = u32> + '_ {
+        self.iter().rev().copied()
+    }
+    fn top_symbol(&self) -> Option<u32> {
+        self.last().copied()
+    }
 }
 
-/// A stack that shares its lower part with another: the mask walk explores
-/// many short futures of one parser state without copying its stack.
+/// A set of parser stacks: `top` (bottom first) over any of `below`'s
+/// stacks, or over nothing.
+#[derive(Clone, Debug, Default)]
+pub struct SharedStack {
+    pub top: Vec<u32>,
+    pub below: Option<Arc<Below>>,
+}
+
+/// The lower parts a [`SharedStack`] may continue with.
+#[derive(Debug)]
+pub struct Below {
+    pub alts: Vec<SharedStack>,
+    /// The budget's cost vector of this set (the cheapest of its stacks),
+    /// filled on first use by [`crate::bind::BudgetTables`].
+    pub costs: OnceLock<Vec<u32>>,
+}
+
+impl SharedStack {
+    pub fn new(stack: Vec<u32>) -> SharedStack {
+        SharedStack {
+            top: stack,
+            below: None,
+        }
+    }
+
+    /// Whether `self` and `other` have the same top segment and the same
+    /// lower part (by identity).
+    pub fn same(&self, other: &SharedStack) -> bool {
+        self.top == other.top && self.same_below(other)
+    }
+
+    /// Whether `self` and `other` share their lower part (by identity).
+    pub fn same_below(&self, other: &SharedStack) -> bool {
+        match (&self.below, &other.below) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
+    /// The stacks `self` stands for, each bottom first. Exponential in the
+    /// worst case: for tests and keys over small grammars.
+    pub fn expand(&self) -> Vec<Vec<u32>> {
+        let lower = match &self.below {
+            None => vec![Vec::new()],
+            Some(b) => b.alts.iter().flat_map(|a| a.expand()).collect(),
+        };
+        (lower.into_iter())
+            .map(|mut s| {
+                s.extend_from_slice(&self.top);
+                s
+            })
+            .collect()
+    }
+
+    /// Merges `other` (same top segment, both with lower parts) into
+    /// `self`: the lower part becomes the union of both.
+    pub fn absorb(&mut self, other: SharedStack) {
+        debug_assert!(self.top == other.top);
+        let (Some(mine), Some(theirs)) = (&self.below, &other.below) else {
+            unreachable!("only stacks with lower parts merge");
+        };
+        if Arc::ptr_eq(mine, theirs) {
+            return;
+        }
+        let mut alts = mine.alts.clone();
+        for alt in &theirs.alts {
+            if !alts.iter().any(|a| a.same(alt)) {
+                alts.push(alt.clone());
+            }
+        }
+        self.below = Some(Arc::new(Below {
+            alts,
+            costs: OnceLock::new(),
+        }));
+    }
+}
+
+impl Stack for SharedStack {
+    fn pop(&mut self) -> Option<u32> {
+        let mut forks = Vec::new();
+        let s = self.pop_forking(&mut forks);
+        debug_assert!(forks.is_empty(), "member sets never fork");
+        s
+    }
+    fn push_slice(&mut self, symbols: &[u32]) {
+        self.top.extend_from_slice(symbols);
+    }
+    fn top_down(&self) -> impl Iterator<Item = u32> + '_ {
+        self.top.iter().rev().copied()
+    }
+    fn top_symbol(&self) -> Option<u32> {
+        self.top.last().copied()
+    }
+    fn pop_forking(&mut self, forks: &mut Vec<Self>) -> Option<u32> {
+        loop {
+            if let Some(s) = self.top.pop() {
+                return Some(s);
+            }
+            let below = self.below.take()?;
+            forks.extend(below.alts[1..].iter().cloned());
+            *self = below.alts[0].clone();
+        }
+    }
+    fn seal(&mut self) {
+        if !self.top.is_empty() {
+            let whole = std::mem::take(self);
+            self.below = Some(Arc::new(Below {
+                alts: vec![whole],
+                costs: OnceLock::new(),
+            }));
+        }
+    }
+    fn settle(self, nullable: &[bool], each: &mut impl FnMut(Self)) {
+        let Some(below) = &self.below else {
+            return each(self);
+        };
+        if has_solid(nullable, &self.top) {
+            return each(self);
+        }
+        for alt in &below.alts {
+            let mut s = alt.clone();
+            s.top.extend_from_slice(&self.top);
+            s.settle(nullable, each);
+        }
+    }
+}
+
+/// Where a [`StackView`] goes on below its own symbols: the bottom `keep`
+/// symbols of `base`, over `below` (if any). `costs` are the budget cost
+/// vectors of `base`'s positions when the matcher keeps them.
+#[derive(Clone, Copy, Debug)]
+pub struct Pos<'a> {
+    pub base: &'a [u32],
+    pub keep: usize,
+    pub below: Option<&'a Below>,
+    pub costs: Option<&'a [Vec<u32>]>,
+}
+
+impl<'a> Pos<'a> {
+    fn of(s: &'a SharedStack, costs: Option<&'a [Vec<u32>]>) -> Pos<'a> {
+        Pos {
+            base: &s.top,
+            keep: s.top.len(),
+            below: s.below.as_deref(),
+            costs,
+        }
+    }
+}
+
+/// A stack that shares its lower part with another: symbols pushed on top
+/// of a position in a stack the matcher owns. The mask walk explores many
+/// short futures of a configuration this way without copying its stack.
 #[derive(Clone, Debug)]
 pub struct StackView<'a> {
-    base: &'a [u32],
-    /// How many of `base`'s bottom elements are still on the stack.
-    keep: usize,
-    /// Symbols pushed above them, top last (inline: views are cloned per
-    /// boundary on the mask's hot path).
-    top: smallvec::SmallVec<[u32; 12]>,
+    /// Symbols pushed above the position, top last (inline: views are
+    /// cloned per boundary on the mask's hot path).
+    top: SmallVec<[u32; 12]>,
+    at: Pos<'a>,
 }
 
 impl<'a> StackView<'a> {
     pub fn new(base: &'a [u32]) -> Self {
         StackView {
-            base,
-            keep: base.len(),
-            top: smallvec::SmallVec::new(),
+            top: SmallVec::new(),
+            at: Pos {
+                base,
+                keep: base.len(),
+                below: None,
+                costs: None,
+            },
         }
     }
 
-    /// The stack from the top down.
+    /// A view of a shared stack, with the budget cost vectors of its top
+    /// segment if known.
+    pub fn of(s: &'a SharedStack, costs: Option<&'a [Vec<u32>]>) -> Self {
+        StackView {
+            top: SmallVec::new(),
+            at: Pos::of(s, costs),
+        }
+    }
+
+    /// The stack from the top down, as far as it is determined.
     pub fn top_down(&self) -> impl Iterator<Item = u32> + '_ {
+        let p = &self.at;
         self.top
             .iter()
             .rev()
-            .chain(self.base[..self.keep].iter().rev())
+            .chain(p.base[..p.keep].iter().rev())
             .copied()
     }
 
-    /// How many base elements are kept, and the symbols above them (top last).
-    pub fn parts(&self) -> (usize, &[u32]) {
-        (self.keep, &self.top)
+    /// The symbols above the position (top last), and the position.
+    pub fn parts(&self) -> (&[u32], &Pos<'a>) {
+        (&self.top, &self.at)
     }
 
     pub fn top_symbol(&self) -> Option<u32> {
+        let p = &self.at;
         self.top
             .last()
-            .or_else(|| self.keep.checked_sub(1).map(|i| &self.base[i]))
+            .or_else(|| p.keep.checked_sub(1).map(|i| &p.base[i]))
             .copied()
     }
 
     pub fn to_vec(&self) -> Vec<u32> {
-        let mut v = self.base[..self.keep].to_vec();
+        let p = &self.at;
+        debug_assert!(p.below.is_none());
+        let mut v = p.base[..p.keep].to_vec();
         v.extend_from_slice(&self.top);
         v
     }
@@ -67,13 +298,56 @@ impl<'a> StackView<'a> {
 
 impl Stack for StackView<'_> {
     fn pop(&mut self) -> Option<u32> {
-        if let Some(s) = self.top.pop() {
-            return Some(s);
-        }
-        self.keep = self.keep.checked_sub(1)?;
-        Some(self.base[self.keep])
+        let mut forks = Vec::new();
+        let s = self.pop_forking(&mut forks);
+        debug_assert!(forks.is_empty(), "member sets never fork");
+        s
     }
     fn push_slice(&mut self, symbols: &[u32]) {
         self.top.extend_from_slice(symbols);
+    }
+    fn top_down(&self) -> impl Iterator<Item = u32> + '_ {
+        StackView::top_down(self)
+    }
+    fn top_symbol(&self) -> Option<u32> {
+        StackView::top_symbol(self)
+    }
+    fn pop_forking(&mut self, forks: &mut Vec<Self>) -> Option<u32> {
+        loop {
+            if let Some(s) = self.top.pop() {
+                return Some(s);
+            }
+            let p = &mut self.at;
+            if p.keep > 0 {
+                p.keep -= 1;
+                return Some(p.base[p.keep]);
+            }
+            let below = p.below?;
+            for alt in &below.alts[1..] {
+                forks.push(StackView {
+                    top: SmallVec::new(),
+                    at: Pos::of(alt, None),
+                });
+            }
+            self.at = Pos::of(&below.alts[0], None);
+        }
+    }
+    fn settle(self, nullable: &[bool], each: &mut impl FnMut(Self)) {
+        let p = self.at;
+        let Some(below) = p.below else {
+            return each(self);
+        };
+        if has_solid(nullable, &self.top) || has_solid(nullable, &p.base[..p.keep]) {
+            return each(self);
+        }
+        for alt in &below.alts {
+            let mut top: SmallVec<[u32; 12]> = p.base[..p.keep].iter().copied().collect();
+            top.extend_from_slice(&self.top);
+            StackView {
+                top,
+                at: Pos::of(alt, None),
+            }
+            .settle(nullable, each);
+        }
     }
 }

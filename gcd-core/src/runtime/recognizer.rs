@@ -244,14 +244,31 @@ impl<'g> Recognizer<'g> {
 
     /// The configurations after `bytes` (empty if all died on the way).
     fn run(&self, bytes: &[u8]) -> Vec<Config> {
+        self.run_within(bytes, usize::MAX).expect("no limit")
+    }
+
+    /// [`run`](Self::run), or `None` once more than `limit` derivations
+    /// are alive: this recognizer keeps whole stacks, so an ambiguity that
+    /// multiplies them is beyond it long before it troubles the matcher.
+    fn run_within(&self, bytes: &[u8], limit: usize) -> Option<Vec<Config>> {
         let mut configs = vec![self.initial()];
         for &b in bytes {
             let mut next: Vec<Config> = configs.iter().flat_map(|c| self.feed(c, b)).collect();
             next.sort();
             next.dedup();
+            if next.len() > limit {
+                return None;
+            }
             configs = next;
         }
-        configs
+        Some(configs)
+    }
+
+    /// Whether following every derivation of `bytes` keeps at most `limit`
+    /// of them alive at each byte (so that the other questions here can be
+    /// answered in reasonable time).
+    pub fn follows_within(&self, bytes: &[u8], limit: usize) -> bool {
+        self.run_within(bytes, limit).is_some()
     }
 
     /// Whether `bytes` is a whole sentence.

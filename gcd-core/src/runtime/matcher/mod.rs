@@ -1,15 +1,20 @@
 //! The matcher: one per request, it follows the output token by token and
 //! computes the exact set of tokens allowed next.
 //!
-//! Its state is a set of configurations, each an LL(1) stack and the
+//! Its state is a set of configurations, each a parser stack and the
 //! contextual lexer's state for the pending lexeme in that stack's context.
 //! An LL(1) grammar always has exactly one; a generalized grammar forks
 //! where its table has a conflict, and a configuration dies when its
 //! derivation cannot take the next byte (ARCHITECTURE.md, "Beyond LL(1)").
+//! The stacks are [`SharedStack`]s: configurations that reach the same
+//! lexer state and the same top of stack merge into one over the union of
+//! their lower parts, so ambiguity that repeats (nested parentheses in
+//! Java) grows the set linearly rather than exponentially.
 //! A configuration's mask is the precomputed `within` set of its lexer
 //! state plus the tokens that cross a lexeme boundary, for which the parser
 //! is asked once per winning terminal (see [`crate::bind`]); the matcher's
-//! mask is their union. The grammar was checked free of lexical hazards at
+//! mask is their union, computed for all configurations in one walk
+//! ([`mask`]). The grammar was checked free of lexical hazards at
 //! compile time, so "the lexer is alive and the parser took every terminal"
 //! is exactly "some completion exists", per configuration.
 
@@ -18,13 +23,12 @@ use std::sync::Arc;
 
 use bitvec::prelude::*;
 
-use crate::bind::{set_bit, BoundGrammar, EndFilter};
+use crate::bind::BoundGrammar;
 use crate::compiled::CompiledGrammar;
-use crate::grammar::TermSet;
-use crate::lexer::DEAD;
-use crate::parser::StackView;
+use crate::parser::{SharedStack, Stack, StackView};
 
 mod forced;
+mod mask;
 
 /// Why the matcher refused an operation. The state is unchanged.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,7 +75,7 @@ impl std::error::Error for MatchError {}
 #[derive(Debug)]
 struct Snapshot {
     /// Stacks and lexer states of the configurations.
-    configs: Vec<(Vec<u32>, u32)>,
+    configs: Vec<(SharedStack, u32)>,
     fresh: bool,
     output_len: usize,
     prev: Option<Arc<Snapshot>>,
@@ -90,44 +94,28 @@ impl Drop for Snapshot {
     }
 }
 
-/// The terminals (ignored ones included) that a lexeme starting with
-/// parser `view` may end as, when they are fewer than the lexer's
-/// candidates: with member sets, the lexer also runs a used member's key
-/// (see [`crate::parser::ParseTables::candidates_top_down`]), and a
-/// pending lexeme that only such a key can still win is a dead end.
-fn exact_candidates(g: &CompiledGrammar, view: &StackView) -> Option<TermSet> {
-    if !g.parse.has_sets() || !g.parse.set_decides_top_down(view.top_down()) {
-        return None;
-    }
-    let candidates = g.parse.candidates_top_down(view.top_down());
-    let mut exact = g.parse.acceptable_top_down(view.top_down());
-    if exact == candidates {
-        return None;
-    }
-    exact.union_with(&g.ignored);
-    Some(exact)
-}
-
-/// Whether lexer state `q` can still end as one of `exact`.
-fn viable(g: &CompiledGrammar, q: u32, exact: &TermSet) -> bool {
-    g.lexer.alive[q as usize]
-        .iter()
-        .any(|&t| exact.contains(t as usize))
-}
-
 /// One derivation the matcher follows.
 #[derive(Clone, Debug)]
 struct Config {
-    stack: Vec<u32>,
+    stack: SharedStack,
     /// Lexer state of the pending lexeme, in this stack's context.
     lexer: u32,
-    /// With a budget: the budget cost vectors of `stack`, kept up to date.
+    /// With a budget: the budget cost vectors of `stack`'s top segment,
+    /// kept up to date.
     costs: Vec<Vec<u32>>,
+}
+
+impl Config {
+    /// The stack as a view, with its cost vectors when they are kept.
+    fn view(&self) -> StackView<'_> {
+        let costs = (self.costs.len() == self.stack.top.len()).then_some(&self.costs[..]);
+        StackView::of(&self.stack, costs)
+    }
 }
 
 /// Configurations after some bytes: stack, lexer state, and the index of
 /// the configuration they came from.
-type Runs = Vec<(Vec<u32>, u32, usize)>;
+type Runs = Vec<(SharedStack, u32, usize)>;
 
 /// Why bytes could not be followed.
 enum RunError {
@@ -152,17 +140,11 @@ pub struct Matcher {
     budget: Option<usize>,
 }
 
-/// What a budgeted mask needs: the most tokens any allowed token may leave
-/// the completion, and the cost vectors of the matcher's stack.
-struct BudgetCtx<'a> {
-    limit: u32,
-    base: &'a [Vec<u32>],
-}
-
 impl Matcher {
     pub fn new(bound: Arc<BoundGrammar>) -> Matcher {
         let stack = bound.grammar.parse.initial_stack();
         let lexer = bound.grammar.start_state(&stack);
+        let stack = SharedStack::new(stack);
         Matcher {
             bound,
             configs: smallvec::smallvec![Config {
@@ -213,13 +195,13 @@ impl Matcher {
     fn config_complete(&self, c: &Config) -> bool {
         let g = &self.bound.grammar;
         if self.fresh {
-            return g.parse.accepts_end(&c.stack);
+            return g.parse.accepts_end_top_down(c.stack.top_down());
         }
         let Some(w) = g.lexer.winner(c.lexer) else {
             return false;
         };
         let mut complete = false;
-        each_shift(g, StackView::new(&c.stack), w, |v| {
+        each_shift(g, StackView::of(&c.stack, None), w, |v| {
             complete = complete || g.parse.accepts_end_top_down(v.top_down());
         });
         complete
@@ -278,192 +260,6 @@ impl Matcher {
         }
     }
 
-    fn fill_tokens(&self, out: &mut [u64]) {
-        let b = &*self.bound;
-        if self.budget.is_some_and(|n| self.tokens.len() >= n) {
-            return;
-        }
-        let mut scratch = Scratch::new(&b.trie);
-        for c in &self.configs {
-            self.fill_config(out, c, &mut scratch);
-        }
-    }
-
-    /// Adds the tokens configuration `c` allows.
-    fn fill_config(&self, out: &mut [u64], c: &Config, scratch: &mut Scratch) {
-        let b = &*self.bound;
-        let g = &b.grammar;
-        let q = c.lexer;
-        let budget = self.budget.map(|n| BudgetCtx {
-            limit: (n - self.tokens.len() - 1) as u32,
-            base: &c.costs,
-        });
-        let budget = budget.as_ref();
-        self.add_state(out, &StackView::new(&c.stack), q, None, scratch, budget);
-        // Tokens whose first byte closes the pending lexeme.
-        let tables = b.state(q);
-        if tables.end_filter != u32::MAX && !self.fresh {
-            let w = g.lexer.winner(q).expect("end filter implies a winner");
-            let filter = b.end_filter(tables.end_filter);
-            each_shift(g, StackView::new(&c.stack), w, |view| {
-                let q2 = g.start_state_top_down(view.top_symbol(), || view.top_down());
-                if q2 != DEAD {
-                    self.add_state(out, &view, q2, Some(filter), scratch, budget);
-                }
-            });
-        }
-    }
-
-    /// Adds the tokens allowed from lexer state `q` with parser `view`.
-    fn add_state(
-        &self,
-        out: &mut [u64],
-        view: &StackView,
-        q: u32,
-        filter: Option<&EndFilter>,
-        scratch: &mut Scratch,
-        budget: Option<&BudgetCtx<'_>>,
-    ) {
-        let b = &*self.bound;
-        let g = &b.grammar;
-        let tables = b.state(q);
-        let exact = exact_candidates(g, view);
-        match (budget, &exact) {
-            (None, None) => tables.within.or_into(out, filter.map(|f| &f.tokens)),
-            _ => {
-                for (end, set) in &tables.within_by_end {
-                    let ok = exact.as_ref().is_none_or(|e| viable(g, *end, e))
-                        && budget.is_none_or(|bc| {
-                            b.budget().estimate(g, view, *end, bc.base) <= bc.limit
-                        });
-                    if ok {
-                        set.or_into(out, filter.map(|f| &f.tokens));
-                    }
-                }
-            }
-        }
-        for boundary in &tables.boundaries {
-            each_shift(g, view.clone(), boundary.winner, |v| {
-                self.add_boundary(out, &v, boundary, filter, scratch, budget);
-            });
-        }
-    }
-
-    /// Adds the tokens that start a new lexeme after `boundary`'s winner,
-    /// with parser `v` after it.
-    fn add_boundary(
-        &self,
-        out: &mut [u64],
-        v: &StackView,
-        boundary: &crate::bind::Boundary,
-        filter: Option<&EndFilter>,
-        scratch: &mut Scratch,
-        budget: Option<&BudgetCtx<'_>>,
-    ) {
-        let b = &*self.bound;
-        let g = &b.grammar;
-        let nc = g.lexer.classes.len();
-        let q2 = g.start_state_top_down(v.top_symbol(), || v.top_down());
-        if q2 == DEAD {
-            return;
-        }
-        for c in 0..nc {
-            let range = boundary.class_off[c] as usize..boundary.class_off[c + 1] as usize;
-            if range.is_empty() || g.lexer.trans[q2 as usize * nc + c] == DEAD {
-                continue;
-            }
-            for &node in &boundary.nodes[range] {
-                if filter.is_some_and(|f| {
-                    !f.first_bytes[b.trie.first_byte_of_node(node as usize) as usize]
-                }) {
-                    continue;
-                }
-                self.walk(out, v, q2, node as usize, scratch, budget);
-            }
-        }
-    }
-
-    /// Walks the trie below `root` (whose byte starts a new lexeme in lexer
-    /// state `q`), crossing further lexeme boundaries with the parser.
-    fn walk(
-        &self,
-        out: &mut [u64],
-        view: &StackView,
-        q: u32,
-        root: usize,
-        scratch: &mut Scratch,
-        budget: Option<&BudgetCtx<'_>>,
-    ) {
-        let b = &*self.bound;
-        let g = &b.grammar;
-        let trie = &b.trie;
-        let lx = &g.lexer;
-        let base_depth = trie.depth[root] as usize;
-        let mut views: Vec<StackView> = vec![view.clone()];
-        let mut exacts: Vec<Option<TermSet>> = vec![exact_candidates(g, view)];
-        scratch.state[base_depth - 1] = q;
-        scratch.view[base_depth - 1] = 0;
-        let end = trie.subtree_end[root] as usize;
-        let mut i = root;
-        while i < end {
-            let d = trie.depth[i] as usize;
-            let s = scratch.state[d - 1];
-            let mut vi = scratch.view[d - 1];
-            let byte = trie.byte[i];
-            let mut ns = lx.next(s, byte);
-            if ns == DEAD {
-                let Some(w) = lx.winner(s) else {
-                    i = trie.subtree_end[i] as usize;
-                    continue;
-                };
-                // The first derivation that goes on walks on here; each
-                // other one (a fork) walks this subtree on its own.
-                let mut next = None;
-                each_shift(g, views[vi as usize].clone(), w, |v| {
-                    let q2 = g.start_state_top_down(v.top_symbol(), || v.top_down());
-                    let ns = if q2 == DEAD { DEAD } else { lx.next(q2, byte) };
-                    if ns == DEAD {
-                        return;
-                    }
-                    if next.is_none() {
-                        next = Some((v, ns));
-                    } else {
-                        let mut own = Scratch::new(trie);
-                        self.walk(out, &v, q2, i, &mut own, budget);
-                    }
-                });
-                let Some((v, after)) = next else {
-                    i = trie.subtree_end[i] as usize;
-                    continue;
-                };
-                ns = after;
-                exacts.push(exact_candidates(g, &v));
-                views.push(v);
-                vi = (views.len() - 1) as u32;
-            }
-            if exacts[vi as usize]
-                .as_ref()
-                .is_some_and(|e| !viable(g, ns, e))
-            {
-                i = trie.subtree_end[i] as usize;
-                continue;
-            }
-            let tokens = trie.tokens_at(i);
-            if !tokens.is_empty()
-                && budget.is_none_or(|bc| {
-                    b.budget().estimate(g, &views[vi as usize], ns, bc.base) <= bc.limit
-                })
-            {
-                for &t in tokens {
-                    set_bit(out, t);
-                }
-            }
-            scratch.state[d] = ns;
-            scratch.view[d] = vi;
-            i += 1;
-        }
-    }
-
     /// Runs `bytes` from the current configurations: those that take every
     /// byte (deduplicated), each with the index of the one it came from.
     fn run_bytes(&self, bytes: &[u8]) -> Result<Runs, RunError> {
@@ -481,7 +277,7 @@ impl Matcher {
                 });
             }
             if next.len() > 1 {
-                dedup_runs(&mut next);
+                merge_runs(&mut next);
             }
             // The cap applies after the token (derivations may die by its
             // end); inside it, a wider bound keeps the work finite.
@@ -492,7 +288,8 @@ impl Matcher {
             fresh = false;
         }
         runs.retain(|(stack, q, _)| {
-            exact_candidates(g, &StackView::new(stack)).is_none_or(|e| viable(g, *q, &e))
+            mask::exact_candidates(g, &StackView::of(stack, None))
+                .is_none_or(|e| mask::viable(g, *q, &e))
         });
         if runs.is_empty() {
             return Err(RunError::Dead);
@@ -562,13 +359,18 @@ impl Matcher {
             let mut costs = Vec::new();
             if let Some(n) = self.budget {
                 let b = &self.bound;
-                let parent = &self.configs[from];
-                costs = parent.costs.clone();
-                b.budget()
-                    .update_stack_costs(&b.grammar.parse, &mut costs, &parent.stack, &stack);
-                let need = b
-                    .budget()
-                    .estimate(&b.grammar, &StackView::new(&stack), lexer, &costs);
+                // A merged configuration has no one parent.
+                let parent = self.configs.get(from);
+                costs = parent.map(|p| p.costs.clone()).unwrap_or_default();
+                (b.budget()).update_stack_costs(
+                    &b.grammar.parse,
+                    &mut costs,
+                    parent.map(|p| &p.stack),
+                    &stack,
+                );
+                let need =
+                    b.budget()
+                        .estimate(&b.grammar, &StackView::of(&stack, Some(&costs)), lexer);
                 // A derivation that cannot finish within the budget is dropped.
                 if self.tokens.len() + 1 + need as usize > n {
                     continue;
@@ -673,9 +475,10 @@ impl Matcher {
     #[doc(hidden)]
     pub fn state_key(&self) -> (Vec<(Vec<u32>, u32)>, bool, bool) {
         let mut configs: Vec<_> = (self.configs.iter())
-            .map(|c| (c.stack.clone(), c.lexer))
+            .flat_map(|c| c.stack.expand().into_iter().map(|s| (s, c.lexer)))
             .collect();
         configs.sort_unstable();
+        configs.dedup();
         (configs, self.fresh, self.finished)
     }
 
@@ -688,13 +491,7 @@ impl Matcher {
         let b = &self.bound;
         // Each configuration is a real plan: the cheapest counts.
         (self.configs.iter())
-            .map(|c| match c.costs.is_empty() {
-                true => b.budget().estimate_for_stack(&b.grammar, &c.stack, c.lexer),
-                false => {
-                    b.budget()
-                        .estimate(&b.grammar, &StackView::new(&c.stack), c.lexer, &c.costs)
-                }
-            })
+            .map(|c| b.budget().estimate(&b.grammar, &c.view(), c.lexer))
             .min()
             .unwrap_or(crate::bind::INF) as usize
     }
@@ -753,25 +550,28 @@ fn each_shift<S: crate::parser::Stack + Clone>(
     }
 }
 
-/// Drops repeated configurations (same stack and lexer state), keeping the
-/// first of each.
-fn dedup_runs(runs: &mut Runs) {
-    let mut seen = std::collections::HashSet::with_capacity(runs.len());
-    runs.retain(|(stack, q, _)| seen.insert((stack.clone(), *q)));
-}
-
-/// Per-depth state of a trie walk.
-struct Scratch {
-    state: Vec<u32>,
-    view: Vec<u32>,
-}
-
-impl Scratch {
-    fn new(trie: &crate::vocab::trie::TokenTrie) -> Scratch {
-        let depth = 1 + trie.max_depth;
-        Scratch {
-            state: vec![DEAD; depth],
-            view: vec![0; depth],
+/// Merges configurations that agree on their lexer state and the top
+/// segment of their stacks (see [`SharedStack`]); an exact repeat keeps the
+/// first's origin, a merged one has none (`usize::MAX`).
+fn merge_runs(runs: &mut Runs) {
+    let mut first: std::collections::HashMap<(u32, &[u32], bool), usize> =
+        std::collections::HashMap::with_capacity(runs.len());
+    let mut into: Vec<Option<usize>> = Vec::with_capacity(runs.len());
+    for (i, (stack, q, _)) in runs.iter().enumerate() {
+        let key = (*q, &stack.top[..], stack.below.is_some());
+        into.push(first.get(&key).copied());
+        first.entry(key).or_insert(i);
+    }
+    drop(first);
+    let mut taken: Vec<Option<(SharedStack, u32, usize)>> = runs.drain(..).map(Some).collect();
+    for i in 0..taken.len() {
+        let Some(j) = into[i] else { continue };
+        let (stack, _, _) = taken[i].take().expect("merged once");
+        let target = taken[j].as_mut().expect("targets stay");
+        if !target.0.same(&stack) {
+            target.0.absorb(stack);
+            target.2 = usize::MAX;
         }
     }
+    runs.extend(taken.into_iter().flatten());
 }

@@ -1,0 +1,352 @@
+//! The mask: the union over configurations of the tokens each allows.
+//!
+//! Derivations of a generalized grammar mostly differ deep in their stacks,
+//! so asking "which tokens does this one allow" once per configuration
+//! repeats the same trie walk many times. Instead the walk carries a
+//! *group* of parser stacks that share a lexer state: configurations with
+//! the same pending lexer state form one group, and where a lexeme ends
+//! inside a token the stacks that take the winning terminal are regrouped
+//! by the lexer state the next lexeme starts in. A trie subtree is then
+//! walked once per distinct lexer state, not once per derivation, and the
+//! parser is asked once per (group, winning terminal), not once per trie
+//! node. Within a lexeme the stacks do not matter; they are consulted only
+//! at boundaries, for member-set viability, and for the budget (where any
+//! stack of the group that fits is a plan).
+//!
+//! A generalized grammar's walk carries [`SharedStack`]s, so the forks of
+//! one token merge where they push the same symbols, as the matcher's own
+//! configurations do; without that, `k` forks per `(` would make the walk
+//! of a token `((((` visit `k^4` stacks. An LL(1) grammar's walk carries
+//! copy-free views, one per group.
+
+use smallvec::SmallVec;
+
+use super::{Config, Matcher};
+use crate::bind::{set_bit, BoundGrammar, Boundary, EndFilter};
+use crate::compiled::CompiledGrammar;
+use crate::grammar::TermSet;
+use crate::lexer::DEAD;
+use crate::parser::{SharedStack, Stack, StackView};
+
+/// The terminals (ignored ones included) that a lexeme starting with
+/// parser `view` may end as, when they are fewer than the lexer's
+/// candidates: with member sets, the lexer also runs a used member's key
+/// (see [`crate::parser::ParseTables::candidates_top_down`]), and a
+/// pending lexeme that only such a key can still win is a dead end.
+pub(super) fn exact_candidates(g: &CompiledGrammar, view: &StackView) -> Option<TermSet> {
+    if !g.parse.has_sets() || !g.parse.set_decides_top_down(view.top_down()) {
+        return None;
+    }
+    let candidates = g.parse.candidates_top_down(view.top_down());
+    let mut exact = g.parse.acceptable_top_down(view.top_down());
+    if exact == candidates {
+        return None;
+    }
+    exact.union_with(&g.ignored);
+    Some(exact)
+}
+
+/// Whether lexer state `q` can still end as one of `exact`.
+pub(super) fn viable(g: &CompiledGrammar, q: u32, exact: &TermSet) -> bool {
+    g.lexer.alive[q as usize]
+        .iter()
+        .any(|&t| exact.contains(t as usize))
+}
+
+/// What the walk needs of the stacks it carries. An LL(1) grammar never
+/// forks, so its walk carries views that copy nothing; a generalized one
+/// carries [`SharedStack`]s, which seal where they fork and merge when
+/// they reach the same top again.
+trait WalkStack<'a>: Stack + Clone {
+    fn root(c: &'a Config) -> Self;
+    /// Whether `self` and `other` may merge (by [`absorb`](Self::absorb)).
+    fn same_top(&self, other: &Self) -> bool;
+    fn absorb(&mut self, other: Self);
+    fn exact(&self, g: &CompiledGrammar) -> Option<TermSet>;
+    fn estimate(&self, b: &BoundGrammar, q: u32) -> u32;
+}
+
+impl<'a> WalkStack<'a> for StackView<'a> {
+    fn root(c: &'a Config) -> Self {
+        c.view()
+    }
+    fn same_top(&self, _: &Self) -> bool {
+        false
+    }
+    fn absorb(&mut self, _: Self) {
+        unreachable!("views never merge")
+    }
+    fn exact(&self, g: &CompiledGrammar) -> Option<TermSet> {
+        exact_candidates(g, self)
+    }
+    fn estimate(&self, b: &BoundGrammar, q: u32) -> u32 {
+        b.budget().estimate(&b.grammar, self, q)
+    }
+}
+
+impl<'a> WalkStack<'a> for SharedStack {
+    fn root(c: &'a Config) -> Self {
+        c.stack.clone()
+    }
+    fn same_top(&self, other: &Self) -> bool {
+        self.top == other.top && self.below.is_some() == other.below.is_some()
+    }
+    fn absorb(&mut self, other: Self) {
+        if !self.same(&other) {
+            SharedStack::absorb(self, other);
+        }
+    }
+    fn exact(&self, g: &CompiledGrammar) -> Option<TermSet> {
+        exact_candidates(g, &StackView::of(self, None))
+    }
+    fn estimate(&self, b: &BoundGrammar, q: u32) -> u32 {
+        b.budget()
+            .estimate(&b.grammar, &StackView::of(self, None), q)
+    }
+}
+
+/// Parser stacks that share a lexer state.
+struct Group<S> {
+    /// No two that could merge.
+    views: SmallVec<[S; 1]>,
+    /// Member-set grammars never fork, so their groups hold one stack and
+    /// this is that stack's [`exact_candidates`].
+    exact: Option<TermSet>,
+    /// Memo of [`MaskWalk::shift`]: (winner, range of `buckets`).
+    shifted: SmallVec<[(u32, u32, u32); 2]>,
+}
+
+/// One mask computation.
+struct MaskWalk<'a, S> {
+    b: &'a BoundGrammar,
+    g: &'a CompiledGrammar,
+    groups: Vec<Group<S>>,
+    /// (lexer start state, group) after a shift; ranges of it are memoized
+    /// per group.
+    buckets: Vec<(u32, u32)>,
+    /// Per trie depth: lexer state and group after that many bytes.
+    state: Vec<u32>,
+    group: Vec<u32>,
+    /// The most tokens any allowed token may leave the completion.
+    limit: Option<u32>,
+}
+
+impl Matcher {
+    /// Adds every token that some configuration allows (EOS aside).
+    pub(super) fn fill_tokens(&self, out: &mut [u64]) {
+        if self.budget.is_some_and(|n| self.tokens.len() >= n) {
+            return;
+        }
+        match self.bound.grammar.parse.is_generalized() {
+            false => self.fill_with::<StackView>(out),
+            true => self.fill_with::<SharedStack>(out),
+        }
+    }
+
+    fn fill_with<'a, S: WalkStack<'a>>(&'a self, out: &mut [u64]) {
+        let b = &*self.bound;
+        let depth = 1 + b.trie.max_depth;
+        let mut walk = MaskWalk {
+            b,
+            g: &b.grammar,
+            groups: Vec::new(),
+            buckets: Vec::new(),
+            state: vec![DEAD; depth],
+            group: vec![0; depth],
+            limit: self.budget.map(|n| (n - self.tokens.len() - 1) as u32),
+        };
+        let mut order: SmallVec<[usize; 1]> = (0..self.configs.len()).collect();
+        order.sort_by_key(|&i| self.configs[i].lexer);
+        for same in order.chunk_by(|&i, &j| self.configs[i].lexer == self.configs[j].lexer) {
+            let q = self.configs[same[0]].lexer;
+            let views = same.iter().map(|&i| S::root(&self.configs[i])).collect();
+            let gi = walk.new_group(views);
+            walk.add_state(out, gi, q, None);
+            // Tokens whose first byte closes the pending lexeme.
+            let tables = b.state(q);
+            if tables.end_filter != u32::MAX && !self.fresh {
+                let w = walk.g.lexer.winner(q).expect("end filter implies a winner");
+                let filter = b.end_filter(tables.end_filter);
+                for k in walk.shift(gi, w) {
+                    let (q2, gj) = walk.buckets[k];
+                    walk.add_state(out, gj, q2, Some(filter));
+                }
+            }
+        }
+    }
+}
+
+impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
+    fn new_group(&mut self, views: SmallVec<[S; 1]>) -> u32 {
+        let exact = match &views[..] {
+            [v] => v.exact(self.g),
+            _ => None,
+        };
+        debug_assert!(views.len() == 1 || !self.g.parse.has_sets());
+        self.groups.push(Group {
+            views,
+            exact,
+            shifted: SmallVec::new(),
+        });
+        (self.groups.len() - 1) as u32
+    }
+
+    /// The groups after group `gi` takes terminal `w`: each with the lexer
+    /// state its next lexeme starts in (never [`DEAD`]), as a range of
+    /// `buckets`.
+    fn shift(&mut self, gi: u32, w: u32) -> std::ops::Range<usize> {
+        if let Some(&(_, from, to)) = self.groups[gi as usize].shifted.iter().find(|s| s.0 == w) {
+            return from as usize..to as usize;
+        }
+        let g = self.g;
+        let mut by_state: SmallVec<[(u32, SmallVec<[S; 1]>); 1]> = SmallVec::new();
+        for view in &self.groups[gi as usize].views {
+            super::each_shift(g, view.clone(), w, |v| {
+                let q2 = g.start_state_top_down(v.top_symbol(), || v.top_down());
+                if q2 == DEAD {
+                    return;
+                }
+                let Some((_, views)) = by_state.iter_mut().find(|(q, _)| *q == q2) else {
+                    return by_state.push((q2, smallvec::smallvec![v]));
+                };
+                // Derivations that pushed the same symbols go on as one,
+                // over all their lower parts.
+                match views.iter_mut().find(|u| u.same_top(&v)) {
+                    Some(u) => u.absorb(v),
+                    None => views.push(v),
+                }
+            });
+        }
+        let mut made: SmallVec<[(u32, u32); 2]> = SmallVec::new();
+        for (q2, views) in by_state {
+            made.push((q2, self.new_group(views)));
+        }
+        let from = self.buckets.len();
+        self.buckets.extend(made);
+        let to = self.buckets.len();
+        (self.groups[gi as usize].shifted).push((w, from as u32, to as u32));
+        from..to
+    }
+
+    /// Whether some stack of group `gi` can finish within the budget from
+    /// lexer state `q` (always, without a budget).
+    fn fits(&self, gi: u32, q: u32) -> bool {
+        let Some(limit) = self.limit else {
+            return true;
+        };
+        (self.groups[gi as usize].views.iter()).any(|v| v.estimate(self.b, q) <= limit)
+    }
+
+    /// Adds the tokens allowed from lexer state `q` with group `gi`.
+    fn add_state(&mut self, out: &mut [u64], gi: u32, q: u32, filter: Option<&EndFilter>) {
+        let b = self.b;
+        let g = self.g;
+        let tables = b.state(q);
+        let exact = self.groups[gi as usize].exact.clone();
+        if self.limit.is_none() && exact.is_none() {
+            tables.within.or_into(out, filter.map(|f| &f.tokens));
+        } else {
+            for (end, set) in &tables.within_by_end {
+                if exact.as_ref().is_none_or(|e| viable(g, *end, e)) && self.fits(gi, *end) {
+                    set.or_into(out, filter.map(|f| &f.tokens));
+                }
+            }
+        }
+        for boundary in &tables.boundaries {
+            for k in self.shift(gi, boundary.winner) {
+                let (q2, gj) = self.buckets[k];
+                self.add_boundary(out, gj, q2, boundary, filter);
+            }
+        }
+    }
+
+    /// Adds the tokens that start a new lexeme, in lexer state `q`, after
+    /// `boundary`'s winner, with group `gi` after it.
+    fn add_boundary(
+        &mut self,
+        out: &mut [u64],
+        gi: u32,
+        q: u32,
+        boundary: &Boundary,
+        filter: Option<&EndFilter>,
+    ) {
+        let b = self.b;
+        let lx = &self.g.lexer;
+        let nc = lx.classes.len();
+        for c in 0..nc {
+            let range = boundary.class_off[c] as usize..boundary.class_off[c + 1] as usize;
+            if range.is_empty() || lx.trans[q as usize * nc + c] == DEAD {
+                continue;
+            }
+            for &node in &boundary.nodes[range] {
+                if filter.is_some_and(|f| {
+                    !f.first_bytes[b.trie.first_byte_of_node(node as usize) as usize]
+                }) {
+                    continue;
+                }
+                self.walk(out, gi, q, node as usize);
+            }
+        }
+    }
+
+    /// Walks the trie below `root` (whose byte starts a new lexeme in lexer
+    /// state `q`, with group `gi`), crossing further lexeme boundaries with
+    /// the parser.
+    fn walk(&mut self, out: &mut [u64], gi: u32, q: u32, root: usize) {
+        let trie = &self.b.trie;
+        let lx = &self.g.lexer;
+        let base = trie.depth[root] as usize;
+        self.state[base - 1] = q;
+        self.group[base - 1] = gi;
+        let end = trie.subtree_end[root] as usize;
+        let mut i = root;
+        while i < end {
+            let d = trie.depth[i] as usize;
+            let s = self.state[d - 1];
+            let mut gi = self.group[d - 1];
+            let byte = trie.byte[i];
+            let mut ns = lx.next(s, byte);
+            if ns == DEAD {
+                let Some(w) = lx.winner(s) else {
+                    i = trie.subtree_end[i] as usize;
+                    continue;
+                };
+                // The first group that goes on walks on here; each group
+                // in another lexer state walks this subtree on its own.
+                let mut next = None;
+                for k in self.shift(gi, w) {
+                    let (q2, gj) = self.buckets[k];
+                    let n2 = lx.next(q2, byte);
+                    if n2 == DEAD {
+                        continue;
+                    }
+                    if next.is_none() {
+                        next = Some((gj, n2));
+                    } else {
+                        let saved = (self.state[d - 1], self.group[d - 1]);
+                        self.walk(out, gj, q2, i);
+                        (self.state[d - 1], self.group[d - 1]) = saved;
+                    }
+                }
+                let Some((gj, n2)) = next else {
+                    i = trie.subtree_end[i] as usize;
+                    continue;
+                };
+                (gi, ns) = (gj, n2);
+            }
+            if (self.groups[gi as usize].exact.as_ref()).is_some_and(|e| !viable(self.g, ns, e)) {
+                i = trie.subtree_end[i] as usize;
+                continue;
+            }
+            let tokens = trie.tokens_at(i);
+            if !tokens.is_empty() && self.fits(gi, ns) {
+                for &t in tokens {
+                    set_bit(out, t);
+                }
+            }
+            self.state[d] = ns;
+            self.group[d] = gi;
+            i += 1;
+        }
+    }
+}
