@@ -20,6 +20,9 @@
 //! restores the invariant after each shift by splitting a stack whose
 //! segment has run empty (or nullable) into its lower parts.
 
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
+use std::hash::Hash;
 use std::sync::{Arc, OnceLock};
 
 use smallvec::SmallVec;
@@ -106,12 +109,6 @@ impl SharedStack {
         }
     }
 
-    /// Whether `self` and `other` have the same top segment and the same
-    /// lower part (by identity).
-    pub fn same(&self, other: &SharedStack) -> bool {
-        self.top == other.top && self.same_below(other)
-    }
-
     /// Whether `self` and `other` share their lower part (by identity).
     pub fn same_below(&self, other: &SharedStack) -> bool {
         match (&self.below, &other.below) {
@@ -136,26 +133,60 @@ impl SharedStack {
             .collect()
     }
 
-    /// Merges `other` (same top segment, both with lower parts) into
-    /// `self`: the lower part becomes the union of both.
-    pub fn absorb(&mut self, other: SharedStack) {
-        debug_assert!(self.top == other.top);
-        let (Some(mine), Some(theirs)) = (&self.below, &other.below) else {
-            unreachable!("only stacks with lower parts merge");
-        };
-        if Arc::ptr_eq(mine, theirs) {
-            return;
-        }
-        let mut alts = mine.alts.clone();
-        for alt in &theirs.alts {
-            if !alts.iter().any(|a| a.same(alt)) {
-                alts.push(alt.clone());
+    /// Merges stacks that have the same key and the same top segment into
+    /// one over the union of their lower parts (exact repeats just drop),
+    /// in first-seen order, each with the first one's payload and whether
+    /// it was merged from different lower parts.
+    pub fn merge<K: Hash + Eq + Clone, P>(
+        items: Vec<(K, P, SharedStack)>,
+    ) -> Vec<(K, P, SharedStack, bool)> {
+        let mut index: HashMap<(K, Vec<u32>, bool), usize> = HashMap::with_capacity(items.len());
+        let mut slots: Vec<(K, P, SharedStack, Vec<Arc<Below>>)> = Vec::new();
+        for (k, p, s) in items {
+            match index.entry((k.clone(), s.top.clone(), s.below.is_some())) {
+                Entry::Occupied(e) => {
+                    // Without lower parts, the same top is the same stack.
+                    let Some(b) = s.below else { continue };
+                    let belows = &mut slots[*e.get()].3;
+                    if !belows.iter().any(|x| Arc::ptr_eq(x, &b)) {
+                        belows.push(b);
+                    }
+                }
+                Entry::Vacant(e) => {
+                    e.insert(slots.len());
+                    let belows = s.below.iter().cloned().collect();
+                    slots.push((k, p, s, belows));
+                }
             }
         }
-        self.below = Some(Arc::new(Below {
+        (slots.into_iter())
+            .map(|(k, p, mut s, belows)| {
+                let merged = belows.len() > 1;
+                if merged {
+                    s.below = Some(Arc::new(Below::union(&belows)));
+                }
+                (k, p, s, merged)
+            })
+            .collect()
+    }
+}
+
+impl Below {
+    /// The lower parts of all of `belows`, each once.
+    fn union(belows: &[Arc<Below>]) -> Below {
+        let mut seen = HashSet::new();
+        let alts = (belows.iter())
+            .flat_map(|b| b.alts.iter())
+            .filter(|a| {
+                let below = a.below.as_ref().map_or(std::ptr::null(), Arc::as_ptr);
+                seen.insert((&a.top[..], below))
+            })
+            .cloned()
+            .collect();
+        Below {
             alts,
             costs: OnceLock::new(),
-        }));
+        }
     }
 }
 

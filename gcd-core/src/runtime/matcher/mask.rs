@@ -59,9 +59,8 @@ pub(super) fn viable(g: &CompiledGrammar, q: u32, exact: &TermSet) -> bool {
 /// they reach the same top again.
 trait WalkStack<'a>: Stack + Clone {
     fn root(c: &'a Config) -> Self;
-    /// Whether `self` and `other` may merge (by [`absorb`](Self::absorb)).
-    fn same_top(&self, other: &Self) -> bool;
-    fn absorb(&mut self, other: Self);
+    /// `items` with stacks of one key that stand for a common top merged.
+    fn merge(items: Vec<(u32, Self)>) -> Vec<(u32, Self)>;
     fn exact(&self, g: &CompiledGrammar) -> Option<TermSet>;
     fn estimate(&self, b: &BoundGrammar, q: u32) -> u32;
 }
@@ -70,11 +69,8 @@ impl<'a> WalkStack<'a> for StackView<'a> {
     fn root(c: &'a Config) -> Self {
         c.view()
     }
-    fn same_top(&self, _: &Self) -> bool {
-        false
-    }
-    fn absorb(&mut self, _: Self) {
-        unreachable!("views never merge")
+    fn merge(items: Vec<(u32, Self)>) -> Vec<(u32, Self)> {
+        items
     }
     fn exact(&self, g: &CompiledGrammar) -> Option<TermSet> {
         exact_candidates(g, self)
@@ -88,13 +84,10 @@ impl<'a> WalkStack<'a> for SharedStack {
     fn root(c: &'a Config) -> Self {
         c.stack.clone()
     }
-    fn same_top(&self, other: &Self) -> bool {
-        self.top == other.top && self.below.is_some() == other.below.is_some()
-    }
-    fn absorb(&mut self, other: Self) {
-        if !self.same(&other) {
-            SharedStack::absorb(self, other);
-        }
+    fn merge(items: Vec<(u32, Self)>) -> Vec<(u32, Self)> {
+        let items = items.into_iter().map(|(q, s)| (q, (), s)).collect();
+        let merged = SharedStack::merge(items).into_iter();
+        merged.map(|(q, (), s, _)| (q, s)).collect()
     }
     fn exact(&self, g: &CompiledGrammar) -> Option<TermSet> {
         exact_candidates(g, &StackView::of(self, None))
@@ -199,23 +192,26 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
             return from as usize..to as usize;
         }
         let g = self.g;
-        let mut by_state: SmallVec<[(u32, SmallVec<[S; 1]>); 1]> = SmallVec::new();
+        let mut after: SmallVec<[(u32, S); 1]> = SmallVec::new();
         for view in &self.groups[gi as usize].views {
             super::each_shift(g, view.clone(), w, |v| {
                 let q2 = g.start_state_top_down(v.top_symbol(), || v.top_down());
-                if q2 == DEAD {
-                    return;
-                }
-                let Some((_, views)) = by_state.iter_mut().find(|(q, _)| *q == q2) else {
-                    return by_state.push((q2, smallvec::smallvec![v]));
-                };
-                // Derivations that pushed the same symbols go on as one,
-                // over all their lower parts.
-                match views.iter_mut().find(|u| u.same_top(&v)) {
-                    Some(u) => u.absorb(v),
-                    None => views.push(v),
+                if q2 != DEAD {
+                    after.push((q2, v));
                 }
             });
+        }
+        // Derivations that pushed the same symbols go on as one, over all
+        // their lower parts.
+        if after.len() > 1 {
+            after = SmallVec::from_vec(S::merge(after.into_vec()));
+        }
+        let mut by_state: SmallVec<[(u32, SmallVec<[S; 1]>); 1]> = SmallVec::new();
+        for (q2, v) in after {
+            match by_state.iter_mut().find(|(q, _)| *q == q2) {
+                Some((_, views)) => views.push(v),
+                None => by_state.push((q2, smallvec::smallvec![v])),
+            }
         }
         let mut made: SmallVec<[(u32, u32); 2]> = SmallVec::new();
         for (q2, views) in by_state {

@@ -551,27 +551,10 @@ fn each_shift<S: crate::parser::Stack + Clone>(
 }
 
 /// Merges configurations that agree on their lexer state and the top
-/// segment of their stacks (see [`SharedStack`]); an exact repeat keeps the
-/// first's origin, a merged one has none (`usize::MAX`).
+/// segment of their stacks (see [`SharedStack::merge`]); an exact repeat
+/// keeps the first's origin, a merged one has none (`usize::MAX`).
 fn merge_runs(runs: &mut Runs) {
-    let mut first: std::collections::HashMap<(u32, &[u32], bool), usize> =
-        std::collections::HashMap::with_capacity(runs.len());
-    let mut into: Vec<Option<usize>> = Vec::with_capacity(runs.len());
-    for (i, (stack, q, _)) in runs.iter().enumerate() {
-        let key = (*q, &stack.top[..], stack.below.is_some());
-        into.push(first.get(&key).copied());
-        first.entry(key).or_insert(i);
-    }
-    drop(first);
-    let mut taken: Vec<Option<(SharedStack, u32, usize)>> = runs.drain(..).map(Some).collect();
-    for i in 0..taken.len() {
-        let Some(j) = into[i] else { continue };
-        let (stack, _, _) = taken[i].take().expect("merged once");
-        let target = taken[j].as_mut().expect("targets stay");
-        if !target.0.same(&stack) {
-            target.0.absorb(stack);
-            target.2 = usize::MAX;
-        }
-    }
-    runs.extend(taken.into_iter().flatten());
+    let items = runs.drain(..).map(|(s, q, from)| (q, from, s)).collect();
+    let merged = SharedStack::merge(items).into_iter();
+    runs.extend(merged.map(|(q, from, s, merged)| (s, q, if merged { usize::MAX } else { from })));
 }
