@@ -31,7 +31,8 @@ enum Command {
     /// Report whether a grammar is LL(1), generalized (its conflicts listed
     /// as notes) or unusable; exit 1 only if it is unusable.
     Check {
-        /// A Lark-subset grammar file, or a built-in name (`json`).
+        /// A Lark-subset grammar file, a JSON Schema (`.json`), or a
+        /// built-in name (`json`).
         grammar: String,
         /// Refuse anything that is not LL(1) after the transforms (conflicts
         /// and unused rules are errors).
@@ -167,11 +168,27 @@ fn load_grammar(spec: &str) -> Result<Arc<CompiledGrammar>> {
     if let Some(g) = gcd_core::lark::builtin::by_name(spec) {
         return g.map_err(|e| e.to_string());
     }
+    if spec.ends_with(".json") {
+        let c = load_schema(spec)?;
+        for w in c.warnings() {
+            eprintln!("{spec}: {w}");
+        }
+        return Ok(Arc::new(c));
+    }
     let text = std::fs::read_to_string(spec).map_err(|e| format!("{spec}: {e}"))?;
     let g = gcd_core::lark::parse_grammar(&text).map_err(|e| format!("{spec}:\n{e}"))?;
     CompiledGrammar::new(&g)
         .map(Arc::new)
         .map_err(|e| format!("{spec}:\n{e}"))
+}
+
+/// A JSON Schema file, compiled with the default options.
+fn load_schema(spec: &str) -> Result<CompiledGrammar> {
+    let text = std::fs::read_to_string(spec).map_err(|e| format!("{spec}: {e}"))?;
+    let schema: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{spec}: not JSON: {e}"))?;
+    gcd_schema::compile(&schema, &gcd_schema::Options::default())
+        .map_err(|e| format!("{spec}: {e}"))
 }
 
 fn load_vocab(spec: &str) -> Result<Arc<Vocabulary>> {
@@ -197,6 +214,25 @@ fn bind(grammar: Arc<CompiledGrammar>, vocab: Arc<Vocabulary>) -> Arc<BoundGramm
 }
 
 fn check(spec: &str, ll1_only: bool) -> Result<ExitCode> {
+    if spec.ends_with(".json") {
+        return Ok(match load_schema(spec) {
+            Ok(c) => {
+                for w in c.warnings() {
+                    println!("{w}");
+                }
+                println!(
+                    "{spec}: JSON Schema ok; lexer: {} states, {} byte classes",
+                    c.lexer().num_states(),
+                    c.lexer().classes.len()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                println!("not usable: {e}");
+                ExitCode::from(1)
+            }
+        });
+    }
     let text = match gcd_core::lark::builtin::by_name(spec) {
         Some(_) if spec == "json" => gcd_core::lark::builtin::JSON_LARK.to_string(),
         _ => std::fs::read_to_string(spec).map_err(|e| format!("{spec}: {e}"))?,

@@ -52,6 +52,9 @@ pub struct Report {
     pub compile_err: usize,
     pub validation_err: usize,
     pub invalid_accepted: usize,
+    /// Schemas that compiled with a `format` no draft defines, kept as an
+    /// annotation (see `gcd_schema::compile`).
+    pub annotated: usize,
     /// Time of each mask, in µs.
     pub tbm_us: Vec<f64>,
     /// Time to first mask per compiled schema, in µs.
@@ -137,6 +140,9 @@ fn run_file(
             return Ok(());
         }
     };
+    if !compiled.warnings().is_empty() {
+        r.annotated += 1;
+    }
     let bound = Arc::new(BoundGrammar::with_trie(
         Arc::new(compiled),
         vocab.clone(),
@@ -252,6 +258,11 @@ impl Report {
             self.validation_err,
             self.invalid_accepted,
             tbm.len()
+        );
+        let _ = writeln!(
+            s,
+            "compiled with formats kept as annotations (no draft defines them): {}",
+            self.annotated
         );
         let _ = writeln!(
             s,

@@ -158,3 +158,51 @@ fn bad_inputs_are_clear_errors() {
     assert_eq!(code, 2);
     assert!(err.contains("/nonexistent.lark"), "{err}");
 }
+
+#[test]
+fn json_schemas_load_and_report_what_only_annotates() {
+    let schema = temp_file(
+        "annotated-schema.json",
+        r#"{"type": "object", "properties": {"file": {"type": "string", "format": "path", "maxLength": 8}},
+            "required": ["file"], "additionalProperties": false}"#,
+    );
+    let schema = schema.to_str().unwrap();
+    let (code, out, _) = gcd(&["check", schema]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("JSON Schema ok"), "{out}");
+    assert!(
+        out.contains("format \"path\" at /properties/file") && out.contains("not enforced"),
+        "{out}"
+    );
+    // Samples from it are objects with one short `file` string.
+    let (code, out, err) = gcd(&[
+        "sample",
+        "--grammar",
+        schema,
+        "--count",
+        "3",
+        "--budget",
+        "30",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("format \"path\""), "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    for line in lines {
+        let sample: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(sample["complete"], true, "{line}");
+        let value: serde_json::Value =
+            serde_json::from_str(sample["text"].as_str().unwrap()).unwrap();
+        let file = value["file"].as_str().expect("a string");
+        assert!(file.chars().count() <= 8, "{line}");
+        assert_eq!(value.as_object().unwrap().len(), 1, "{line}");
+    }
+    // A schema we cannot enforce is unusable, with the keyword named.
+    let bad = temp_file(
+        "unenforceable-schema.json",
+        r#"{"type": "string", "format": "idn-email"}"#,
+    );
+    let (code, out, _) = gcd(&["check", bad.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("format"), "{out}");
+}

@@ -34,7 +34,11 @@ fn sample_is_exact() {
         r.pass,
         r.schemas
     );
-    assert_eq!(r.summary().lines().count(), 3);
+    assert_eq!(r.summary().lines().count(), 4);
+    assert!(r.summary().contains(&format!(
+        "kept as annotations (no draft defines them): {}",
+        r.annotated
+    )));
 }
 
 #[test]

@@ -74,6 +74,9 @@ pub enum DiagnosticKind {
     LexicalHazard,
     /// A grammar exceeds a size limit of the engine.
     TooLarge,
+    /// Part of the source only annotates (a JSON Schema `format` no draft
+    /// defines): it does not constrain the output.
+    Annotation,
 }
 
 /// One problem in a grammar.

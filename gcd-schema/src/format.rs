@@ -3,9 +3,12 @@
 //!
 //! Each format is written as a regex over the decoded string and goes
 //! through [`crate::pattern::translate`] like any `pattern`, so escaped
-//! spellings are handled the same way. Formats not listed are errors: an
-//! approximate regex would silently allow or forbid strings the validator
-//! disagrees on.
+//! spellings are handled the same way. Standard formats not listed
+//! (`idn-email`, `idn-hostname`, `regex`) are errors: an approximate regex
+//! would silently allow or forbid strings the validator disagrees on.
+//! Formats no draft defines ([`is_standard`]) are annotations, as the
+//! specification says of unknown formats: not enforced, and listed in the
+//! compiled grammar's warnings.
 //!
 //! Every format here is the standard's language or a subset of it: a subset
 //! only ever refuses valid strings, never accepts an invalid one.
@@ -273,6 +276,33 @@ pub const SUPPORTED: &[&str] = &[
 
 /// The anchored pattern of a supported format, or `None`. `legacy`: the
 /// schema may be draft 4 or 6, where `hostname` follows RFC 1034.
+/// Whether some JSON Schema draft (4 to 2020-12) defines `format`. The
+/// others are unknown to every validator, so they only annotate.
+pub fn is_standard(format: &str) -> bool {
+    matches!(
+        format,
+        "date-time"
+            | "date"
+            | "time"
+            | "duration"
+            | "email"
+            | "idn-email"
+            | "hostname"
+            | "idn-hostname"
+            | "ipv4"
+            | "ipv6"
+            | "uri"
+            | "uri-reference"
+            | "iri"
+            | "iri-reference"
+            | "uuid"
+            | "uri-template"
+            | "json-pointer"
+            | "relative-json-pointer"
+            | "regex"
+    )
+}
+
 pub fn pattern(format: &str, legacy: bool) -> Option<String> {
     let body = match format {
         "date" => full_date(),

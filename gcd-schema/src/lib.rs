@@ -27,7 +27,8 @@
 //! and the JSON pointer; nothing is silently dropped. Unknown keywords are
 //! ignored, as JSON Schema validators ignore them; so are annotations
 //! (`title`, `description`, `default`, `examples`, `$comment`, `$id`,
-//! `deprecated`, `readOnly`, `writeOnly`, `content*`, …). A `$schema`
+//! `deprecated`, `readOnly`, `writeOnly`, `content*`, …) and formats no
+//! draft defines, which the compiled grammar's warnings list. A `$schema`
 //! other than a known draft is an error (it may switch vocabularies).
 //!
 //! | keyword | support |
@@ -38,7 +39,7 @@
 //! | `minProperties` / `maxProperties` | only when implied by `required` / the closed property list, or `minProperties: 1` (no `{}`); else error |
 //! | `items` (schema, bool, draft-4 array), `prefixItems`, `additionalItems`, `minItems`, `maxItems` | yes (≤ 1000 positions); `uniqueItems: true`, `contains`: error |
 //! | `minLength`, `maxLength` (characters, ≤ 1000), `pattern` (ECMA-262) | yes; `pattern` with a length bound: error; lookaround, backreferences, `\b`: error |
-//! | `format` | `date`, `time`, `date-time`, `duration`, `uuid`, `ipv4`, `ipv6`, `hostname`, `email`, `uri`, `uri-reference`, `iri`, `iri-reference`, `uri-template`, `json-pointer`, `relative-json-pointer` (see [`mod@format`]); others (`idn-*`, `regex`, unknown): error |
+//! | `format` | `date`, `time`, `date-time`, `duration`, `uuid`, `ipv4`, `ipv6`, `hostname`, `email`, `uri`, `uri-reference`, `iri`, `iri-reference`, `uri-template`, `json-pointer`, `relative-json-pointer` (see [`mod@format`]); `idn-*`, `regex`: error; formats no draft defines (`path`, `url`, `byte`, …): annotations, not enforced, listed in [`CompiledGrammar::warnings`] |
 //! | `minimum`, `maximum`, `exclusive*` (draft-4 booleans too) | integers: exact digit automata; numbers: exact decimal automata (both bounds fractional in one integer interval: error) |
 //! | `multipleOf` | `1` (= integer) only; others: error |
 //! | `x-gcd-finite: "f32"`/`"f64"` (gcd's, written by [`schema_for`]) | numbers serde_json reads as a finite `f32`/`f64` (gcd-core's finite-float regexes), within any bounds; beside bounds or for integers, without an exponent. `format: "float"`/`"double"` stay annotations |
@@ -73,6 +74,7 @@ pub(crate) mod spell;
 mod test_util;
 
 use gcd_core::compiled::CompiledGrammar;
+use gcd_core::error::{Diagnostic, DiagnosticKind};
 use gcd_core::grammar::Grammar;
 use serde_json::Value;
 
@@ -83,21 +85,43 @@ pub use schemars_bridge::{for_type, schema_for};
 
 /// The grammar IR of a schema (before gcd-core's LL(1) compilation).
 pub fn to_grammar(schema: &Value, options: &Options) -> Result<Grammar, SchemaError> {
+    lower(schema, options).map(|(g, _)| g)
+}
+
+/// The grammar IR and the annotations that were not enforced.
+fn lower(schema: &Value, options: &Options) -> Result<(Grammar, Vec<Diagnostic>), SchemaError> {
     let mut c = compile::Compiler::new(schema, options.escapes, options.draft, options.integers);
     let root = c.root_id();
     let b = emit::Emitter::new(&mut c, options.whitespace, options.properties).run(root)?;
-    b.build().map_err(|e| grammar_error(&e))
+    let g = b.build().map_err(|e| grammar_error(&e))?;
+    let ignored = (c.ignored_formats.take().into_iter())
+        .map(|(ptr, f)| {
+            let at = if ptr.is_empty() { "the root" } else { &ptr };
+            Diagnostic::new(
+                DiagnosticKind::Annotation,
+                None,
+                format!("format {f:?} at {at} is not a standard format: kept as an annotation, not enforced"),
+            )
+        })
+        .collect();
+    Ok((g, ignored))
 }
 
 /// Compiles a schema to gcd-core's static tables, ready to bind to a
-/// vocabulary.
+/// vocabulary. What the schema says that only annotates and was not
+/// enforced (formats no draft defines) is in the result's
+/// [`warnings`](CompiledGrammar::warnings).
 pub fn compile(schema: &Value, options: &Options) -> Result<CompiledGrammar, SchemaError> {
-    let g = to_grammar(schema, options)?;
+    let (g, ignored) = lower(schema, options)?;
     let mut config = gcd_core::compiled::Config::default();
     if let Some(n) = options.max_lexer_states {
         config.max_lexer_states = n;
     }
-    CompiledGrammar::with_config(&g, &config).map_err(|e| grammar_error(&e))
+    let mut compiled = CompiledGrammar::with_config(&g, &config).map_err(|e| grammar_error(&e))?;
+    for d in ignored {
+        compiled.add_warning(d);
+    }
+    Ok(compiled)
 }
 
 fn grammar_error(e: &gcd_core::error::GrammarError) -> SchemaError {

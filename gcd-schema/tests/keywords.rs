@@ -281,6 +281,42 @@ fn formats() {
 }
 
 #[test]
+fn formats_no_draft_defines_only_annotate() {
+    // Unknown to every validator, so not assertions: any string passes,
+    // and the caller is told which formats were not enforced, and where.
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "p": {"type": "string", "format": "path"},
+            "u": {"type": "string", "format": "url", "maxLength": 3},
+            "d": {"type": "string", "format": "date"}
+        },
+        "required": ["p", "u", "d"]
+    });
+    check(
+        schema.clone(),
+        &[r#"{"p": "not a path?", "u": "abc", "d": "2024-02-29"}"#],
+        &[
+            r#"{"p": "x", "u": "abcd", "d": "2024-02-29"}"#,
+            r#"{"p": "x", "u": "a", "d": "2023-02-29"}"#,
+        ],
+    );
+    let compiled = compile(&schema, &Options::default()).unwrap();
+    let notes: Vec<String> = compiled.warnings().iter().map(|d| d.to_string()).collect();
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(notes[0].contains("\"path\" at /properties/p"), "{notes:?}");
+    assert!(notes[1].contains("\"url\" at /properties/u"), "{notes:?}");
+    assert!(compiled
+        .warnings()
+        .iter()
+        .all(|d| d.warning && d.kind == gcd_core::error::DiagnosticKind::Annotation));
+    // Standard formats gcd does not enforce stay errors.
+    for f in ["idn-hostname", "regex"] {
+        assert_eq!(error(json!({"format": f})).keyword(), Some("format"), "{f}");
+    }
+}
+
+#[test]
 fn integer_bounds() {
     check(
         json!({"type": "integer", "minimum": 0, "maximum": 255}),

@@ -272,9 +272,15 @@ impl CompiledGrammar {
         &self.conflicts.0
     }
 
-    /// Problems that did not stop compilation: unused rules.
+    /// Problems that did not stop compilation: unused rules, and what a
+    /// front end reports through [`add_warning`](Self::add_warning).
     pub fn warnings(&self) -> &[Diagnostic] {
         &self.warnings.0
+    }
+
+    /// Records a warning for the caller (shown as such whatever `d` says).
+    pub fn add_warning(&mut self, d: Diagnostic) {
+        self.warnings.0.push(d.into_warning());
     }
 
     /// The most parser configurations a matcher follows at once.

@@ -132,6 +132,9 @@ pub struct Compiler<'a> {
     ref_overrides: bool,
     /// The schema may be draft 4 or 6, whose `hostname` is RFC 1034's.
     legacy_formats: bool,
+    /// (JSON pointer, format) of every `format` no draft defines: an
+    /// annotation, recorded for the caller and not enforced.
+    pub ignored_formats: std::cell::RefCell<std::collections::BTreeSet<(String, String)>>,
 }
 
 type R<T> = Result<T, SchemaError>;
@@ -174,6 +177,7 @@ impl<'a> Compiler<'a> {
             integers,
             ref_overrides,
             legacy_formats,
+            ignored_formats: Default::default(),
         };
         c.any = c.push(Src::Any);
         c

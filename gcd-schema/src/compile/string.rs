@@ -65,6 +65,17 @@ impl Compiler<'_> {
             let f = f
                 .as_str()
                 .ok_or_else(|| SchemaError::invalid(Some("format"), ptr, "must be a string"))?;
+            if !format::is_standard(f) {
+                // Formats no draft defines only annotate (the validator
+                // cannot know them either): recorded, not enforced.
+                self.ignored_formats
+                    .borrow_mut()
+                    .insert((ptr.to_string(), f.to_string()));
+                return Ok(match body {
+                    Some(b) => Scalar::some(format!("\"{b}\"")),
+                    None => Scalar::full(&format!("\"{JSON_CHAR}*\"")),
+                });
+            }
             if body.is_some() {
                 return Err(SchemaError::unsupported(
                     "format",
