@@ -32,19 +32,23 @@ use super::NT_BIT;
 /// What [`ParseTables::shift_each`](super::ParseTables::shift_each) needs
 /// of a stack.
 pub trait Stack: Sized {
-    /// Pops the top symbol (where the stack has one way down).
-    fn pop(&mut self) -> Option<u32>;
+    /// Pops the top symbol; where the stack goes on below in several ways,
+    /// `self` takes the first and a copy for each other one (not yet
+    /// popped) lands in `forks`.
+    fn pop_forking(&mut self, forks: &mut Vec<Self>) -> Option<u32>;
+    /// Pops the top symbol of a stack with one way down (member sets read
+    /// their data words so; they never fork).
+    fn pop(&mut self) -> Option<u32> {
+        let mut forks = Vec::new();
+        let s = self.pop_forking(&mut forks);
+        debug_assert!(forks.is_empty(), "member sets never fork");
+        s
+    }
     fn push_slice(&mut self, symbols: &[u32]);
     /// The symbols from the top down, as far as they are determined (see
     /// the module's invariant).
     fn top_down(&self) -> impl Iterator<Item = u32> + '_;
     fn top_symbol(&self) -> Option<u32>;
-    /// Pops the top symbol; where the stack goes on below in several ways,
-    /// `self` takes the first and a copy for each other one (not yet
-    /// popped) lands in `forks`.
-    fn pop_forking(&mut self, _forks: &mut Vec<Self>) -> Option<u32> {
-        self.pop()
-    }
     /// Called where derivations fork, before each one's production is
     /// pushed: a shared stack makes its content a lower part the forks
     /// share, so they can merge again.
@@ -70,7 +74,7 @@ fn has_solid(nullable: &[bool], symbols: &[u32]) -> bool {
 }
 
 impl Stack for Vec<u32> {
-    fn pop(&mut self) -> Option<u32> {
+    fn pop_forking(&mut self, _: &mut Vec<Self>) -> Option<u32> {
         Vec::pop(self)
     }
     fn push_slice(&mut self, symbols: &[u32]) {
@@ -191,12 +195,6 @@ impl Below {
 }
 
 impl Stack for SharedStack {
-    fn pop(&mut self) -> Option<u32> {
-        let mut forks = Vec::new();
-        let s = self.pop_forking(&mut forks);
-        debug_assert!(forks.is_empty(), "member sets never fork");
-        s
-    }
     fn push_slice(&mut self, symbols: &[u32]) {
         self.top.extend_from_slice(symbols);
     }
@@ -328,12 +326,6 @@ impl<'a> StackView<'a> {
 }
 
 impl Stack for StackView<'_> {
-    fn pop(&mut self) -> Option<u32> {
-        let mut forks = Vec::new();
-        let s = self.pop_forking(&mut forks);
-        debug_assert!(forks.is_empty(), "member sets never fork");
-        s
-    }
     fn push_slice(&mut self, symbols: &[u32]) {
         self.top.extend_from_slice(symbols);
     }
