@@ -14,7 +14,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use gcd_core::grammar::{Expr, GrammarBuilder, TerminalPattern};
-use gcd_core::lexer::TerminalDfa;
+use gcd_core::lexer::{DfaError, TerminalDfa};
 
 use crate::compile::Compiler;
 use crate::error::SchemaError;
@@ -135,11 +135,21 @@ impl<'c, 'a> Emitter<'c, 'a> {
         if n.f {
             alts.push(self.lit("false"));
         }
-        if let Some(s) = &n.number {
-            alts.push(Expr::regex(&s.regex));
-        }
-        if let Some(s) = &n.string {
-            alts.push(Expr::regex(&s.regex));
+        for s in [&n.number, &n.string].into_iter().flatten() {
+            for a in &s.alts {
+                let (expr, dfa) = match &a[..] {
+                    [re] => (Expr::regex(re), TerminalDfa::new(re)),
+                    _ => (
+                        Expr::Pattern(TerminalPattern::Intersection(a.clone()), None),
+                        TerminalDfa::intersection(a),
+                    ),
+                };
+                // Constraints no spelling meets (`minLength` above
+                // `maxLength`, a pattern outside a format) allow nothing.
+                if dfa != Err(DfaError::NeverMatches) {
+                    alts.push(expr);
+                }
+            }
         }
         if let Some(a) = &n.array {
             let name = format!("a{id}");

@@ -38,7 +38,7 @@
 //! | `patternProperties` | yes when exact: patterns with constraining schemas must not overlap each other (checked on automata), and no pattern may match a declared or required name unless it matches every key (its schema then applies to all members); else error. Pattern keys take every spelling beside additional keys |
 //! | `minProperties` / `maxProperties` | only when implied by `required` / the closed property list, or `minProperties: 1` (no `{}`); else error |
 //! | `items` (schema, bool, draft-4 array), `prefixItems`, `additionalItems`, `minItems`, `maxItems` | yes (≤ 1000 positions); `uniqueItems: true`, `contains`: error |
-//! | `minLength`, `maxLength` (characters, ≤ 1000), `pattern` (ECMA-262) | yes; `pattern` with a length bound: error; lookaround, backreferences, `\b`: error |
+//! | `minLength`, `maxLength` (characters, ≤ 1000), `pattern` (ECMA-262) | yes; with each other and with `format`, the intersection of their automata (≤ 20,000 states, else error); lookaround, backreferences, `\b`: error |
 //! | `format` | `date`, `time`, `date-time`, `duration`, `uuid`, `ipv4`, `ipv6`, `hostname`, `email`, `uri`, `uri-reference`, `iri`, `iri-reference`, `uri-template`, `json-pointer`, `relative-json-pointer` (see [`mod@format`]); `idn-*`, `regex`: error; formats no draft defines (`path`, `url`, `byte`, …): annotations, not enforced, listed in [`CompiledGrammar::warnings`] |
 //! | `minimum`, `maximum`, `exclusive*` (draft-4 booleans too) | integers: exact digit automata; numbers: exact decimal automata (both bounds fractional in one integer interval: error) |
 //! | `multipleOf` | `1` (= integer) only; others: error |

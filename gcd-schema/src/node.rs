@@ -12,11 +12,14 @@ pub type Id = usize;
 /// Regex for every JSON number.
 pub const ANY_NUMBER: &str = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?";
 
-/// A scalar type's allowed spellings as a regex, remembering when it is a
-/// finite set of values (from `enum`/`const`), or the whole type.
+/// A scalar type's allowed spellings, remembering when it is a finite set
+/// of values (from `enum`/`const`), or the whole type.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scalar {
-    pub regex: String,
+    /// A union of alternatives, each the spellings that all of its regexes
+    /// match: one regex, or several where regex text cannot spell their
+    /// intersection (a `pattern` within length bounds). Never empty.
+    pub alts: Vec<Vec<String>>,
     /// `Some` when the part is exactly these values (canonical JSON text).
     pub values: Option<BTreeSet<String>>,
     /// The part is the whole JSON type.
@@ -26,14 +29,25 @@ pub struct Scalar {
 impl Scalar {
     pub fn full(regex: &str) -> Scalar {
         Scalar {
-            regex: regex.to_string(),
+            alts: vec![vec![regex.to_string()]],
             values: None,
             full: true,
         }
     }
     pub fn some(regex: String) -> Scalar {
+        Scalar::of(regex, None)
+    }
+    pub fn of(regex: String, values: Option<BTreeSet<String>>) -> Scalar {
         Scalar {
-            regex,
+            alts: vec![vec![regex]],
+            values,
+            full: false,
+        }
+    }
+    /// The spellings that every one of `regexes` matches.
+    pub fn meet(regexes: Vec<String>) -> Scalar {
+        Scalar {
+            alts: vec![regexes],
             values: None,
             full: false,
         }
@@ -50,8 +64,22 @@ impl Scalar {
             (Some(a), Some(b)) => Some(a.union(b).cloned().collect()),
             _ => None,
         };
+        // Single regexes stay one regex (one terminal); intersections stay
+        // alternatives of their own.
+        let (singles, meets): (Vec<&Vec<String>>, Vec<&Vec<String>>) =
+            self.alts.iter().chain(&o.alts).partition(|a| a.len() == 1);
+        let mut alts: Vec<Vec<String>> = Vec::new();
+        match &singles[..] {
+            [] => {}
+            [one] => alts.push((*one).clone()),
+            _ => {
+                let res: Vec<&str> = singles.iter().map(|a| a[0].as_str()).collect();
+                alts.push(vec![format!("(?:{})", res.join("|"))]);
+            }
+        }
+        alts.extend(meets.into_iter().cloned());
         Scalar {
-            regex: format!("(?:{}|{})", self.regex, o.regex),
+            alts,
             values,
             full: false,
         }

@@ -281,6 +281,47 @@ fn formats() {
 }
 
 #[test]
+fn pattern_format_and_length_meet() {
+    // The string must satisfy every constraint at once.
+    check(
+        json!({"type": "string", "pattern": "^[a-z]+$", "maxLength": 3}),
+        &[r#""abc""#, r#""a""#, r#""\u0061b""#],
+        &[r#""abcd""#, r#""ab1""#, r#""""#],
+    );
+    check(
+        json!({"type": "string", "format": "date", "minLength": 10, "maxLength": 10}),
+        &[r#""2024-02-29""#],
+        &[r#""2023-02-29""#, r#""x""#],
+    );
+    // Constraints that no string meets leave the other types.
+    check(
+        json!({"anyOf": [{"type": "string", "pattern": "^x", "format": "uuid"}, {"type": "integer"}]}),
+        &["5"],
+        &[r#""123e4567-e89b-12d3-a456-426614174000""#, r#""x""#],
+    );
+    check(
+        json!({"anyOf": [{"type": "string", "minLength": 5, "maxLength": 2}, {"type": "integer"}]}),
+        &["5"],
+        &[r#""abc""#],
+    );
+    // Values of an enum beside them, and a union with another string.
+    check(
+        json!({"enum": ["ab", "abcd", "a1"], "pattern": "^[a-z]+$", "maxLength": 3}),
+        &[r#""ab""#],
+        &[r#""abcd""#, r#""a1""#],
+    );
+    check(
+        json!({"anyOf": [
+            {"type": "string", "pattern": "^[a-z]+$", "maxLength": 2},
+            {"type": "string", "pattern": "^[0-9]+$", "minLength": 4},
+            {"const": "ZZZ"}
+        ]}),
+        &[r#""ab""#, r#""1234""#, r#""ZZZ""#],
+        &[r#""abc""#, r#""123""#, r#""ZZ""#],
+    );
+}
+
+#[test]
 fn formats_no_draft_defines_only_annotate() {
     // Unknown to every validator, so not assertions: any string passes,
     // and the caller is told which formats were not enforced, and where.

@@ -24,7 +24,7 @@ use crate::analysis::transform::{self, TransformReport};
 use crate::analysis::{self, contexts, lexical, Ll1Table, Sets};
 use crate::error::{Diagnostic, DiagnosticKind, Diagnostics, GrammarError};
 use crate::grammar::TermSet;
-use crate::grammar::{Grammar, RuleKind};
+use crate::grammar::{Grammar, RuleKind, TerminalPattern};
 use crate::lexer::{DfaError, LexerAutomaton, TerminalDfa, DEAD};
 use crate::parser::{ParseTables, NT_BIT};
 use completion::ShortestCompletion;
@@ -454,7 +454,11 @@ fn build_dfas(g: &Grammar) -> Result<Vec<TerminalDfa>, GrammarError> {
     let mut diags = Diagnostics::default();
     let mut dfas = Vec::new();
     for t in &g.terminals {
-        match TerminalDfa::new(&t.pattern.to_regex()) {
+        let dfa = match &t.pattern {
+            TerminalPattern::Intersection(rs) => TerminalDfa::intersection(rs),
+            p => TerminalDfa::new(&p.to_regex()),
+        };
+        match dfa {
             Ok(d) => dfas.push(d),
             Err(DfaError::Invalid(msg)) => diags.error(
                 DiagnosticKind::InvalidRegex,
@@ -473,6 +477,11 @@ fn build_dfas(g: &Grammar) -> Result<Vec<TerminalDfa>, GrammarError> {
                 DiagnosticKind::InvalidRegex,
                 t.span,
                 format!("terminal `{}` ({}) matches nothing", t.name, t.pattern),
+            ),
+            Err(DfaError::TooLarge(n)) => diags.error(
+                DiagnosticKind::TooLarge,
+                t.span,
+                format!("terminal `{}` ({}) needs more than {n} DFA states", t.name, t.pattern),
             ),
         }
     }

@@ -72,6 +72,10 @@ pub enum TerminalPattern {
     /// A regular expression in regex-automata syntax, matched against the
     /// whole lexeme.
     Regex(String),
+    /// The lexemes that every one of these regexes matches (JSON Schema: a
+    /// `pattern` within length bounds). Regex text has no intersection, so
+    /// the lexer builds the product of their automata.
+    Intersection(Vec<String>),
 }
 
 impl TerminalPattern {
@@ -79,7 +83,11 @@ impl TerminalPattern {
         matches!(self, TerminalPattern::Literal { .. })
     }
 
-    /// The pattern as a regex in regex-automata syntax.
+    /// The pattern as a regex in regex-automata syntax. Regex text has no
+    /// intersection: an intersection's regexes come joined by `(?&)`, which
+    /// no regex parser accepts (it is also the key under which
+    /// [`TerminalDfa::intersection`](crate::lexer::TerminalDfa::intersection)
+    /// caches the product).
     pub fn to_regex(&self) -> String {
         match self {
             TerminalPattern::Literal {
@@ -94,6 +102,7 @@ impl TerminalPattern {
                 }
             }
             TerminalPattern::Regex(r) => r.clone(),
+            TerminalPattern::Intersection(rs) => rs.join("(?&)"),
         }
     }
 }
@@ -108,6 +117,10 @@ impl fmt::Display for TerminalPattern {
                 write!(f, "{text:?}{}", if *case_insensitive { "i" } else { "" })
             }
             TerminalPattern::Regex(r) => write!(f, "/{r}/"),
+            TerminalPattern::Intersection(rs) => {
+                let parts: Vec<String> = rs.iter().map(|r| format!("/{r}/")).collect();
+                write!(f, "{}", parts.join(" & "))
+            }
         }
     }
 }

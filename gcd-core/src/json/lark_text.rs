@@ -56,6 +56,8 @@ fn lark_terminal(pattern: &TerminalPattern) -> String {
     match pattern {
         TerminalPattern::Literal { text, .. } => lark_literal(text),
         TerminalPattern::Regex(re) => lark_regex(re),
+        // Lark has no intersection; Rust types never lower to one.
+        TerminalPattern::Intersection(_) => pattern.to_string(),
     }
 }
 

@@ -245,6 +245,8 @@ pub(super) fn check_terminal(
 ) -> bool {
     let empty = match pattern {
         TerminalPattern::Literal { text, .. } => text.is_empty(),
+        // Not written in Lark; the DFA build checks it.
+        TerminalPattern::Intersection(_) => false,
         TerminalPattern::Regex(re) => match regex_syntax::Parser::new().parse(re) {
             Ok(hir) => hir.properties().minimum_len() == Some(0),
             Err(e) => {

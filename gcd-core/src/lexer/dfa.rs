@@ -15,6 +15,7 @@ use regex_syntax::hir::{Hir, HirKind};
 
 use super::DEAD;
 use crate::codec;
+use crate::grammar::TerminalPattern;
 
 /// One terminal's DFA as a plain table over bytes. State 0 is the start;
 /// only states that can still reach a match are kept.
@@ -33,7 +34,13 @@ pub enum DfaError {
     Invalid(String),
     MatchesEmpty,
     NeverMatches,
+    /// The automaton would need more states than this.
+    TooLarge(usize),
 }
+
+/// Most states of an intersection's product automaton (each state is a
+/// 1 KiB row).
+pub const MAX_INTERSECTION_STATES: usize = 20_000;
 
 /// Predecessors of every state of a byte-indexed table with `n` states, as
 /// one flat list: those of state `s` are `preds[start[s]..start[s + 1]]`,
@@ -143,7 +150,42 @@ fn keep_live(raw_trans: Vec<u32>, accepting: Vec<bool>) -> Result<(Vec<u32>, Vec
 const DFA_MAGIC: &[u8; 8] = b"gcd-tdfa";
 const DFA_VERSION: u32 = 1;
 
-type DfaCache = HashMap<String, Result<TerminalDfa, DfaError>>;
+/// Terminal DFAs by regex in two generations: when the young one fills,
+/// it becomes the old one and the old one is dropped; a hit in the old one
+/// moves back to the young one. So an entry survives at least a full
+/// generation of insertions after it was last used: a table a front end
+/// seeds (see [`TerminalDfa::new_with`]) is still there when the grammar
+/// that uses it is compiled, whatever came before.
+#[derive(Default)]
+struct DfaCache {
+    young: HashMap<String, Result<TerminalDfa, DfaError>>,
+    old: HashMap<String, Result<TerminalDfa, DfaError>>,
+}
+
+/// Entries per generation.
+const CACHE_GENERATION: usize = 4096;
+
+impl DfaCache {
+    fn get(&mut self, regex: &str) -> Option<Result<TerminalDfa, DfaError>> {
+        if let Some(hit) = self.young.get(regex) {
+            return Some(hit.clone());
+        }
+        let hit = self.old.remove(regex)?;
+        self.insert(regex, hit.clone());
+        Some(hit)
+    }
+
+    fn contains_key(&self, regex: &str) -> bool {
+        self.young.contains_key(regex) || self.old.contains_key(regex)
+    }
+
+    fn insert(&mut self, regex: &str, dfa: Result<TerminalDfa, DfaError>) {
+        if self.young.len() >= CACHE_GENERATION {
+            self.old = std::mem::take(&mut self.young);
+        }
+        self.young.insert(regex.to_string(), dfa);
+    }
+}
 
 /// Terminal DFAs by regex, for the whole process (see [`TerminalDfa::new`]).
 fn lock_cache() -> std::sync::MutexGuard<'static, DfaCache> {
@@ -155,12 +197,7 @@ fn lock_cache() -> std::sync::MutexGuard<'static, DfaCache> {
 }
 
 fn insert_cached(regex: &str, dfa: Result<TerminalDfa, DfaError>) {
-    const MAX_CACHED: usize = 4096;
-    let mut cache = lock_cache();
-    if cache.len() >= MAX_CACHED {
-        cache.clear();
-    }
-    cache.insert(regex.to_string(), dfa);
+    lock_cache().insert(regex, dfa);
 }
 
 /// Drops every transition out of an accepting state (and the states that
@@ -228,11 +265,58 @@ impl TerminalDfa {
         build: impl FnOnce() -> Result<TerminalDfa, DfaError>,
     ) -> Result<TerminalDfa, DfaError> {
         if let Some(hit) = lock_cache().get(regex) {
-            return hit.clone();
+            return hit;
         }
         let built = build();
         insert_cached(regex, built.clone());
         built
+    }
+
+    /// The lexemes that every one of `regexes` matches (each compiled as by
+    /// [`new`](Self::new)): the product of their automata, cached under a
+    /// key that no regex spells. Refused past [`MAX_INTERSECTION_STATES`].
+    pub fn intersection(regexes: &[String]) -> Result<TerminalDfa, DfaError> {
+        let key = TerminalPattern::Intersection(regexes.to_vec()).to_regex();
+        Self::new_with(&key, || {
+            let dfas = regexes.iter().map(|r| Self::new(r));
+            let dfas = dfas.collect::<Result<Vec<_>, _>>()?;
+            Self::product(&dfas)
+        })
+    }
+
+    fn product(dfas: &[TerminalDfa]) -> Result<TerminalDfa, DfaError> {
+        let start = vec![0u32; dfas.len()];
+        let mut index: HashMap<Vec<u32>, u32> = HashMap::from([(start.clone(), 0)]);
+        let mut states = vec![start];
+        let (mut trans, mut accepting) = (Vec::new(), Vec::new());
+        let mut i = 0;
+        while i < states.len() {
+            let here = states[i].clone();
+            accepting.push(dfas.iter().zip(&here).all(|(d, &q)| d.is_accepting(q)));
+            for byte in 0..=255u8 {
+                let next: Option<Vec<u32>> = (dfas.iter().zip(&here))
+                    .map(|(d, &q)| Some(d.next(q, byte)).filter(|&t| t != DEAD))
+                    .collect();
+                let id = match next {
+                    None => DEAD,
+                    Some(n) => match index.get(&n) {
+                        Some(&id) => id,
+                        None if states.len() >= MAX_INTERSECTION_STATES => {
+                            return Err(DfaError::TooLarge(MAX_INTERSECTION_STATES))
+                        }
+                        None => {
+                            let id = states.len() as u32;
+                            index.insert(n.clone(), id);
+                            states.push(n);
+                            id
+                        }
+                    },
+                };
+                trans.push(id);
+            }
+            i += 1;
+        }
+        Self::from_tables(trans, accepting)
     }
 
     /// A DFA from a table built by hand: `trans[state * 256 + byte]` is the

@@ -130,3 +130,48 @@ fn automaton_ties_and_ends() {
     assert_eq!(a.winner(s3), Some(1));
     assert_eq!(a.next(s3, b' '), DEAD);
 }
+
+#[test]
+fn intersection_matches_what_every_part_matches() {
+    let parts = vec![r"[a-c]+d?".to_string(), r"(?:.|\n){2,3}".to_string()];
+    let both = TerminalDfa::intersection(&parts).unwrap();
+    let each: Vec<TerminalDfa> = parts.iter().map(|r| TerminalDfa::new(r).unwrap()).collect();
+    // Every string over a small alphabet up to length 5, against the parts.
+    let mut strings = vec![Vec::new()];
+    for _ in 0..5 {
+        let longer: Vec<Vec<u8>> = (strings.iter())
+            .flat_map(|s| {
+                b"abdz\n".iter().map(move |&b| {
+                    let mut t = s.clone();
+                    t.push(b);
+                    t
+                })
+            })
+            .collect();
+        strings.extend(longer);
+        strings.dedup();
+    }
+    let mut matched = 0;
+    for s in &strings {
+        let want = each.iter().all(|d| d.matches(s));
+        assert_eq!(both.matches(s), want, "{:?}", String::from_utf8_lossy(s));
+        matched += want as usize;
+    }
+    assert!(matched > 10, "{matched}");
+    // Nothing in common, the empty string in common, too many states.
+    let disjoint = [r"a+".to_string(), r"b+".to_string()];
+    assert_eq!(
+        TerminalDfa::intersection(&disjoint),
+        Err(DfaError::NeverMatches)
+    );
+    let empty = [r"a*".to_string(), r"b*".to_string()];
+    assert_eq!(
+        TerminalDfa::intersection(&empty),
+        Err(DfaError::MatchesEmpty)
+    );
+    let big = [r"[ab]*a[ab]{13}".to_string(), r"[ab]{1,40}".to_string()];
+    assert_eq!(
+        TerminalDfa::intersection(&big),
+        Err(DfaError::TooLarge(dfa::MAX_INTERSECTION_STATES))
+    );
+}

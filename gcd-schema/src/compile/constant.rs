@@ -30,11 +30,7 @@ impl Compiler<'_> {
                     });
                 }
                 Value::String(x) => {
-                    let s = Scalar {
-                        regex: quoted(x, self.esc),
-                        values: Some(BTreeSet::from([v.to_string()])),
-                        full: false,
-                    };
+                    let s = Scalar::of(quoted(x, self.esc), Some(BTreeSet::from([v.to_string()])));
                     n.string = Some(match n.string {
                         Some(a) => a.union(&s),
                         None => s,
@@ -104,11 +100,18 @@ pub(super) fn value_in(x: &Value, n: &Node, ptr: &str, kw: &str) -> R<bool> {
         if s.full {
             return Ok(true);
         }
-        match gcd_core::lexer::TerminalDfa::new(&s.regex) {
-            Ok(dfa) => Ok(dfa.matches(text.as_bytes())),
-            Err(gcd_core::lexer::DfaError::NeverMatches) => Ok(false),
-            Err(e) => Err(SchemaError::unsupported(kw, ptr, format!("{e:?}"))),
+        for a in &s.alts {
+            let dfa = match &a[..] {
+                [re] => gcd_core::lexer::TerminalDfa::new(re),
+                _ => gcd_core::lexer::TerminalDfa::intersection(a),
+            };
+            match dfa {
+                Ok(dfa) if dfa.matches(text.as_bytes()) => return Ok(true),
+                Ok(_) | Err(gcd_core::lexer::DfaError::NeverMatches) => {}
+                Err(e) => return Err(SchemaError::unsupported(kw, ptr, format!("{e:?}"))),
+            }
         }
+        Ok(false)
     };
     let nested = || {
         SchemaError::unsupported(

@@ -313,9 +313,5 @@ pub(super) fn number_scalar(x: &Number) -> Scalar {
             (re, x.as_f64().map_or(s, |f| f.to_string()))
         }
     };
-    Scalar {
-        regex,
-        values: Some(BTreeSet::from([key])),
-        full: false,
-    }
+    Scalar::of(regex, Some(BTreeSet::from([key])))
 }

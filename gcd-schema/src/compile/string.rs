@@ -13,7 +13,9 @@ use crate::{format, pattern};
 
 impl Compiler<'_> {
     pub(super) fn string_part(&self, m: &Map<String, Value>, ptr: &str) -> R<Scalar> {
-        let mut used: Vec<&str> = Vec::new();
+        // Each constraint is a regex of the string's content; several meet
+        // as an intersection of automata, which regex text cannot spell.
+        let mut bodies: Vec<String> = Vec::new();
         let (mut lo, mut hi) = (0u64, None);
         for k in ["minLength", "maxLength"] {
             if let Some(x) = m.get(k) {
@@ -23,12 +25,8 @@ impl Compiler<'_> {
                 } else {
                     hi = Some(x)
                 }
-                if !used.contains(&"length") {
-                    used.push("length");
-                }
             }
         }
-        let mut body = None;
         if lo > 0 || hi.is_some() {
             if lo > 1000 || hi.is_some_and(|h| h > 1000) {
                 return Err(SchemaError::unsupported(
@@ -40,7 +38,7 @@ impl Compiler<'_> {
             if hi.is_some_and(|h| h < lo) {
                 return Ok(Scalar::some("[^\\x00-\\x{10FFFF}]".into()));
             }
-            body = Some(match hi {
+            bodies.push(match hi {
                 Some(h) => format!("{JSON_CHAR}{{{lo},{h}}}"),
                 None => format!("{JSON_CHAR}{{{lo},}}"),
             });
@@ -49,14 +47,7 @@ impl Compiler<'_> {
             let p = p
                 .as_str()
                 .ok_or_else(|| SchemaError::invalid(Some("pattern"), ptr, "must be a string"))?;
-            if body.is_some() {
-                return Err(SchemaError::unsupported(
-                    "pattern",
-                    ptr,
-                    "combined with minLength/maxLength",
-                ));
-            }
-            body = Some(
+            bodies.push(
                 pattern::translate(p, self.esc)
                     .map_err(|e| SchemaError::unsupported("pattern", ptr, e.0))?,
             );
@@ -71,33 +62,25 @@ impl Compiler<'_> {
                 self.ignored_formats
                     .borrow_mut()
                     .insert((ptr.to_string(), f.to_string()));
-                return Ok(match body {
-                    Some(b) => Scalar::some(format!("\"{b}\"")),
-                    None => Scalar::full(&format!("\"{JSON_CHAR}*\"")),
-                });
+            } else {
+                let Some(p) = format::pattern(f, self.legacy_formats) else {
+                    return Err(SchemaError::unsupported(
+                        "format",
+                        ptr,
+                        format!("format {f:?}"),
+                    ));
+                };
+                bodies.push(
+                    pattern::translate(&p, self.esc)
+                        .map_err(|e| SchemaError::unsupported("format", ptr, e.0))?,
+                );
             }
-            if body.is_some() {
-                return Err(SchemaError::unsupported(
-                    "format",
-                    ptr,
-                    "combined with pattern or length",
-                ));
-            }
-            let Some(p) = format::pattern(f, self.legacy_formats) else {
-                return Err(SchemaError::unsupported(
-                    "format",
-                    ptr,
-                    format!("format {f:?}"),
-                ));
-            };
-            body = Some(
-                pattern::translate(&p, self.esc)
-                    .map_err(|e| SchemaError::unsupported("format", ptr, e.0))?,
-            );
         }
-        Ok(match body {
-            Some(b) => Scalar::some(format!("\"{b}\"")),
-            None => Scalar::full(&format!("\"{JSON_CHAR}*\"")),
+        let mut quoted: Vec<String> = bodies.iter().map(|b| format!("\"{b}\"")).collect();
+        Ok(match quoted.len() {
+            0 => Scalar::full(&format!("\"{JSON_CHAR}*\"")),
+            1 => Scalar::some(quoted.remove(0)),
+            _ => Scalar::meet(quoted),
         })
     }
 }

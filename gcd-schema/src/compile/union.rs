@@ -307,11 +307,7 @@ fn one_scalar(
                 number_scalar(&n)
             } else {
                 let s: String = serde_json::from_str(&v).unwrap();
-                Scalar {
-                    regex: quoted(&s, esc),
-                    values: Some(BTreeSet::from([v.clone()])),
-                    full: false,
-                }
+                Scalar::of(quoted(&s, esc), Some(BTreeSet::from([v.clone()])))
             };
             keep = union_scalar(keep, Some(s));
         }
