@@ -399,11 +399,6 @@ impl BudgetTables {
         best
     }
 
-    /// Like [`estimate`](Self::estimate) for a whole stack of its own.
-    pub fn estimate_for_stack(&self, g: &CompiledGrammar, stack: &[u32], q: u32) -> u32 {
-        self.estimate(g, &StackView::new(stack), q)
-    }
-
     pub fn heap_bytes(&self) -> usize {
         (self.lexeme.len() + self.pair.len() + self.nt.len()) * 4
     }

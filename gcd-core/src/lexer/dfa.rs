@@ -289,28 +289,24 @@ impl TerminalDfa {
         let mut index: HashMap<Vec<u32>, u32> = HashMap::from([(start.clone(), 0)]);
         let mut states = vec![start];
         let (mut trans, mut accepting) = (Vec::new(), Vec::new());
+        let mut next = Vec::with_capacity(dfas.len());
         let mut i = 0;
         while i < states.len() {
-            let here = states[i].clone();
-            accepting.push(dfas.iter().zip(&here).all(|(d, &q)| d.is_accepting(q)));
+            accepting.push(dfas.iter().zip(&states[i]).all(|(d, &q)| d.is_accepting(q)));
             for byte in 0..=255u8 {
-                let next: Option<Vec<u32>> = (dfas.iter().zip(&here))
-                    .map(|(d, &q)| Some(d.next(q, byte)).filter(|&t| t != DEAD))
-                    .collect();
-                let id = match next {
-                    None => DEAD,
-                    Some(n) => match index.get(&n) {
-                        Some(&id) => id,
-                        None if states.len() >= MAX_INTERSECTION_STATES => {
-                            return Err(DfaError::TooLarge(MAX_INTERSECTION_STATES))
-                        }
-                        None => {
-                            let id = states.len() as u32;
-                            index.insert(n.clone(), id);
-                            states.push(n);
-                            id
-                        }
-                    },
+                next.clear();
+                next.extend(dfas.iter().zip(&states[i]).map(|(d, &q)| d.next(q, byte)));
+                let id = if next.contains(&DEAD) {
+                    DEAD
+                } else if let Some(&id) = index.get(&next[..]) {
+                    id
+                } else if states.len() >= MAX_INTERSECTION_STATES {
+                    return Err(DfaError::TooLarge(MAX_INTERSECTION_STATES));
+                } else {
+                    let id = states.len() as u32;
+                    index.insert(next.clone(), id);
+                    states.push(next.clone());
+                    id
                 };
                 trans.push(id);
             }

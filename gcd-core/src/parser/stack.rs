@@ -293,35 +293,9 @@ impl<'a> StackView<'a> {
         }
     }
 
-    /// The stack from the top down, as far as it is determined.
-    pub fn top_down(&self) -> impl Iterator<Item = u32> + '_ {
-        let p = &self.at;
-        self.top
-            .iter()
-            .rev()
-            .chain(p.base[..p.keep].iter().rev())
-            .copied()
-    }
-
     /// The symbols above the position (top last), and the position.
     pub fn parts(&self) -> (&[u32], &Pos<'a>) {
         (&self.top, &self.at)
-    }
-
-    pub fn top_symbol(&self) -> Option<u32> {
-        let p = &self.at;
-        self.top
-            .last()
-            .or_else(|| p.keep.checked_sub(1).map(|i| &p.base[i]))
-            .copied()
-    }
-
-    pub fn to_vec(&self) -> Vec<u32> {
-        let p = &self.at;
-        debug_assert!(p.below.is_none());
-        let mut v = p.base[..p.keep].to_vec();
-        v.extend_from_slice(&self.top);
-        v
     }
 }
 
@@ -330,10 +304,19 @@ impl Stack for StackView<'_> {
         self.top.extend_from_slice(symbols);
     }
     fn top_down(&self) -> impl Iterator<Item = u32> + '_ {
-        StackView::top_down(self)
+        let p = &self.at;
+        self.top
+            .iter()
+            .rev()
+            .chain(p.base[..p.keep].iter().rev())
+            .copied()
     }
     fn top_symbol(&self) -> Option<u32> {
-        StackView::top_symbol(self)
+        let p = &self.at;
+        self.top
+            .last()
+            .or_else(|| p.keep.checked_sub(1).map(|i| &p.base[i]))
+            .copied()
     }
     fn pop_forking(&mut self, forks: &mut Vec<Self>) -> Option<u32> {
         loop {

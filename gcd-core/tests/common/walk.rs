@@ -40,6 +40,7 @@ pub fn check_walk(
             // The matcher shares stacks; the reference keeps each one, and
             // past this many it cannot judge in test time.
             if !reference.follows_within(&s, REFERENCE_DERIVATIONS) {
+                eprintln!("seed {seed}: the reference stops after {checked} masks (more than {REFERENCE_DERIVATIONS} derivations)");
                 return checked;
             }
             let st = reference.status(&s);

@@ -238,12 +238,12 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
         let b = self.b;
         let g = self.g;
         let tables = b.state(q);
-        let exact = self.groups[gi as usize].exact.clone();
+        let exact = self.groups[gi as usize].exact.as_ref();
         if self.limit.is_none() && exact.is_none() {
             tables.within.or_into(out, filter.map(|f| &f.tokens));
         } else {
             for (end, set) in &tables.within_by_end {
-                if exact.as_ref().is_none_or(|e| viable(g, *end, e)) && self.fits(gi, *end) {
+                if exact.is_none_or(|e| viable(g, *end, e)) && self.fits(gi, *end) {
                     set.or_into(out, filter.map(|f| &f.tokens));
                 }
             }
