@@ -65,10 +65,14 @@
 //! whose regex has one ends its lexeme at its first match, as Lark's
 //! `re.match` does for `/\/\*(.|\n)*?\*\//` (see [`crate::lexer`]).
 //!
+//! Lookarounds (`(?=` `(?!` `(?<=` `(?<!`) are compiled into the terminal's
+//! DFA and see the lexeme only (see [`crate::lexer::lookaround`]); a
+//! lookahead that can look past the lexeme's end gets a warning.
+//!
 //! Each regex is checked when the grammar is read: syntax errors are
 //! [`DiagnosticKind::InvalidRegex`] with the position inside the regex;
-//! lookaround and backreferences, and anchors or word boundaries
-//! (`^ $ \b \B \A \z`), are
+//! backreferences, lookarounds nested in lookarounds, and anchors or word
+//! boundaries (`^ $ \b \B \A \z`), are
 //! [`DiagnosticKind::Unsupported`]. A terminal that a rule or `%ignore` uses
 //! and that matches the empty string is a [`DiagnosticKind::EmptyMatch`].
 //!

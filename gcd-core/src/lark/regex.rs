@@ -10,9 +10,10 @@ use super::ast::{Prec, ReLit};
 use super::lexer::Token;
 use super::parser::Parser;
 use crate::error::DiagnosticKind;
+use crate::lexer::lookaround;
 
-pub(super) const LOOKAROUND_MSG: &str =
-    "lookaround/backreferences are not supported: gcd compiles every terminal to a DFA";
+pub(super) const BACKREFERENCE_MSG: &str =
+    "backreferences are not supported: gcd compiles every terminal to a DFA";
 
 impl Parser<'_, '_> {
     /// Checks a `/regex/flags` literal and turns it into regex-automata syntax.
@@ -34,21 +35,34 @@ impl Parser<'_, '_> {
             let b = map[end.min(map.len() - 1)].max(a);
             (body_start + a, body_start + b)
         };
+        // Lookarounds are compiled apart (see `lexer::lookaround`); the
+        // checks below see the regex without them.
+        let split = match lookaround::split(&tr) {
+            Ok(split) => split,
+            Err(msg) => {
+                self.error(
+                    DiagnosticKind::Unsupported,
+                    span,
+                    format!("{msg} (in `{}`)", lit.text),
+                );
+                return lit;
+            }
+        };
+        let plain = split.as_ref().map_or(tr.as_str(), |s| &s.plain);
         let ast = match ast::parse::ParserBuilder::new()
             .ignore_whitespace(verbose)
             .build()
-            .parse(&tr)
+            .parse(plain)
         {
             Ok(ast) => ast,
             Err(e) => {
                 let (a, b) = at(e.span().start.offset, e.span().end.offset);
                 let span = self.src.span(a, b);
                 match e.kind() {
-                    ast::ErrorKind::UnsupportedLookAround
-                    | ast::ErrorKind::UnsupportedBackreference => self.error(
+                    ast::ErrorKind::UnsupportedBackreference => self.error(
                         DiagnosticKind::Unsupported,
                         span,
-                        format!("{LOOKAROUND_MSG} (in `{}`)", lit.text),
+                        format!("{BACKREFERENCE_MSG} (in `{}`)", lit.text),
                     ),
                     kind => self.error(
                         DiagnosticKind::InvalidRegex,
@@ -65,49 +79,68 @@ impl Parser<'_, '_> {
                 fl.push(c);
             }
         }
-        let (re, prefix) = if fl.is_empty() {
-            lit.prec = ast_prec(&ast);
-            (tr, 0)
-        } else {
-            lit.prec = Prec::Atom;
-            // A verbose regex may end in a `#` comment: close it with a newline.
-            let nl = if verbose { "\n" } else { "" };
-            (format!("(?{fl}:{tr}{nl})"), fl.len() + 3)
+        // A verbose regex may end in a `#` comment: close it with a newline.
+        let nl = if verbose { "\n" } else { "" };
+        let wrap = |r: &str| {
+            if fl.is_empty() {
+                r.to_string()
+            } else {
+                format!("(?{fl}:{r}{nl})")
+            }
         };
-        match regex_syntax::Parser::new().parse(&re) {
-            Ok(hir) => {
-                let props = hir.properties();
-                if !props.look_set().is_empty() {
+        let prefix = if fl.is_empty() { 0 } else { fl.len() + 3 };
+        lit.prec = if fl.is_empty() {
+            ast_prec(&ast)
+        } else {
+            Prec::Atom
+        };
+        // The regex without its lookarounds, then each lookaround's body.
+        let mut checked = vec![wrap(plain)];
+        if split.is_some() {
+            if let Ok(Some(s)) = lookaround::split(&wrap(&tr)) {
+                checked.extend(s.assertions.into_iter().map(|a| a.body));
+            }
+        }
+        for (i, text) in checked.iter().enumerate() {
+            match regex_syntax::Parser::new().parse(text) {
+                Ok(hir) => {
+                    let props = hir.properties();
+                    if !props.look_set().is_empty() {
+                        self.error(
+                            DiagnosticKind::Unsupported,
+                            span,
+                            format!(
+                                "anchors and word boundaries (`^`, `$`, `\\b`, `\\B`, `\\A`, `\\z`) are not supported (in `{}`): \
+                                 gcd matches every terminal against a whole lexeme with a DFA",
+                                lit.text
+                            ),
+                        );
+                        return lit;
+                    }
+                    if i == 0 {
+                        lit.matches_empty = props.minimum_len() == Some(0);
+                    }
+                }
+                Err(e) => {
+                    let (msg, sp) = regex_error(&e);
+                    // Positions map back only for the regex as written.
+                    let sp = match sp {
+                        Some((a, b)) if a >= prefix && split.is_none() => {
+                            let (a, b) = at(a - prefix, b.saturating_sub(prefix));
+                            self.src.span(a, b)
+                        }
+                        _ => span,
+                    };
                     self.error(
-                        DiagnosticKind::Unsupported,
-                        span,
-                        format!(
-                            "anchors and word boundaries (`^`, `$`, `\\b`, `\\B`, `\\A`, `\\z`) are not supported (in `{}`): \
-                             gcd matches every terminal against a whole lexeme with a DFA",
-                            lit.text
-                        ),
+                        DiagnosticKind::InvalidRegex,
+                        sp,
+                        format!("invalid regex `{}`: {msg}", lit.text),
                     );
                     return lit;
                 }
-                lit.matches_empty = props.minimum_len() == Some(0);
-                lit.re = Some(re);
-            }
-            Err(e) => {
-                let (msg, sp) = regex_error(&e);
-                let sp = match sp {
-                    Some((a, b)) if a >= prefix => {
-                        let (a, b) = at(a - prefix, b.saturating_sub(prefix));
-                        self.src.span(a, b)
-                    }
-                    _ => span,
-                };
-                self.error(
-                    DiagnosticKind::InvalidRegex,
-                    sp,
-                    format!("invalid regex `{}`: {msg}", lit.text),
-                );
             }
         }
+        lit.re = Some(wrap(&tr));
         lit
     }
 }

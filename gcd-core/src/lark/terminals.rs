@@ -11,6 +11,7 @@ use super::regex::{range_regex, regex_error};
 use super::{MAX_COMPILE_DEPTH, MAX_REGEX_LEN, MAX_TERMINAL_DEPTH};
 use crate::error::{Diagnostic, DiagnosticKind, Span};
 use crate::grammar::TerminalPattern;
+use crate::lexer::lookaround;
 
 #[derive(Clone, Debug)]
 pub(super) enum TState {
@@ -247,18 +248,20 @@ pub(super) fn check_terminal(
         TerminalPattern::Literal { text, .. } => text.is_empty(),
         // Not written in Lark; the DFA build checks it.
         TerminalPattern::Intersection(_) => false,
-        TerminalPattern::Regex(re) => match regex_syntax::Parser::new().parse(re) {
-            Ok(hir) => hir.properties().minimum_len() == Some(0),
-            Err(e) => {
-                let (msg, _) = regex_error(&e);
-                diags.push(Diagnostic::new(
-                    DiagnosticKind::InvalidRegex,
-                    Some(span),
-                    format!("{what} compiles to an invalid regex: {msg}"),
-                ));
-                return false;
+        TerminalPattern::Regex(re) => {
+            match regex_syntax::Parser::new().parse(&lookaround::without_assertions(re)) {
+                Ok(hir) => hir.properties().minimum_len() == Some(0),
+                Err(e) => {
+                    let (msg, _) = regex_error(&e);
+                    diags.push(Diagnostic::new(
+                        DiagnosticKind::InvalidRegex,
+                        Some(span),
+                        format!("{what} compiles to an invalid regex: {msg}"),
+                    ));
+                    return false;
+                }
             }
-        },
+        }
     };
     if empty && used {
         diags.push(

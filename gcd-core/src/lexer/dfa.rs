@@ -13,7 +13,7 @@ use regex_automata::util::start;
 use regex_automata::{Anchored, MatchKind};
 use regex_syntax::hir::{Hir, HirKind};
 
-use super::DEAD;
+use super::{lookaround, DEAD};
 use crate::codec;
 use crate::grammar::TerminalPattern;
 
@@ -363,15 +363,31 @@ impl TerminalDfa {
     }
 
     fn build_uncached(regex: &str) -> Result<TerminalDfa, DfaError> {
+        let split = lookaround::split(regex).map_err(DfaError::Invalid)?;
         // Parse once; on a syntax error let regex-automata report it, so the
         // message is the one users know from its docs.
-        let Ok(hir) = regex_syntax::Parser::new().parse(regex) else {
-            return Err(Self::build(regex, None).expect_err("the regex does not parse"));
+        let plain = split.as_ref().map_or(regex, |s| &s.plain);
+        let hir = match regex_syntax::Parser::new().parse(plain) {
+            Ok(hir) => hir,
+            Err(_) => {
+                let e = dense::Builder::new()
+                    .build(plain)
+                    .expect_err("the regex does not parse");
+                return Err(DfaError::Invalid(e.to_string()));
+            }
         };
-        let (mut trans, accepting) = match hir.kind() {
-            HirKind::Literal(lit) if !lit.0.is_empty() => literal_table(&lit.0),
-            _ => Self::build(regex, Some(&hir))?,
+        let (trans, accepting) = match (&split, hir.kind()) {
+            (Some(split), _) => {
+                let (trans, accepting, _) = lookaround::table(split)?;
+                (trans, accepting)
+            }
+            (None, HirKind::Literal(lit)) if !lit.0.is_empty() => literal_table(&lit.0),
+            (None, _) => raw_table(&hir)?,
         };
+        if accepting[0] {
+            return Err(DfaError::MatchesEmpty);
+        }
+        let (mut trans, accepting) = keep_live(trans, accepting)?;
         if has_lazy_quantifier(&hir) {
             stop_at_first_match(&mut trans, &accepting);
         }
@@ -379,70 +395,6 @@ impl TerminalDfa {
             trans: trans.into(),
             accepting: accepting.into(),
         })
-    }
-
-    /// Determinizes `regex` (already parsed when `hir` is given) and reads
-    /// out the reachable, live states as a byte table.
-    fn build(regex: &str, hir: Option<&Hir>) -> Result<(Vec<u32>, Vec<bool>), DfaError> {
-        crate::counters::count_regex_compilation();
-        let mut builder = dense::Builder::new();
-        builder.configure(
-            dense::DFA::config()
-                .match_kind(MatchKind::All)
-                .start_kind(StartKind::Anchored)
-                .dfa_size_limit(Some(64 << 20))
-                .determinize_size_limit(Some(64 << 20)),
-        );
-        let invalid = |e: &dyn std::fmt::Display| DfaError::Invalid(e.to_string());
-        let dfa = match hir {
-            Some(hir) => {
-                let nfa = thompson::Compiler::new()
-                    .configure(thompson::Config::new().which_captures(WhichCaptures::None))
-                    .build_from_hir(hir)
-                    .map_err(|e| invalid(&e))?;
-                builder.build_from_nfa(&nfa).map_err(|e| invalid(&e))?
-            }
-            None => builder.build(regex).map_err(|e| invalid(&e))?,
-        };
-        let start = dfa
-            .start_state(&start::Config::new().anchored(Anchored::Yes))
-            .map_err(|e| DfaError::Invalid(e.to_string()))?;
-        // Read out the reachable states.
-        // One transition per byte class, spread over its bytes.
-        let classes = dfa.byte_classes();
-        let mut ids = rustc_hash::FxHashMap::default();
-        let mut order = vec![start];
-        ids.insert(start, 0u32);
-        let mut raw_trans = Vec::new();
-        let mut by_class = vec![DEAD; classes.alphabet_len()];
-        let mut i = 0;
-        while i < order.len() {
-            let s = order[i];
-            for rep in classes.representatives(..) {
-                let Some(b) = rep.as_u8() else { continue };
-                let n = dfa.next_state(s, b);
-                by_class[classes.get(b) as usize] = if dfa.is_dead_state(n) || dfa.is_quit_state(n)
-                {
-                    DEAD
-                } else {
-                    let next = ids.len() as u32;
-                    *ids.entry(n).or_insert_with(|| {
-                        order.push(n);
-                        next
-                    })
-                };
-            }
-            raw_trans.extend((0..=255u8).map(|b| by_class[classes.get(b) as usize]));
-            i += 1;
-        }
-        let accepting: Vec<bool> = order
-            .iter()
-            .map(|&s| dfa.is_match_state(dfa.next_eoi_state(s)))
-            .collect();
-        if accepting[0] {
-            return Err(DfaError::MatchesEmpty);
-        }
-        keep_live(raw_trans, accepting)
     }
 
     pub fn next(&self, state: u32, byte: u8) -> u32 {
@@ -477,4 +429,59 @@ impl TerminalDfa {
         }
         Some(s)
     }
+}
+
+/// Determinizes a parsed regex and reads out its reachable states as a
+/// byte table (state 0 the start; dead-end states kept).
+pub(super) fn raw_table(hir: &Hir) -> Result<(Vec<u32>, Vec<bool>), DfaError> {
+    crate::counters::count_regex_compilation();
+    let mut builder = dense::Builder::new();
+    builder.configure(
+        dense::DFA::config()
+            .match_kind(MatchKind::All)
+            .start_kind(StartKind::Anchored)
+            .dfa_size_limit(Some(64 << 20))
+            .determinize_size_limit(Some(64 << 20)),
+    );
+    let invalid = |e: &dyn std::fmt::Display| DfaError::Invalid(e.to_string());
+    let nfa = thompson::Compiler::new()
+        .configure(thompson::Config::new().which_captures(WhichCaptures::None))
+        .build_from_hir(hir)
+        .map_err(|e| invalid(&e))?;
+    let dfa = builder.build_from_nfa(&nfa).map_err(|e| invalid(&e))?;
+    let start = dfa
+        .start_state(&start::Config::new().anchored(Anchored::Yes))
+        .map_err(|e| DfaError::Invalid(e.to_string()))?;
+    // Read out the reachable states.
+    // One transition per byte class, spread over its bytes.
+    let classes = dfa.byte_classes();
+    let mut ids = rustc_hash::FxHashMap::default();
+    let mut order = vec![start];
+    ids.insert(start, 0u32);
+    let mut raw_trans = Vec::new();
+    let mut by_class = vec![DEAD; classes.alphabet_len()];
+    let mut i = 0;
+    while i < order.len() {
+        let s = order[i];
+        for rep in classes.representatives(..) {
+            let Some(b) = rep.as_u8() else { continue };
+            let n = dfa.next_state(s, b);
+            by_class[classes.get(b) as usize] = if dfa.is_dead_state(n) || dfa.is_quit_state(n) {
+                DEAD
+            } else {
+                let next = ids.len() as u32;
+                *ids.entry(n).or_insert_with(|| {
+                    order.push(n);
+                    next
+                })
+            };
+        }
+        raw_trans.extend((0..=255u8).map(|b| by_class[classes.get(b) as usize]));
+        i += 1;
+    }
+    let accepting: Vec<bool> = order
+        .iter()
+        .map(|&s| dfa.is_match_state(dfa.next_eoi_state(s)))
+        .collect();
+    Ok((raw_trans, accepting))
 }

@@ -17,6 +17,7 @@
 mod automaton;
 mod classes;
 mod dfa;
+pub mod lookaround;
 
 pub use automaton::{LexerAutomaton, TooManyStates, NO_TERMINAL};
 pub use classes::ByteClasses;

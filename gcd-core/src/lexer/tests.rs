@@ -175,3 +175,183 @@ fn intersection_matches_what_every_part_matches() {
         Err(DfaError::TooLarge(dfa::MAX_INTERSECTION_STATES))
     );
 }
+
+/// Whether `s` is exactly a match of `re`, by regex-automata alone.
+fn full_match(re: &str, s: &[u8]) -> bool {
+    use regex_automata::dfa::{dense, Automaton, StartKind};
+    use regex_automata::util::start;
+    let dfa = dense::Builder::new()
+        .configure(dense::DFA::config().start_kind(StartKind::Anchored))
+        .build(re)
+        .unwrap();
+    let mut q = dfa
+        .start_state(&start::Config::new().anchored(regex_automata::Anchored::Yes))
+        .unwrap();
+    for &b in s {
+        q = dfa.next_state(q, b);
+    }
+    dfa.is_match_state(dfa.next_eoi_state(q))
+}
+
+/// Every string over `alphabet` up to `max` bytes.
+fn strings(alphabet: &[u8], max: usize) -> Vec<Vec<u8>> {
+    let mut all = vec![Vec::new()];
+    let mut layer = vec![Vec::new()];
+    for _ in 0..max {
+        layer = layer
+            .iter()
+            .flat_map(|s: &Vec<u8>| alphabet.iter().map(move |&c| [s.clone(), vec![c]].concat()))
+            .collect();
+        all.extend(layer.iter().cloned());
+    }
+    all
+}
+
+/// One lookaround assertion of a random test regex.
+#[derive(Clone, Copy, Debug)]
+enum Look {
+    Ahead(bool),
+    Behind(bool),
+}
+
+impl Look {
+    fn syntax(self) -> &'static str {
+        match self {
+            Look::Ahead(false) => "(?=",
+            Look::Ahead(true) => "(?!",
+            Look::Behind(false) => "(?<=",
+            Look::Behind(true) => "(?<!",
+        }
+    }
+
+    /// Whether the assertion holds at `i` of lexeme `s`: it sees `s` only.
+    fn holds(self, body: &str, s: &[u8], i: usize) -> bool {
+        match self {
+            Look::Ahead(neg) => (i..=s.len()).any(|j| full_match(body, &s[i..j])) != neg,
+            Look::Behind(neg) => (0..=i).any(|j| full_match(body, &s[j..i])) != neg,
+        }
+    }
+}
+
+#[test]
+fn lookaround_matches_its_definition_on_random_regexes() {
+    // A regex is `P0 L1 P1 L2 P2` (pieces and assertions); a string matches
+    // iff some split of it matches the pieces with each assertion holding
+    // at its cut, evaluated by regex-automata on the pieces alone.
+    const PIECES: [&str; 8] = ["a", "b", "a*", "b+", "(?:ab)*", "[ab]", "a|bb", "(?:)"];
+    const LOOKS: [Look; 4] = [
+        Look::Ahead(false),
+        Look::Ahead(true),
+        Look::Behind(false),
+        Look::Behind(true),
+    ];
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rand = |m: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % m as u64) as usize
+    };
+    let inputs = strings(b"ab", 6);
+    let mut compared = 0;
+    for _ in 0..300 {
+        let looks = 1 + rand(2);
+        let pieces: Vec<&str> = (0..=looks).map(|_| PIECES[rand(PIECES.len())]).collect();
+        let asserts: Vec<(Look, &str)> = (0..looks)
+            .map(|_| (LOOKS[rand(LOOKS.len())], PIECES[rand(PIECES.len() - 1)]))
+            .collect();
+        let mut re = format!("(?:{})", pieces[0]);
+        for (k, (look, body)) in asserts.iter().enumerate() {
+            re += &format!("{}{body})(?:{})", look.syntax(), pieces[k + 1]);
+        }
+        let dfa = match TerminalDfa::new(&re) {
+            Ok(d) => Some(d),
+            // Terminals never match the empty string.
+            Err(DfaError::MatchesEmpty) => {
+                assert!(splits_match(&pieces, &asserts, b"", 0, 0), "{re}");
+                continue;
+            }
+            Err(DfaError::NeverMatches) => None,
+            Err(e) => panic!("{re}: {e:?}"),
+        };
+        for s in &inputs {
+            let expected = !s.is_empty() && splits_match(&pieces, &asserts, s, 0, 0);
+            let got = dfa.as_ref().is_some_and(|d| d.matches(s));
+            assert_eq!(got, expected, "{re} on {:?}", String::from_utf8_lossy(s));
+        }
+        compared += dfa.is_some() as usize;
+    }
+    assert!(compared > 100, "only {compared} random regexes compiled");
+}
+
+/// Whether `s[at..]` matches pieces `k..` with the assertions between them.
+fn splits_match(pieces: &[&str], asserts: &[(Look, &str)], s: &[u8], k: usize, at: usize) -> bool {
+    if k + 1 == pieces.len() {
+        return full_match(pieces[k], &s[at..]);
+    }
+    (at..=s.len()).any(|cut| {
+        full_match(pieces[k], &s[at..cut])
+            && asserts[k].0.holds(asserts[k].1, s, cut)
+            && splits_match(pieces, asserts, s, k + 1, cut)
+    })
+}
+
+#[test]
+fn lookaround_agrees_with_equivalent_plain_regexes() {
+    // (with lookaround, without, alphabet): the same language on every
+    // string up to 7 bytes.
+    let pairs: [(&str, &str, &[u8]); 6] = [
+        // Verilog's block comment: a `*` in the body is not before a `/`.
+        (
+            r"/\*(\*(?!/)|[^*])*\*/",
+            r"/\*[^*]*\*+(?:[^/*][^*]*\*+)*/",
+            b"/*a",
+        ),
+        // common.lark's ESCAPED_STRING: ends at the first `"` after an even
+        // run of backslashes (lazy: the lexeme ends at its first match).
+        (
+            r#"".*?(?<!\\)(\\\\)*?""#,
+            r#""(?:[^"\\\n]|\\.)*""#,
+            b"\"\\a\n",
+        ),
+        // Python's short string: not the start of a `"""` string.
+        (r#""(?!"").*?""#, r#""[^"\n]*""#, b"\"a\n"),
+        (r"a(?=b)[a-z]+", r"ab[a-z]*", b"abc"),
+        (r"[a-z]+(?<!x)", r"[a-z]*[a-wyz]", b"axy"),
+        (r"(?i:a(?=B)[a-z]+)", r"(?i:ab[a-z]*)", b"aAbB"),
+    ];
+    for (with, plain, alphabet) in pairs {
+        let a = TerminalDfa::new(with).unwrap();
+        let b = TerminalDfa::new(plain).unwrap();
+        for s in strings(alphabet, 7) {
+            assert_eq!(
+                a.matches(&s),
+                b.matches(&s),
+                "{with} on {:?}",
+                String::from_utf8_lossy(&s)
+            );
+        }
+    }
+}
+
+#[test]
+fn lookaround_reports_what_it_cannot_see() {
+    use super::lookaround::{sees_past_end, split};
+    // A lookahead at the end of the lexeme would look at the text after it.
+    assert!(sees_past_end(r"[?](?![a-z])"));
+    assert!(sees_past_end(r#""(?!"").*?""#));
+    assert!(!sees_past_end(r"/\*(\*(?!/)|[^*])*\*/"));
+    assert!(!sees_past_end(r"a(?=b)[a-z]+"));
+    assert_eq!(
+        split("a(?=b(?!c))").unwrap_err(),
+        "a lookaround inside a lookaround"
+    );
+    assert!(split("a(?=b").is_err());
+    let nine = "a(?=a)".repeat(9);
+    assert!(
+        matches!(TerminalDfa::new(&nine), Err(DfaError::Invalid(m)) if m.contains("more than 8"))
+    );
+    // Groups and classes that look like assertions are not.
+    assert_eq!(split(r"[(?=]a\(?=b").unwrap(), None);
+    assert_eq!(split("(?P<x>a)(?<y>b)").unwrap(), None);
+}
