@@ -226,12 +226,13 @@ fn random_member_set_masks_equal_reference_fuzz() {
 }
 
 fn masks_equal_reference_on(seeds: std::ops::Range<u64>, min_grammars: usize, min_masks: usize) {
-    let (mut grammars, mut masks) = (0, 0);
+    let (mut grammars, mut masks, mut forked) = (0, 0, 0);
     for seed in seeds {
         let Some(c) = common::random_member_grammar(seed).compile() else {
             continue;
         };
         let c = Arc::new(c);
+        forked += !c.is_ll1() as usize;
         assert!(!c.grammar().member_sets.is_empty());
         for k in 0..3 {
             let tokens = common::random_vocab(seed * 7 + k, 24 + 8 * k as usize);
@@ -239,18 +240,17 @@ fn masks_equal_reference_on(seeds: std::ops::Range<u64>, min_grammars: usize, mi
         }
         grammars += 1;
     }
-    println!("{grammars} member-set grammars, {masks} masks compared");
+    println!("{grammars} member-set grammars ({forked} forking around their sets), {masks} masks compared");
     assert!(
-        grammars > min_grammars && masks > min_masks,
-        "{grammars} grammars, {masks} masks"
+        grammars > min_grammars && masks > min_masks && forked > min_grammars / 10,
+        "{grammars} grammars ({forked} forking), {masks} masks"
     );
 }
 
-/// Most random member-set grammars compile; the rest fail for reasons
-/// that are the grammar's own (an unused second set is unreachable; two
-/// sets nested behind the same `(` conflict).
+/// Every random member-set grammar compiles: an unused second set is a
+/// warning, and two sets behind the same `(` are told apart by forking.
 #[test]
-fn random_member_set_grammars_mostly_compile() {
+fn random_member_set_grammars_compile() {
     let mut why = std::collections::BTreeMap::new();
     for seed in 0..400u64 {
         let g = common::random_member_grammar(seed).build().unwrap();
@@ -261,6 +261,5 @@ fn random_member_set_grammars_mostly_compile() {
         *why.entry(key).or_insert(0) += 1;
     }
     println!("{why:?}");
-    assert!(why["ok"] > 200, "{why:?}");
-    assert_eq!(why.get("LexicalHazard"), None, "{why:?}");
+    assert_eq!(why.get("ok"), Some(&400), "{why:?}");
 }

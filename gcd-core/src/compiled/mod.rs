@@ -25,7 +25,7 @@ use crate::analysis::{self, contexts, lexical, Ll1Table, Sets};
 use crate::error::{Diagnostic, DiagnosticKind, Diagnostics, GrammarError};
 use crate::grammar::TermSet;
 use crate::grammar::{Grammar, RuleKind, TerminalPattern};
-use crate::lexer::{DfaError, LexerAutomaton, TerminalDfa, DEAD};
+use crate::lexer::{lookaround, DfaError, LexerAutomaton, TerminalDfa, DEAD};
 use crate::parser::{ParseTables, NT_BIT};
 use completion::ShortestCompletion;
 
@@ -130,10 +130,11 @@ impl CompiledGrammar {
         // Terminal problems are independent of rule problems: report both.
         let dfas = build_dfas(g);
         let (reachable, unused) = transform::drop_unreachable(g);
-        let warnings = unused_rule_warnings(g, &unused, config.ll1_only);
+        let mut warnings = unused_rule_warnings(g, &unused, config.ll1_only);
         if config.ll1_only && !warnings.is_empty() {
             return Err(merge(dfas.err(), GrammarError::new(warnings)));
         }
+        warnings.extend(lookahead_warnings(g));
         let (grammar, report) = if config.transforms {
             match transform::make_ll1(&reachable) {
                 Ok(x) => x,
@@ -153,7 +154,7 @@ impl CompiledGrammar {
                 let conflicts = conflicts.into_iter().map(|d| d.with_note(None, hint));
                 return Err(merge(dfas.err(), GrammarError::new(conflicts.collect())));
             }
-            if let Some(e) = generalization_problems(&grammar, &conflicts) {
+            if let Some(e) = generalization_problems(&grammar, &table, &conflicts) {
                 return Err(merge(dfas.err(), e));
             }
         }
@@ -427,15 +428,45 @@ fn unused_rule_warnings(
         .collect()
 }
 
+/// One warning per terminal with a lookahead that can look past the end of
+/// its lexeme: gcd sees the end of the text there, where Python's `re` (and
+/// so Lark) would see the text that follows.
+fn lookahead_warnings(g: &Grammar) -> Vec<Diagnostic> {
+    g.terminals
+        .iter()
+        .filter(|t| matches!(&t.pattern, TerminalPattern::Regex(re) if lookaround::has_lookaround(re) && lookaround::sees_past_end(re)))
+        .map(|t| {
+            Diagnostic::new(
+                DiagnosticKind::Unsupported,
+                t.span,
+                format!("a lookahead in terminal `{}` can look past the end of its lexeme", t.name),
+            )
+            .with_note(None, "gcd evaluates lookarounds within the lexeme: past its end a lookahead sees the end of the text, not the text that follows")
+            .into_warning()
+        })
+        .collect()
+}
+
 /// Why a grammar with conflicts cannot be parsed with forks, if it cannot:
-/// member sets (members in any order) are run by an LL(1) parser only; the
-/// lexer's candidates for them are only proven exact for one derivation.
-fn generalization_problems(g: &Grammar, conflicts: &[Diagnostic]) -> Option<GrammarError> {
-    if g.member_sets.is_empty() {
+/// a member set's own rules (which member comes next) must be decided by
+/// one token, because the used members ride on the stack of the one
+/// derivation that reads them. Forks around a set (a union of objects)
+/// are fine.
+fn generalization_problems(
+    g: &Grammar,
+    table: &Ll1Table,
+    conflicts: &[Diagnostic],
+) -> Option<GrammarError> {
+    let forks_in_set = g.member_sets.iter().any(|m| {
+        [m.list, m.next]
+            .iter()
+            .any(|&n| (0..table.columns()).any(|t| table.get_all(n, t).len() > 1))
+    });
+    if !forks_in_set {
         return None;
     }
-    let note = "a grammar with members in any order (JSON objects) must be LL(1): \
-                generalized parsing does not cover member lists yet";
+    let note = "members in any order (JSON objects) must be told apart by their first token: \
+                generalized parsing forks around member lists, not inside them";
     Some(GrammarError::new(
         conflicts
             .iter()

@@ -388,6 +388,25 @@ impl ParseTables {
         set
     }
 
+    /// The terminals of `candidates` that some derivation of `stack` shifts
+    /// (end of input, index `n_terms`, as [`accepts_end_top_down`](Self::accepts_end_top_down) says).
+    pub fn shiftable<S: Stack + Clone>(&self, stack: &S, candidates: &TermSet) -> TermSet {
+        let mut set = TermSet::new(self.n_terms);
+        for t in candidates.iter() {
+            let takes = if t == self.n_terms {
+                self.accepts_end_top_down(stack.top_down())
+            } else {
+                let mut any = false;
+                self.shift_each(stack.clone(), t as u32, |_| any = true);
+                any
+            };
+            if takes {
+                set.insert(t);
+            }
+        }
+        set
+    }
+
     /// Whether the grammar has member sets (whose candidates can be more
     /// than what the parser accepts).
     pub fn has_sets(&self) -> bool {

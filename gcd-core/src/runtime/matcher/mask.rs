@@ -33,12 +33,22 @@ use crate::parser::{SharedStack, Stack, StackView};
 /// candidates: with member sets, the lexer also runs a used member's key
 /// (see [`crate::parser::ParseTables::candidates_top_down`]), and a
 /// pending lexeme that only such a key can still win is a dead end.
+///
+/// With forks, a rule above a set (`value: obj_a | obj_b`) has the FIRST
+/// set of the sets' approximating rules, so the terminals a stack takes
+/// are found by trying each candidate on it.
 pub(super) fn exact_candidates(g: &CompiledGrammar, view: &StackView) -> Option<TermSet> {
-    if !g.parse.has_sets() || !g.parse.set_decides_top_down(view.top_down()) {
+    if !g.parse.has_sets() {
         return None;
     }
     let candidates = g.parse.candidates_top_down(view.top_down());
-    let mut exact = g.parse.acceptable_top_down(view.top_down());
+    let mut exact = if g.parse.is_generalized() {
+        g.parse.shiftable(view, &candidates)
+    } else if g.parse.set_decides_top_down(view.top_down()) {
+        g.parse.acceptable_top_down(view.top_down())
+    } else {
+        return None;
+    };
     if exact == candidates {
         return None;
     }
@@ -102,8 +112,8 @@ impl<'a> WalkStack<'a> for SharedStack {
 struct Group<S> {
     /// No two that could merge.
     views: SmallVec<[S; 1]>,
-    /// Member-set grammars never fork, so their groups hold one stack and
-    /// this is that stack's [`exact_candidates`].
+    /// The union of the stacks' [`exact_candidates`], `None` when one of
+    /// them has none (the lexer's candidates are exact).
     exact: Option<TermSet>,
     /// Memo of [`MaskWalk::shift`]: (winner, range of `buckets`).
     shifted: SmallVec<[(u32, u32, u32); 2]>,
@@ -171,11 +181,22 @@ impl Matcher {
 
 impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
     fn new_group(&mut self, views: SmallVec<[S; 1]>) -> u32 {
-        let exact = match &views[..] {
-            [v] => v.exact(self.g),
-            _ => None,
-        };
-        debug_assert!(views.len() == 1 || !self.g.parse.has_sets());
+        // A lexeme may end as what any of the stacks takes.
+        let mut exact = None;
+        if self.g.parse.has_sets() {
+            for v in &views {
+                match (v.exact(self.g), &mut exact) {
+                    (None, _) => {
+                        exact = None;
+                        break;
+                    }
+                    (Some(e), None) => exact = Some(e),
+                    (Some(e), Some(all)) => {
+                        all.union_with(&e);
+                    }
+                }
+            }
+        }
         self.groups.push(Group {
             views,
             exact,
