@@ -96,7 +96,17 @@ const EXPECTED: &[(&str, Verdict)] = &[
     ("lark-upstream/examples/standalone-json.lark", LL1),
     (
         "lark-upstream/grammars/lark.lark",
-        Err(DiagnosticKind::Unsupported),
+        Err(DiagnosticKind::LexicalHazard),
+    ),
+    // Lookarounds compiled within the lexeme.
+    ("lark-upstream/examples/grammars-verilog.lark", GENERALIZED),
+    (
+        "lark-upstream/examples-inline/advanced-dynamic_complete--GRAMMAR.lark",
+        LL1,
+    ),
+    (
+        "lark-upstream/examples/advanced-template_lark.lark",
+        Err(DiagnosticKind::LexicalHazard),
     ),
     (
         "lark-upstream/grammars/python.lark",

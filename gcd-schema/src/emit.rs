@@ -183,8 +183,8 @@ impl<'c, 'a> Emitter<'c, 'a> {
         if self.order == PropertyOrder::Any && !objects.is_empty() {
             let name = format!("o{id}");
             let body = match &objects[..] {
-                [o] => self.member_set(&format!("{name}_s"), &o.props, o, o.nonempty),
-                _ => self.object_union(&name, &objects, id)?,
+                [o] => self.member_set(&format!("{name}_s"), &o.props, o, o.nonempty, &[]),
+                _ => self.object_union(&name, &objects),
             };
             self.b.rule(
                 &name,
@@ -343,13 +343,21 @@ impl<'c, 'a> Emitter<'c, 'a> {
         props: &[Property],
         o: &ObjectShape,
         nonempty: bool,
+        foreign: &[String],
     ) -> Expr {
         let members: Vec<_> = (props.iter())
             .map(|p| (self.member(&p.name, p.schema), p.required))
             .collect();
-        let repeatable: Vec<_> = (self.extra_keys(o).iter())
+        let mut repeatable: Vec<_> = (self.extra_keys(o).iter())
             .map(|(k, a)| self.keyed_member(k, *a))
             .collect();
+        // Extra keys that another shape of a union declares: their own
+        // literal terminals (see `object_union`).
+        if let Some(a) = o.additional {
+            for name in foreign {
+                repeatable.push(self.member(name, a));
+            }
+        }
         if members.is_empty() && repeatable.is_empty() {
             return Expr::seq(vec![]); // only `{}`
         }
@@ -370,43 +378,50 @@ impl<'c, 'a> Emitter<'c, 'a> {
         Expr::seq(vec![key.clone(), self.colon.clone(), v])
     }
 
-    /// Several object shapes with members in any order: the first key
-    /// must tell the shape (declared by that shape only, no extra keys
-    /// anywhere); the shape's other members then follow in any order.
-    /// Grows with the square of a shape's property count.
-    fn object_union(
-        &mut self,
-        name: &str,
-        objects: &[ObjectShape],
-        id: Id,
-    ) -> Result<Expr, SchemaError> {
-        let keyword = self.c.union_keyword(id);
-        let refuse = |why: String| SchemaError::unsupported(keyword, &self.c.pointer(id), why);
+    /// Several object shapes with members in any order. When the first key
+    /// tells the shape (declared by that shape only, no extra keys
+    /// anywhere), each shape's alternatives start with their own first key
+    /// and the grammar stays LL(1); that grows with the square of a
+    /// shape's property count. Otherwise each shape is its own member set
+    /// and the parser forks at the first key until the shapes part.
+    fn object_union(&mut self, name: &str, objects: &[ObjectShape]) -> Expr {
         let mut owner: HashMap<&str, usize> = HashMap::new();
         let mut size = 0;
+        let mut by_first_key = true;
         for (i, o) in objects.iter().enumerate() {
-            if o.additional.is_some() || !o.patterns.is_empty() {
-                return Err(refuse(
-                    "a union of object shapes where one allows extra keys, with properties in any order \
-                     (the first key must tell the shapes apart)"
-                        .into(),
-                ));
-            }
+            by_first_key &= o.additional.is_none() && o.patterns.is_empty();
             for p in &o.props {
-                if owner.insert(&p.name, i).is_some_and(|j| j != i) {
-                    return Err(refuse(format!(
-                        "property {:?} is in several object shapes of one union; with properties in any order \
-                         the first key must tell the shapes apart",
-                        p.name
-                    )));
-                }
+                by_first_key &= !owner.insert(&p.name, i).is_some_and(|j| j != i);
             }
             size += o.props.len() * o.props.len();
         }
-        if size > MAX_UNION_MEMBERS {
-            return Err(refuse(format!(
-                "object shapes in a union too large for properties in any order (more than {MAX_UNION_MEMBERS} members)"
-            )));
+        if !by_first_key || size > MAX_UNION_MEMBERS {
+            // A key one shape declares lexes as its literal in the context
+            // all shapes share before the parser forks; a shape that takes
+            // it as an extra key gets a member for that literal instead
+            // (the key leaves its "any other key" terminal).
+            let keys: Vec<String> = objects
+                .iter()
+                .flat_map(|o| o.props.iter().map(|p| p.name.clone()))
+                .collect();
+            let alts = (objects.iter().enumerate())
+                .map(|(i, o)| {
+                    let mut o = o.clone();
+                    let mut foreign = Vec::new();
+                    if o.additional.is_some() && o.patterns.is_empty() {
+                        for k in &keys {
+                            if !o.reserved.contains(k) && !foreign.contains(k) {
+                                foreign.push(k.clone());
+                            }
+                        }
+                        o.reserved.extend(foreign.iter().cloned());
+                    }
+                    self.member_set(&format!("{name}_{i}_s"), &o.props, &o, o.nonempty, &foreign)
+                })
+                .collect();
+            let body = format!("{name}_b");
+            self.b.rule(&body, alts);
+            return Expr::name(&body);
         }
         let mut alts = Vec::new();
         if objects
@@ -422,7 +437,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
                 let rest = format!("{name}_{i}_{k}");
                 let mut rest_alts = Vec::new();
                 if !others.is_empty() {
-                    let set = self.member_set(&format!("{rest}_s"), &others, o, true);
+                    let set = self.member_set(&format!("{rest}_s"), &others, o, true, &[]);
                     rest_alts.push(Expr::seq(vec![self.comma.clone(), set]));
                 }
                 if !others.iter().any(|p| p.required) {
@@ -435,7 +450,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
         }
         let body = format!("{name}_b");
         self.b.rule(&body, alts);
-        Ok(Expr::name(&body))
+        Expr::name(&body)
     }
 
     /// Extra keys' terminals and value schemas: each pattern's, then any

@@ -5,7 +5,7 @@
 mod common;
 
 use common::accepts;
-use gcd_schema::{compile, Escapes, Options, SchemaErrorKind, Whitespace};
+use gcd_schema::{compile, Escapes, Options, PropertyOrder, SchemaErrorKind, Whitespace};
 use serde_json::{json, Value};
 
 /// Checks every `ok` text is accepted and every `bad` text refused, under
@@ -389,16 +389,27 @@ fn number_bounds() {
         &["-1.5", "0", "1.999", "-0.0", "1", "-1.25"],
         &["-1.51", "2", "2.0", "7", "-2"],
     );
-    // Exponent spellings are refused under bounds (a documented subset).
+    // Exponent spellings are refused under bounds other than zero (a
+    // documented subset); at zero the sign decides.
     assert!(!accepts(
-        &json!({"type": "number", "minimum": 0}),
+        &json!({"type": "number", "minimum": 1}),
         Whitespace::Json,
         "1e2"
     ));
     check(
+        json!({"type": "number", "minimum": 0}),
+        &["1e2", "1e-06", "0.5E+3", "-0e5", "0.0e1", "12"],
+        &["-1e3", "-3.5", "-0.1e1"],
+    );
+    check(
         json!({"type": "number", "exclusiveMinimum": 0}),
-        &["0.001", "3"],
-        &["0", "-0.0", "-1"],
+        &["0.001", "3", "1e-06", "0.01e2"],
+        &["0", "-0.0", "-1", "0e5", "0.0e-1", "-2e1"],
+    );
+    check(
+        json!({"type": "number", "maximum": 0}),
+        &["-1e3", "-0e5", "0.0e1", "-3.5"],
+        &["1e-06", "0.5E+3", "12"],
     );
     // Both bounds inside one integer interval: not built yet, an error.
     let e = error(json!({"type": "number", "minimum": 0.25, "maximum": 0.75}));
@@ -464,6 +475,36 @@ fn unions_of_objects() {
         &[r#"{"a": 1}"#, r#"{"b": "x"}"#],
         &[r#"{"a": "x"}"#, r#"{"b": 1}"#, r#"{"a": 1, "b": "x"}"#],
     );
+}
+
+#[test]
+fn unions_of_objects_in_any_order() {
+    // Shapes that share keys or allow extra ones: each is a member set and
+    // the parser forks between them until they part.
+    let schema = json!({"anyOf": [
+        {"type": "object", "properties": {"type": {"type": "string"}, "id": {"type": "integer"}}, "required": ["id"], "additionalProperties": false},
+        {"type": "object", "properties": {"type": {"const": "b"}, "city": {"type": "string"}}, "required": ["type"]}
+    ]});
+    let c = compile(&schema, &Options::default().properties(PropertyOrder::Any)).unwrap();
+    assert!(!c.is_ll1());
+    let a = common::Acceptor::new(c);
+    for t in [
+        r#"{"type": "a", "id": 1}"#,
+        r#"{"id": 1, "type": "a"}"#,
+        r#"{"type": "b"}"#,
+        r#"{"city": "x", "type": "b", "other": [1]}"#,
+        r#"{"type": "b", "id": 2}"#,
+    ] {
+        assert!(a.accepts(t), "{t}");
+    }
+    for t in [
+        r#"{"type": "a"}"#,
+        r#"{"type": "a", "city": "x"}"#,
+        "{}",
+        r#"{"id": 1, "id": 2}"#,
+    ] {
+        assert!(!a.accepts(t), "{t}");
+    }
 }
 
 #[test]

@@ -27,7 +27,7 @@ use std::sync::{Arc, OnceLock};
 
 use smallvec::SmallVec;
 
-use super::NT_BIT;
+use super::{is_data, NT_BIT};
 
 /// What [`ParseTables::shift_each`](super::ParseTables::shift_each) needs
 /// of a stack.
@@ -68,9 +68,14 @@ fn nullable_symbol(nullable: &[bool], s: u32) -> bool {
             .unwrap_or(false)
 }
 
-/// Whether some symbol of `symbols` cannot derive the empty string.
+/// Whether some symbol of `symbols` cannot derive the empty string. A
+/// member set's data words are no symbols: they only qualify the rule
+/// above them.
 fn has_solid(nullable: &[bool], symbols: &[u32]) -> bool {
-    symbols.iter().rev().any(|&s| !nullable_symbol(nullable, s))
+    symbols
+        .iter()
+        .rev()
+        .any(|&s| !is_data(s) && !nullable_symbol(nullable, s))
 }
 
 impl Stack for Vec<u32> {

@@ -137,7 +137,7 @@ impl Grammar_ {
 /// A random grammar around one or two member sets (members in any order):
 /// `start: "(" S ")"`, members `KEY val` with keys drawn from quoted names
 /// that share prefixes, some required, sometimes repeatable `"x…"` keys,
-/// values that may nest the sets. Over `random_vocab`'s alphabet.
+/// values that may nest the sets or a union of them (`x either y`). Over `random_vocab`'s alphabet.
 pub fn random_member_grammar(seed: u64) -> Grammar_ {
     let mut rng = StdRng::seed_from_u64(seed ^ 0x5e75);
     let mut b = GrammarBuilder::new();
@@ -173,6 +173,12 @@ pub fn random_member_grammar(seed: u64) -> Grammar_ {
         if rng.random_bool(0.6) {
             vals.push(between("(", &format!("set{s}"), ")"));
         }
+    }
+    // A union of the sets under one bracket: the parser forks between
+    // sets whose closing bracket is already on the stack below the fork.
+    if n_sets == 2 && rng.random_bool(0.5) {
+        b.rule("either", vec![Expr::name("set0"), Expr::name("set1")]);
+        vals.push(between("x", "either", "y"));
     }
     b.rule("val", vals);
     b.rule("start", vec![between("(", "set0", ")")]);

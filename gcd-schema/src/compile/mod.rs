@@ -221,15 +221,6 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    /// The union keyword (`oneOf`, else `anyOf`) a location's schema uses,
-    /// for errors about its branches.
-    pub fn union_keyword(&self, id: Id) -> &'static str {
-        match &self.srcs[id] {
-            Src::Schema(v, _) if v.get().get("oneOf").is_some() => "oneOf",
-            _ => "anyOf",
-        }
-    }
-
     /// The node of `id`, computed once.
     pub fn node(&mut self, id: Id) -> R<Node> {
         if let Some(n) = &self.nodes[id] {

@@ -224,10 +224,10 @@ impl Compiler<'_> {
             )
         };
         let Some(f) = finite else {
-            return match decimal::range(lo.as_ref(), hi.as_ref()) {
-                Ok(r) => Ok(r.map(Scalar::some)),
-                Err(decimal::Unbuildable) => Err(unbuildable()),
-            };
+            let plain = decimal::range(lo.as_ref(), hi.as_ref())
+                .map_err(|decimal::Unbuildable| unbuildable())?;
+            let signed = signed_by_zero(lo.as_ref(), hi.as_ref());
+            return Ok(any_of(plain.into_iter().chain(signed).collect()));
         };
         let small = |neg| decimal::Bound {
             neg,
@@ -255,6 +255,23 @@ impl Compiler<'_> {
             alts.push(format!("-{}{frac}", f.large()));
         }
         Ok(any_of(alts))
+    }
+}
+
+/// The numbers with an exponent that a single bound at zero allows
+/// (`minimum: 0` and the like): there the sign alone decides, whatever the
+/// exponent. Other bounds allow only numbers without an exponent.
+fn signed_by_zero(lo: Option<&decimal::Bound>, hi: Option<&decimal::Bound>) -> Option<String> {
+    let is_zero = |b: &decimal::Bound| b.mag.int == 0 && b.mag.frac.iter().all(|&d| d == 0);
+    const EXP: &str = "[eE][+-]?[0-9]+";
+    const NONZERO: &str = r"(?:[1-9][0-9]*(?:\.[0-9]+)?|0\.[0-9]*[1-9][0-9]*)";
+    const ZERO: &str = r"0(?:\.0+)?";
+    match (lo, hi) {
+        (Some(b), None) if is_zero(b) && b.incl => Some(format!("(?:{NONZERO}|-?{ZERO}){EXP}")),
+        (Some(b), None) if is_zero(b) => Some(format!("{NONZERO}{EXP}")),
+        (None, Some(b)) if is_zero(b) && b.incl => Some(format!("(?:-{NONZERO}|-?{ZERO}){EXP}")),
+        (None, Some(b)) if is_zero(b) => Some(format!("-{NONZERO}{EXP}")),
+        _ => None,
     }
 }
 
