@@ -508,6 +508,38 @@ fn unions_of_objects_in_any_order() {
 }
 
 #[test]
+fn one_of_by_required_names() {
+    // Exactly one of the required sets present, the rest of the shape shared.
+    let schema = json!({
+        "type": "object",
+        "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}, "c": {"type": "integer"}},
+        "oneOf": [{"required": ["a"]}, {"required": ["b", "c"]}]
+    });
+    for order in [PropertyOrder::Schema, PropertyOrder::Any] {
+        let c = compile(&schema, &Options::default().properties(order)).unwrap();
+        let a = common::Acceptor::new(c);
+        for t in [
+            r#"{"a": 1}"#,
+            r#"{"a": 1, "b": 2}"#,
+            r#"{"b": 2, "c": 3}"#,
+            r#"{"a": 1, "c": 3}"#,
+            r#"{"b": 1, "c": 2, "x": true}"#,
+        ] {
+            assert!(a.accepts(t), "{order:?} {t}");
+        }
+        for t in [
+            "{}",
+            r#"{"a": 1, "b": 2, "c": 3}"#,
+            r#"{"b": 2}"#,
+            r#"{"c": 3, "x": 0}"#,
+            "1",
+        ] {
+            assert!(!a.accepts(t), "{order:?} {t}");
+        }
+    }
+}
+
+#[test]
 fn all_of_merges_or_refuses() {
     check(
         json!({"allOf": [{"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}, {"properties": {"b": {"type": "string"}}}]}),

@@ -261,19 +261,91 @@ pub(super) fn one_of(
         0 | 1 => out.object = objects.into_iter().next(),
         _ if objects.iter().filter(|a| a.full).count() >= 2 => out.object = None,
         _ => {
+            let mut apart = true;
             for i in 0..objects.len() {
                 for j in i + 1..objects.len() {
-                    if !exclusive(&objects[i], &objects[j])? {
-                        return Err(refuse());
-                    }
+                    apart &= exclusive(&objects[i], &objects[j])?;
                 }
             }
+            let objects = match apart {
+                true => objects,
+                false => one_by_required(&objects).ok_or_else(refuse)?,
+            };
             let mut it = objects.into_iter();
             out.object = it.next();
             out.more_objects = it.collect();
         }
     }
     Ok(out)
+}
+
+/// Most object shapes [`one_by_required`] spells one `oneOf` with.
+const MAX_REQUIRED_SPLITS: usize = 64;
+
+/// oneOf over object shapes that differ only in which properties they
+/// require (`oneOf: [{required: [a]}, {required: [b]}]` beside shared
+/// `properties`): an object is in exactly one when it has all of one
+/// shape's required names `R_i` and, for every other shape `j`, lacks one
+/// name of `R_j` outside `R_i`. Spelled as shapes with those names absent,
+/// one per choice of missing names (they may overlap: the union is exact;
+/// none when no object is in exactly one). `None` when the shapes differ
+/// otherwise or the choices are too many.
+fn one_by_required(objects: &[ObjectShape]) -> Option<Vec<ObjectShape>> {
+    let loose = |o: &ObjectShape| {
+        let mut o = o.clone();
+        o.props.iter_mut().for_each(|p| p.required = false);
+        o
+    };
+    let base = loose(&objects[0]);
+    // A pattern key could still spell a name made absent.
+    if !base.patterns.is_empty() || objects.iter().any(|o| loose(o) != base) {
+        return None;
+    }
+    let required: Vec<Vec<&str>> = (objects.iter())
+        .map(|o| {
+            o.props
+                .iter()
+                .filter(|p| p.required)
+                .map(|p| p.name.as_str())
+                .collect()
+        })
+        .collect();
+    let mut out = Vec::new();
+    for (i, shape) in objects.iter().enumerate() {
+        // Per other shape, the names whose absence keeps an object out of it.
+        let mut choices: Vec<Vec<&str>> = Vec::new();
+        for (_, rj) in required.iter().enumerate().filter(|&(j, _)| j != i) {
+            choices.push(
+                rj.iter()
+                    .copied()
+                    .filter(|k| !required[i].contains(k))
+                    .collect(),
+            );
+        }
+        let mut combos: Vec<Vec<&str>> = vec![vec![]];
+        for c in &choices {
+            combos = combos
+                .iter()
+                .flat_map(|combo| c.iter().map(move |k| [combo.clone(), vec![*k]].concat()))
+                .collect();
+            if combos.len() + out.len() > MAX_REQUIRED_SPLITS {
+                return None;
+            }
+        }
+        for absent in combos {
+            let mut o = shape.clone();
+            o.props.retain(|p| !absent.contains(&p.name.as_str()));
+            for k in absent {
+                if !o.reserved.iter().any(|r| r == k) {
+                    o.reserved.push(k.to_string());
+                }
+            }
+            if !out.contains(&o) {
+                out.push(o);
+            }
+        }
+    }
+    Some(out)
 }
 
 fn one_scalar(
