@@ -108,6 +108,7 @@ pub(crate) fn lexical_hazards(
     lx: &LexerAutomaton,
     candidate_sets: &[TermSet],
     ignored: &TermSet,
+    tight_pairs: &[(usize, usize)],
 ) -> Vec<Diagnostic> {
     let n = g.terminals.len();
     let states = lx.num_states();
@@ -196,6 +197,11 @@ pub(crate) fn lexical_hazards(
     };
     let ignored_ids: Vec<usize> = ignored.iter().collect();
     let separable = |x: usize, y: usize| {
+        // Before a tight rule no ignored lexeme may come between.
+        let ignored_ids: &[usize] = match tight_pairs.binary_search(&(x, y)) {
+            Ok(_) => &[],
+            Err(_) => &ignored_ids,
+        };
         let cheap = closes(x, y).is_some()
             || ignored_ids
                 .iter()

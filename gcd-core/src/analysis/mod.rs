@@ -8,6 +8,7 @@
 
 pub(crate) mod contexts;
 pub(crate) mod lexical;
+pub(crate) mod tight;
 pub mod transform;
 
 use crate::error::{Diagnostic, DiagnosticKind, Diagnostics, GrammarError};

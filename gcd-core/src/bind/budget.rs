@@ -136,11 +136,14 @@ impl BudgetTables {
                 seen[y] = true;
             }
         }
-        // Or with one ignored terminal between.
+        // Or with one ignored terminal between (never before a tight rule).
         let direct = pair.clone();
         for w in g.ignored.iter().filter(|&w| w < t) {
             for p in 0..cols {
                 for y in 0..t {
+                    if g.tight_pairs.binary_search(&(p, y)).is_ok() {
+                        continue;
+                    }
                     let via = add(direct[p * t + w], direct[w * t + y]);
                     if via < pair[p * t + y] {
                         pair[p * t + y] = via;

@@ -21,7 +21,7 @@ use rustc_hash::FxHashMap;
 pub mod completion;
 
 use crate::analysis::transform::{self, TransformReport};
-use crate::analysis::{self, contexts, lexical, Ll1Table, Sets};
+use crate::analysis::{self, contexts, lexical, tight, Ll1Table, Sets};
 use crate::error::{Diagnostic, DiagnosticKind, Diagnostics, GrammarError};
 use crate::grammar::TermSet;
 use crate::grammar::{Grammar, RuleKind, TerminalPattern};
@@ -91,6 +91,9 @@ pub struct CompiledGrammar {
     /// marker), indexed like `lexer.starts`.
     pub(crate) candidate_sets: Vec<TermSet>,
     pub(crate) candidate_index: FxHashMap<TermSet, u32>,
+    /// Adjacent terminals with no ignored lexeme between (see
+    /// [`analysis::tight`]).
+    pub(crate) tight_pairs: Vec<(usize, usize)>,
     pub(crate) lexer: LexerAutomaton,
     /// Shortest completions in bytes (vocabulary-independent).
     pub(crate) completion: ShortestCompletion,
@@ -168,12 +171,36 @@ impl CompiledGrammar {
                 ignored.insert(i);
             }
         }
+        let (tight_pairs, tight_problems) = tight::tight_pairs(&grammar, &sets);
+        let lost = (g.nonterminals.iter())
+            .filter(|nt| nt.tight)
+            .filter(|nt| !(grammar.nonterminals.iter()).any(|m| m.tight && m.name == nt.name));
+        let lost = lost.map(|nt| {
+            Diagnostic::new(
+                DiagnosticKind::Unsupported,
+                nt.span,
+                format!(
+                    "tight rule `{}` was rewritten by the LL(1) transforms",
+                    nt.name
+                ),
+            )
+        });
+        let tight_problems: Vec<Diagnostic> = tight_problems.into_iter().chain(lost).collect();
+        if !tight_problems.is_empty() {
+            return Err(GrammarError::new(tight_problems));
+        }
         let acceptable = contexts::acceptable_sets(&grammar, &sets, config.max_candidate_sets)?;
         let mut candidate_sets = Vec::new();
         let mut candidate_index = FxHashMap::default();
-        for mut a in acceptable {
+        let tight_firsts = (grammar.nonterminals.iter().enumerate())
+            .filter(|(_, nt)| nt.tight)
+            .map(|(a, _)| sets.first[a].clone());
+        let with_ignored = acceptable.into_iter().map(|mut a| {
             a.remove(n);
             a.union_with(&ignored);
+            a
+        });
+        for a in with_ignored.chain(tight_firsts) {
             if !candidate_index.contains_key(&a) {
                 candidate_index.insert(a.clone(), candidate_sets.len() as u32);
                 candidate_sets.push(a);
@@ -200,8 +227,10 @@ impl CompiledGrammar {
         if !set_problems.is_empty() {
             return Err(GrammarError::new(set_problems));
         }
-        let start_of = |mut set: TermSet| {
-            set.union_with(&ignored);
+        let start_of = |mut set: TermSet, tight: bool| {
+            if !tight {
+                set.union_with(&ignored);
+            }
             candidate_index
                 .get(&set)
                 .map_or(DEAD, |&i| lexer.starts[i as usize])
@@ -210,7 +239,7 @@ impl CompiledGrammar {
             .map(|t| {
                 let mut s = TermSet::new(n);
                 s.insert(t);
-                start_of(s)
+                start_of(s, false)
             })
             .collect();
         let start_by_top_n = (0..grammar.nonterminals.len())
@@ -218,7 +247,7 @@ impl CompiledGrammar {
                 if sets.nullable[a] {
                     DEAD
                 } else {
-                    start_of(sets.first[a].clone())
+                    start_of(sets.first[a].clone(), grammar.nonterminals[a].tight)
                 }
             })
             .collect();
@@ -237,6 +266,7 @@ impl CompiledGrammar {
             ignored,
             candidate_sets,
             candidate_index,
+            tight_pairs,
             lexer,
             max_configurations: config.max_configurations.clamp(1, u32::MAX as usize) as u32,
             conflicts: Notes(
@@ -253,6 +283,7 @@ impl CompiledGrammar {
             &compiled.lexer,
             &compiled.candidate_sets,
             &compiled.ignored,
+            &compiled.tight_pairs,
         );
         if !hazards.is_empty() {
             return Err(GrammarError::new(hazards));
@@ -347,7 +378,9 @@ impl CompiledGrammar {
         }
         let mut a = self.parse.candidates_top_down(top_down());
         a.remove(self.parse.n_terms);
-        a.union_with(&self.ignored);
+        if !top.is_some_and(|s| self.is_tight(s)) {
+            a.union_with(&self.ignored);
+        }
         // Every acceptable set the parser can reach was enumerated at compile time.
         match self.candidate_index.get(&a) {
             Some(&i) => self.lexer.starts[i as usize],
@@ -401,6 +434,17 @@ impl CompiledGrammar {
 
     pub fn is_ignored(&self, t: u32) -> bool {
         self.ignored.contains(t as usize)
+    }
+
+    /// Whether stack symbol `s` is a tight rule (no ignored lexeme before
+    /// the lexeme it starts).
+    pub fn is_tight(&self, s: u32) -> bool {
+        s & NT_BIT != 0
+            && self
+                .grammar
+                .nonterminals
+                .get((s & !NT_BIT) as usize)
+                .is_some_and(|nt| nt.tight)
     }
 }
 

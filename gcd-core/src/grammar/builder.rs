@@ -74,6 +74,7 @@ struct RuleDef {
     name: String,
     kind: RuleKind,
     keep_all_tokens: bool,
+    tight: bool,
     alternatives: Vec<Alternative>,
     span: Option<Span>,
 }
@@ -194,6 +195,7 @@ impl GrammarBuilder {
             name: name.to_string(),
             kind,
             keep_all_tokens: false,
+            tight: false,
             alternatives,
             span,
         });
@@ -278,6 +280,18 @@ impl GrammarBuilder {
         self
     }
 
+    /// Marks rule `name` (already added) as tight: a lexeme that starts
+    /// while it is the parser's next symbol has no ignored terminal before
+    /// it (the chunks of one long JSON string). It must not derive the
+    /// empty string and may follow only a terminal (checked when the
+    /// grammar compiles).
+    pub fn tight(&mut self, name: &str) -> &mut Self {
+        if let Some(r) = self.rules.iter_mut().find(|r| r.name == name) {
+            r.tight = true;
+        }
+        self
+    }
+
     /// Marks a named terminal as ignored between lexemes.
     pub fn ignore(&mut self, name: &str, span: Option<Span>) -> &mut Self {
         self.ignore.push((name.to_string(), span));
@@ -344,6 +358,7 @@ impl GrammarBuilder {
                 name: r.name.clone(),
                 kind: r.kind,
                 keep_all_tokens: r.keep_all_tokens,
+                tight: r.tight,
                 span: r.span,
             })
             .collect();
@@ -667,6 +682,7 @@ impl Desugar<'_> {
             name: format!("{owner}__{suffix}{}", n.0),
             kind: RuleKind::Generated,
             keep_all_tokens: false,
+            tight: false,
             span: self.span,
         });
         n

@@ -158,6 +158,9 @@ pub struct Nonterminal {
     /// Lark `!rule`: its parse-tree nodes keep the tokens that are otherwise
     /// left out (anonymous literals, `_HIDDEN` terminals).
     pub keep_all_tokens: bool,
+    /// No ignored terminal before a lexeme that starts while this rule is
+    /// the parser's next symbol (see [`GrammarBuilder::tight`]).
+    pub tight: bool,
     pub span: Option<Span>,
 }
 

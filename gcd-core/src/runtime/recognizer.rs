@@ -164,8 +164,13 @@ impl<'g> Recognizer<'g> {
             .all(|&s| s & NT_BIT != 0 && self.nullable[(s & !NT_BIT) as usize])
     }
 
-    /// Candidates for a lexeme starting now: what the parser accepts, plus ignored terminals.
+    /// Candidates for a lexeme starting now: what the parser accepts, plus
+    /// ignored terminals unless the next symbol is a tight rule.
     fn candidates(&self, stack: &[u32]) -> Vec<u32> {
+        let nts = &self.g.grammar.nonterminals;
+        let tight = stack
+            .last()
+            .is_some_and(|&s| s & NT_BIT != 0 && nts[(s & !NT_BIT) as usize].tight);
         let mut acc = TermSet::new(self.g.dfas.len() + 1);
         if self.g.parse.has_sets() {
             acc = self.g.parse.acceptable(stack);
@@ -177,7 +182,7 @@ impl<'g> Recognizer<'g> {
             }
         }
         (0..self.g.dfas.len() as u32)
-            .filter(|&t| acc.contains(t as usize) || self.g.is_ignored(t))
+            .filter(|&t| acc.contains(t as usize) || (self.g.is_ignored(t) && !tight))
             .collect()
     }
 

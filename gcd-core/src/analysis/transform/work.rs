@@ -159,6 +159,7 @@ impl<'g> Work<'g> {
             name,
             kind: RuleKind::Generated,
             keep_all_tokens: false,
+            tight: false,
             span,
         });
         self.alts.push(Vec::new());
