@@ -18,16 +18,19 @@ use gcd_core::lexer::{DfaError, TerminalDfa};
 
 use crate::compile::Compiler;
 use crate::error::SchemaError;
-use crate::node::{ArrayShape, Id, Node, ObjectShape, Property};
+use crate::node::{long_string, ArrayShape, Id, Node, ObjectShape, Property};
 use crate::options::{PropertyOrder, Whitespace};
 use crate::other_keys::other_keys_dfa;
-use crate::spell::other_than;
+use crate::spell::{other_than, JSON_CHAR};
 
 /// More array positions than this are refused (rule count grows with it).
 const MAX_POSITIONS: u64 = 1000;
 /// Object unions with members in any order: at most this many members in
 /// all (a shape of n properties has n member sets of n - 1).
 const MAX_UNION_MEMBERS: usize = 5000;
+
+/// Characters per lexeme of a long string (see `Emitter::long_string`).
+const CHUNK: u64 = 64;
 
 pub struct Emitter<'c, 'a> {
     c: &'c mut Compiler<'a>,
@@ -137,6 +140,12 @@ impl<'c, 'a> Emitter<'c, 'a> {
         }
         for s in [&n.number, &n.string].into_iter().flatten() {
             for a in &s.alts {
+                if let [re] = &a[..] {
+                    if let Some((lo, hi)) = long_string(re) {
+                        alts.push(self.long_string(lo, hi));
+                        continue;
+                    }
+                }
                 let (expr, dfa) = match &a[..] {
                     [re] => (Expr::regex(re), TerminalDfa::new(re)),
                     _ => (
@@ -451,6 +460,60 @@ impl<'c, 'a> Emitter<'c, 'a> {
         let body = format!("{name}_b");
         self.b.rule(&body, alts);
         Expr::name(&body)
+    }
+
+    /// A JSON string of `lo..=hi` characters (no upper bound for `None`),
+    /// too long for one terminal's DFA: below [`CHUNK`] characters one
+    /// lexeme; else the quote and [`CHUNK`] characters, then chunks of
+    /// [`CHUNK`] counted by a chain of tight rules (no whitespace between
+    /// chunks), then the last few characters with the closing quote.
+    /// Maximal munch splits any string the one way: a lexeme ends only at
+    /// the chunk size or at the quote. Rules grow with `hi / CHUNK`.
+    fn long_string(&mut self, lo: u64, hi: Option<u64>) -> Expr {
+        let name = format!("ls{lo}_{}", hi.map_or("n".to_string(), |h| h.to_string()));
+        if self.b.has_rule(&name) {
+            return Expr::name(&name);
+        }
+        let chars = |a: u64, b: u64| format!("{JSON_CHAR}{{{a},{b}}}");
+        let step = |c: u64| format!("{name}_{c}");
+        let mut top = Vec::new();
+        let short_hi = hi.map_or(CHUNK - 1, |h| h.min(CHUNK - 1));
+        if lo <= short_hi {
+            top.push(Expr::regex(&format!("\"{}\"", chars(lo, short_hi))));
+        }
+        if hi.is_none_or(|h| h >= CHUNK) {
+            // Rule `c`: `CHUNK * (c + 1)` characters read.
+            let last = match hi {
+                Some(h) => h / CHUNK - 1,
+                None => lo.div_ceil(CHUNK),
+            };
+            for c in 0..=last {
+                let done = CHUNK * (c + 1);
+                let mut alts = Vec::new();
+                if hi.is_none_or(|h| done + CHUNK <= h) {
+                    let next = if c == last { c } else { c + 1 };
+                    alts.push(Expr::seq(vec![
+                        Expr::regex(&chars(CHUNK, CHUNK)),
+                        Expr::name(&step(next)),
+                    ]));
+                }
+                let (a, b) = (
+                    lo.saturating_sub(done),
+                    hi.map_or(CHUNK - 1, |h| (h - done).min(CHUNK - 1)),
+                );
+                if a <= b {
+                    alts.push(Expr::regex(&format!("{}\"", chars(a, b))));
+                }
+                self.b.rule(&step(c), alts);
+                self.b.tight(&step(c));
+            }
+            top.push(Expr::seq(vec![
+                Expr::regex(&format!("\"{}", chars(CHUNK, CHUNK))),
+                Expr::name(&step(0)),
+            ]));
+        }
+        self.b.rule(&name, top);
+        Expr::name(&name)
     }
 
     /// Extra keys' terminals and value schemas: each pattern's, then any

@@ -22,6 +22,10 @@ impl Language {
     /// cannot compile, or one that matches the empty string (never the case
     /// for quoted JSON strings, the only use here).
     pub fn new(regex: &str) -> Option<Language> {
+        // Too many states to build here (see `long_string`).
+        if crate::node::long_string(regex).is_some() {
+            return None;
+        }
         match TerminalDfa::new(regex) {
             Ok(dfa) => Some(Language { dfa: Some(dfa) }),
             Err(DfaError::NeverMatches) => Some(Language { dfa: None }),

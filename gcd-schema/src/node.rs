@@ -4,6 +4,7 @@
 //! byte says its type, so `anyOf`/`oneOf` branches merge per type (scalars
 //! by regex union, containers only when one branch has them).
 
+use crate::spell::JSON_CHAR;
 use std::collections::BTreeSet;
 
 /// Index of a schema location (or constant) in the compiler's arena.
@@ -11,6 +12,43 @@ pub type Id = usize;
 
 /// Regex for every JSON number.
 pub const ANY_NUMBER: &str = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?";
+
+/// Length bounds above this are not unrolled into one terminal's DFA: such
+/// a string is emitted as a chain of fixed-size chunks (see
+/// [`long_string`]).
+pub const LONG_STRING_ABOVE: u64 = 1000;
+
+/// Length bounds above this are refused (a long string's rules grow with
+/// its bound).
+pub const MAX_STRING_LENGTH: u64 = 1 << 18;
+
+/// The regex of JSON strings of `lo..=hi` characters (no upper bound for
+/// `None`).
+pub fn string_of_length(lo: u64, hi: Option<u64>) -> String {
+    match hi {
+        Some(h) => format!("\"{JSON_CHAR}{{{lo},{h}}}\""),
+        None => format!("\"{JSON_CHAR}{{{lo},}}\""),
+    }
+}
+
+/// The length bounds of a [`string_of_length`] regex with a bound above
+/// [`LONG_STRING_ABOVE`]: too long to determinize, so the emitter spells
+/// it as a rule, and every other use refuses it rather than build its DFA.
+pub fn long_string(regex: &str) -> Option<(u64, Option<u64>)> {
+    let counts = regex
+        .strip_prefix('"')?
+        .strip_prefix(JSON_CHAR)?
+        .strip_prefix('{')?
+        .strip_suffix("}\"")?;
+    let (lo, hi) = counts.split_once(',')?;
+    let lo: u64 = lo.parse().ok()?;
+    let hi: Option<u64> = if hi.is_empty() {
+        None
+    } else {
+        Some(hi.parse().ok()?)
+    };
+    (lo > LONG_STRING_ABOVE || hi.is_some_and(|h| h > LONG_STRING_ABOVE)).then_some((lo, hi))
+}
 
 /// A scalar type's allowed spellings, remembering when it is a finite set
 /// of values (from `enum`/`const`), or the whole type.
@@ -64,10 +102,11 @@ impl Scalar {
             (Some(a), Some(b)) => Some(a.union(b).cloned().collect()),
             _ => None,
         };
-        // Single regexes stay one regex (one terminal); intersections stay
-        // alternatives of their own.
+        // Single regexes stay one regex (one terminal); intersections and
+        // long strings (emitted as rules) stay alternatives of their own.
         let (singles, meets): (Vec<&Vec<String>>, Vec<&Vec<String>>) =
-            self.alts.iter().chain(&o.alts).partition(|a| a.len() == 1);
+            (self.alts.iter().chain(&o.alts))
+                .partition(|a| a.len() == 1 && long_string(&a[0]).is_none());
         let mut alts: Vec<Vec<String>> = Vec::new();
         match &singles[..] {
             [] => {}

@@ -235,6 +235,42 @@ fn string_lengths_count_characters() {
 }
 
 #[test]
+fn long_strings_are_chunked_without_whitespace_inside() {
+    // Bounds above 1000 characters: a chain of 64-character lexemes. Each
+    // length around the chunk edges and the bounds, with escapes and
+    // multi-byte characters counting as one.
+    let s = |n: usize, c: &str| format!("\"{}\"", c.repeat(n));
+    let schema = json!({"type": "object", "properties": {"s": {"type": "string", "minLength": 130, "maxLength": 1100}}});
+    let c = compile(&schema, &Options::default()).unwrap();
+    let a = common::Acceptor::new(c);
+    let doc = |body: String| format!("{{ \"s\" : {body} }}");
+    for n in [130, 131, 191, 192, 193, 1023, 1024, 1088, 1099, 1100] {
+        assert!(a.accepts(&doc(s(n, "a"))), "{n}");
+    }
+    for n in [0, 63, 64, 129, 1101, 1152] {
+        assert!(!a.accepts(&doc(s(n, "a"))), "{n}");
+    }
+    assert!(a.accepts(&doc(s(140, "é"))));
+    assert!(a.accepts(&doc(format!("\"{}\\n\\u00e9😀\"", "x".repeat(1097)))));
+    assert!(!a.accepts(&doc(format!("\"{}\\n\\u00e9😀\"", "x".repeat(1098)))));
+    // Whitespace is content inside the string, never an ignored lexeme.
+    let spaced = format!("\"{} {}\"", "a".repeat(64), "b".repeat(100));
+    assert!(a.accepts(&doc(spaced)));
+    let broken = format!("\"{}\n{}\"", "a".repeat(64), "b".repeat(100));
+    assert!(!a.accepts(&doc(broken)));
+    // No upper bound, and bounds past what the rules may grow to.
+    check(
+        json!({"type": "string", "minLength": 1001}),
+        &[&s(1001, "z"), &s(1500, "z")],
+        &[&s(1000, "z")],
+    );
+    let e = error(json!({"type": "string", "maxLength": 100_000_000}));
+    assert_eq!(e.keyword(), Some("maxLength"));
+    let e = error(json!({"type": "string", "maxLength": 5000, "pattern": "^a+$"}));
+    assert_eq!(e.keyword(), Some("maxLength"));
+}
+
+#[test]
 fn patterns() {
     check(
         json!({"pattern": "^[a-z]+-[0-9]{2}$"}),

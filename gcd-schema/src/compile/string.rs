@@ -17,6 +17,9 @@ impl Compiler<'_> {
         // as an intersection of automata, which regex text cannot spell.
         let mut bodies: Vec<String> = Vec::new();
         let (mut lo, mut hi) = (0u64, None);
+        // Bounds too long to unroll: spelled as a rule of chunks by the
+        // emitter, which meets no other string keyword.
+        let mut long = None;
         for k in ["minLength", "maxLength"] {
             if let Some(x) = m.get(k) {
                 let x = as_count(x, k, ptr)?;
@@ -28,20 +31,28 @@ impl Compiler<'_> {
             }
         }
         if lo > 0 || hi.is_some() {
-            if lo > 1000 || hi.is_some_and(|h| h > 1000) {
-                return Err(SchemaError::unsupported(
-                    if lo > 1000 { "minLength" } else { "maxLength" },
-                    ptr,
-                    "length bounds above 1000",
-                ));
-            }
             if hi.is_some_and(|h| h < lo) {
                 return Ok(Scalar::some("[^\\x00-\\x{10FFFF}]".into()));
             }
-            bodies.push(match hi {
-                Some(h) => format!("{JSON_CHAR}{{{lo},{h}}}"),
-                None => format!("{JSON_CHAR}{{{lo},}}"),
-            });
+            if lo > MAX_STRING_LENGTH || hi.is_some_and(|h| h > MAX_STRING_LENGTH) {
+                return Err(SchemaError::unsupported(
+                    if lo > MAX_STRING_LENGTH {
+                        "minLength"
+                    } else {
+                        "maxLength"
+                    },
+                    ptr,
+                    format!("length bounds above {MAX_STRING_LENGTH}"),
+                ));
+            }
+            if lo > LONG_STRING_ABOVE || hi.is_some_and(|h| h > LONG_STRING_ABOVE) {
+                long = Some((lo, hi));
+            } else {
+                bodies.push(match hi {
+                    Some(h) => format!("{JSON_CHAR}{{{lo},{h}}}"),
+                    None => format!("{JSON_CHAR}{{{lo},}}"),
+                });
+            }
         }
         if let Some(p) = m.get("pattern") {
             let p = p
@@ -75,6 +86,22 @@ impl Compiler<'_> {
                         .map_err(|e| SchemaError::unsupported("format", ptr, e.0))?,
                 );
             }
+        }
+        if let Some((lo, hi)) = long {
+            if !bodies.is_empty() {
+                return Err(SchemaError::unsupported(
+                    if lo > LONG_STRING_ABOVE {
+                        "minLength"
+                    } else {
+                        "maxLength"
+                    },
+                    ptr,
+                    format!(
+                        "length bounds above {LONG_STRING_ABOVE} together with a pattern or format"
+                    ),
+                ));
+            }
+            return Ok(Scalar::some(string_of_length(lo, hi)));
         }
         let mut quoted: Vec<String> = bodies.iter().map(|b| format!("\"{b}\"")).collect();
         Ok(match quoted.len() {
