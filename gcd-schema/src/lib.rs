@@ -34,17 +34,18 @@
 //! | keyword | support |
 //! |---|---|
 //! | `type` (incl. arrays), `enum`, `const` | yes; beside other keywords, the values that meet them (an object or array value beside keywords constraining containers: error; several object or array values: error) |
-//! | `properties`, `required`, `additionalProperties` (false/true/schema) | yes; `propertyNames`, `dependencies`/`dependent*`: error unless empty/`true` |
+//! | `properties`, `required`, `additionalProperties` (false/true/schema) | yes; `propertyNames`: error unless `true` |
+//! | `dependencies`, `dependentRequired`, `dependentSchemas` | as branches of an `anyOf` (the property absent, or present with what it demands), at most 6 per schema; beside `anyOf`: error |
 //! | `patternProperties` | yes when exact: patterns with constraining schemas must not overlap each other (checked on automata), and no pattern may match a declared or required name unless it matches every key (its schema then applies to all members); else error. Pattern keys take every spelling beside additional keys |
 //! | `minProperties` / `maxProperties` | only when implied by `required` / the closed property list, or `minProperties: 1` (no `{}`); else error |
 //! | `items` (schema, bool, draft-4 array), `prefixItems`, `additionalItems`, `minItems`, `maxItems` | yes (≤ 1000 positions); `uniqueItems: true`, `contains`: error |
-//! | `minLength`, `maxLength` (characters, ≤ 1000), `pattern` (ECMA-262) | yes; with each other and with `format`, the intersection of their automata (≤ 20,000 states, else error); lookaround, backreferences, `\b`: error |
+//! | `minLength`, `maxLength` (characters), `pattern` (ECMA-262) | yes; with each other and with `format`, the intersection of their automata (≤ 20,000 states, else error); bounds above 1000 as 64-character chunks (≤ 262,144, without pattern or format); lookaround, backreferences, `\b`: error |
 //! | `format` | `date`, `time`, `date-time`, `duration`, `uuid`, `ipv4`, `ipv6`, `hostname`, `email`, `uri`, `uri-reference`, `iri`, `iri-reference`, `uri-template`, `json-pointer`, `relative-json-pointer` (see [`mod@format`]); `idn-*`, `regex`: error; formats no draft defines (`path`, `url`, `byte`, …): annotations, not enforced, listed in [`CompiledGrammar::warnings`] |
-//! | `minimum`, `maximum`, `exclusive*` (draft-4 booleans too) | integers: exact digit automata; numbers: exact decimal automata (both bounds fractional in one integer interval: error) |
+//! | `minimum`, `maximum`, `exclusive*` (draft-4 booleans too) | integers: exact digit automata; numbers: exact decimal automata (both bounds fractional in one integer interval: error); exponent spellings only under a single bound at 0 |
 //! | `multipleOf` | `1` (= integer) only; others: error |
 //! | `x-gcd-finite: "f32"`/`"f64"` (gcd's, written by [`schema_for`]) | numbers serde_json reads as a finite `f32`/`f64` (gcd-core's finite-float regexes), within any bounds; beside bounds or for integers, without an exponent. `format: "float"`/`"double"` stay annotations |
-//! | `anyOf` | union per JSON type; several object branches: union, made LL(1) by gcd-core's left factoring on the first key or a shared tag's value (else error); several array branches: error |
-//! | `oneOf` | as `anyOf` when branches are provably disjoint (types, finite value sets, or a required tag property with disjoint values); else error |
+//! | `anyOf` | union per JSON type; several object branches: union, LL(1) where the first key or a shared tag's value tells them apart, else parsed by forking (gcd-core's generalized parser); several array branches: error |
+//! | `oneOf` | as `anyOf` when branches are provably disjoint (types, finite value sets, or a required tag property with disjoint values); object shapes that differ only in their required names: each with the others' extra names absent; else error |
 //! | `allOf`, `$ref` beside keywords | merged when keywords do not interact (else error) |
 //! | `$ref` / `$defs` / `definitions` | local JSON pointers, recursion through arrays/objects; remote refs, `$anchor` refs, `$dynamicRef`: error |
 //! | `not` | when its complement is exact: `true`/`{}` (nothing left), `false`, types (not `integer` alone), one `required` name (objects without it), `not`, `anyOf` of these; else error |

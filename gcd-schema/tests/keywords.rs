@@ -576,6 +576,51 @@ fn one_of_by_required_names() {
 }
 
 #[test]
+fn dependencies_are_branches() {
+    // A present property demands others (draft-07 array form and
+    // dependentRequired), or a schema (dependentSchemas).
+    let schema = json!({
+        "type": "object",
+        "properties": {"card": {"type": "string"}, "address": {"type": "string"}, "cvv": {"type": "integer"}},
+        "additionalProperties": false,
+        "dependencies": {"card": ["address"]},
+        "dependentSchemas": {"cvv": {"required": ["card"]}}
+    });
+    for order in [PropertyOrder::Schema, PropertyOrder::Any] {
+        let c = compile(&schema, &Options::default().properties(order)).unwrap();
+        let a = common::Acceptor::new(c);
+        for t in [
+            "{}",
+            r#"{"address": "x"}"#,
+            r#"{"card": "1", "address": "x"}"#,
+            r#"{"card": "1", "address": "x", "cvv": 1}"#,
+        ] {
+            assert!(a.accepts(t), "{order:?} {t}");
+        }
+        for t in [
+            r#"{"card": "1"}"#,
+            r#"{"cvv": 1}"#,
+            r#"{"address": "x", "cvv": 1}"#,
+            r#"{"x": 1}"#,
+        ] {
+            assert!(!a.accepts(t), "{order:?} {t}");
+        }
+    }
+    // Non-objects meet every dependency.
+    check(
+        json!({"dependentRequired": {"a": ["b"]}}),
+        &["1", "\"s\"", r#"{"a": 1, "b": 2}"#],
+        &[r#"{"a": 1}"#],
+    );
+    let many: serde_json::Map<String, Value> =
+        (0..7).map(|i| (format!("k{i}"), json!(["z"]))).collect();
+    assert_eq!(
+        error(json!({ "dependencies": many })).keyword(),
+        Some("dependencies")
+    );
+}
+
+#[test]
 fn all_of_merges_or_refuses() {
     check(
         json!({"allOf": [{"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}, {"properties": {"b": {"type": "string"}}}]}),
@@ -629,13 +674,7 @@ fn boolean_schemas_and_annotations() {
         &["\"a\""],
     );
     assert_eq!(error(json!(false)).kind(), SchemaErrorKind::Unsatisfiable);
-    for kw in [
-        "if",
-        "contains",
-        "unevaluatedProperties",
-        "propertyNames",
-        "dependentRequired",
-    ] {
+    for kw in ["if", "contains", "unevaluatedProperties", "propertyNames"] {
         let mut m = serde_json::Map::new();
         m.insert(kw.into(), json!({"a": ["b"]}));
         let e = error(Value::Object(m));

@@ -88,6 +88,19 @@ fn reorder(root: &Value, schema: &Value, v: &Value, depth: usize) -> Value {
             {
                 props.push((k.clone(), serde_json::json!({"const": c})));
             }
+            // A present property's dependencies become required names
+            // after it (dependencies are branches that require them).
+            for kw in ["dependentRequired", "dependencies"] {
+                for (a, names) in s.get(kw).and_then(Value::as_object).into_iter().flatten() {
+                    let (Some(names), true) = (names.as_array(), o.contains_key(a)) else {
+                        continue;
+                    };
+                    props.push((a.clone(), Value::Bool(true)));
+                    for n in names.iter().filter_map(Value::as_str) {
+                        props.push((n.to_string(), Value::Bool(true)));
+                    }
+                }
+            }
             let mut out = Map::new();
             for (k, ps) in &props {
                 if let Some(x) = o.get(k) {

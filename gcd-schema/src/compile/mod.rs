@@ -343,6 +343,21 @@ impl<'a> Compiler<'a> {
             let merged = self.inline(v.get(), ptr, 0)?;
             return self.schema_node(V::O(Rc::new(Value::Object(merged))), &format!("{ptr}/$ref"));
         }
+        if let Some(branches) = dependency_branches(m, ptr)? {
+            let mut own = m.clone();
+            for k in DEPENDENCY_KEYWORDS {
+                own.remove(k);
+            }
+            if own.contains_key("anyOf") {
+                let k = DEPENDENCY_KEYWORDS
+                    .into_iter()
+                    .find(|k| m.contains_key(*k))
+                    .unwrap();
+                return Err(SchemaError::unsupported(k, ptr, "beside anyOf"));
+            }
+            own.insert("anyOf".into(), Value::Array(branches));
+            return self.schema_node(V::O(Rc::new(Value::Object(own))), ptr);
+        }
         if let Some(x) = m.get("not") {
             let p = ptr_join(ptr, "not");
             let Negation { with, absent } = match self.negate(x, &p, 0)? {
@@ -541,4 +556,82 @@ fn value_has_type(v: &Value, types: &BTreeSet<String>) -> bool {
         Value::Array(_) => has("array"),
         Value::Object(_) => has("object"),
     }
+}
+
+/// The keywords that make one property's presence demand more.
+const DEPENDENCY_KEYWORDS: [&str; 3] = ["dependencies", "dependentRequired", "dependentSchemas"];
+
+/// Most dependencies spelled as branches (two per dependency, multiplied).
+const MAX_DEPENDENCIES: usize = 6;
+
+/// Dependencies as the branches of an `anyOf`: for each one, either its
+/// property is absent (`not: {required: [a]}`) or it is present with what
+/// it demands (more required names, or a schema). One branch per choice
+/// of side for every dependency; `None` when there are none.
+fn dependency_branches(m: &Map<String, Value>, ptr: &str) -> R<Option<Vec<Value>>> {
+    let mut deps: Vec<(&str, &str, &Value)> = Vec::new();
+    for k in DEPENDENCY_KEYWORDS {
+        let Some(x) = m.get(k) else { continue };
+        let x = x
+            .as_object()
+            .ok_or_else(|| SchemaError::invalid(Some(k), ptr, "must be an object"))?;
+        deps.extend(
+            x.iter()
+                .filter(|(_, d)| **d != Value::Bool(true))
+                .map(|(a, d)| (k, a.as_str(), d)),
+        );
+    }
+    if deps.is_empty() {
+        return Ok(None);
+    }
+    if deps.len() > MAX_DEPENDENCIES {
+        return Err(SchemaError::unsupported(
+            deps[0].0,
+            ptr,
+            format!("more than {MAX_DEPENDENCIES} dependencies"),
+        ));
+    }
+    let mut branches = Vec::new();
+    for choice in 0..1u32 << deps.len() {
+        let (mut required, mut absent, mut schemas) = (Vec::new(), Vec::new(), Vec::new());
+        for (i, &(k, a, d)) in deps.iter().enumerate() {
+            if choice >> i & 1 == 0 {
+                absent.push(serde_json::json!({ "required": [a] }));
+                continue;
+            }
+            required.push(Value::String(a.into()));
+            match d {
+                Value::Array(names) if k != "dependentSchemas" => {
+                    required.extend(names.iter().cloned())
+                }
+                Value::Object(_) | Value::Bool(false) if k != "dependentRequired" => {
+                    schemas.push(d.clone())
+                }
+                _ => {
+                    return Err(SchemaError::invalid(
+                        Some(k),
+                        ptr,
+                        format!("the dependency of {a:?} has the wrong form"),
+                    ))
+                }
+            }
+        }
+        let mut branch = Map::new();
+        if !required.is_empty() {
+            branch.insert("required".into(), Value::Array(required));
+        }
+        if !absent.is_empty() {
+            branch.insert("not".into(), serde_json::json!({ "anyOf": absent }));
+        }
+        // A property present with a schema to meet: the branch is both.
+        let branch = match schemas.is_empty() {
+            true => Value::Object(branch),
+            false => {
+                schemas.insert(0, Value::Object(branch));
+                serde_json::json!({ "allOf": schemas })
+            }
+        };
+        branches.push(branch);
+    }
+    Ok(Some(branches))
 }

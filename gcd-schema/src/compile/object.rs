@@ -20,13 +20,6 @@ impl<'a> Compiler<'a> {
         m: &Map<String, Value>,
         ptr: &str,
     ) -> R<Option<ObjectShape>> {
-        for k in ["dependentRequired", "dependentSchemas", "dependencies"] {
-            if let Some(x) = m.get(k) {
-                if x.as_object().is_none_or(|o| !o.is_empty()) {
-                    return Err(SchemaError::unsupported(k, ptr, ""));
-                }
-            }
-        }
         let mut additional = match m.get("additionalProperties") {
             None => Some(self.any),
             Some(Value::Bool(false)) => None,
