@@ -18,7 +18,7 @@ use gcd_core::lexer::{DfaError, TerminalDfa};
 
 use crate::compile::Compiler;
 use crate::error::SchemaError;
-use crate::node::{long_string, ArrayShape, Id, Node, ObjectShape, Property};
+use crate::node::{long_string, ArrayShape, Id, Node, ObjectShape, Property, Scalar};
 use crate::options::{PropertyOrder, Whitespace};
 use crate::other_keys::other_keys_dfa;
 use crate::spell::{other_than, JSON_CHAR};
@@ -28,6 +28,26 @@ const MAX_POSITIONS: u64 = 1000;
 /// Object unions with members in any order: at most this many members in
 /// all (a shape of n properties has n member sets of n - 1).
 const MAX_UNION_MEMBERS: usize = 5000;
+
+/// A scalar's alternatives with its single regexes joined into one (one
+/// terminal, flat however many values an `enum` lists); intersections and
+/// long strings stay apart.
+fn joined_alts(s: &Scalar) -> Vec<Vec<String>> {
+    let single = |a: &Vec<String>| a.len() == 1 && long_string(&a[0]).is_none();
+    let singles: Vec<&str> = s
+        .alts
+        .iter()
+        .filter(|a| single(a))
+        .map(|a| a[0].as_str())
+        .collect();
+    let mut out = match &singles[..] {
+        [] => vec![],
+        [one] => vec![vec![one.to_string()]],
+        many => vec![vec![format!("(?:{})", many.join("|"))]],
+    };
+    out.extend(s.alts.iter().filter(|a| !single(a)).cloned());
+    out
+}
 
 /// Characters per lexeme of a long string (see `Emitter::long_string`).
 const CHUNK: u64 = 64;
@@ -139,7 +159,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
             alts.push(self.lit("false"));
         }
         for s in [&n.number, &n.string].into_iter().flatten() {
-            for a in &s.alts {
+            for a in &joined_alts(s) {
                 if let [re] = &a[..] {
                     if let Some((lo, hi)) = long_string(re) {
                         alts.push(self.long_string(lo, hi));

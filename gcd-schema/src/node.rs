@@ -102,21 +102,14 @@ impl Scalar {
             (Some(a), Some(b)) => Some(a.union(b).cloned().collect()),
             _ => None,
         };
-        // Single regexes stay one regex (one terminal); intersections and
-        // long strings (emitted as rules) stay alternatives of their own.
-        let (singles, meets): (Vec<&Vec<String>>, Vec<&Vec<String>>) =
-            (self.alts.iter().chain(&o.alts))
-                .partition(|a| a.len() == 1 && long_string(&a[0]).is_none());
-        let mut alts: Vec<Vec<String>> = Vec::new();
-        match &singles[..] {
-            [] => {}
-            [one] => alts.push((*one).clone()),
-            _ => {
-                let res: Vec<&str> = singles.iter().map(|a| a[0].as_str()).collect();
-                alts.push(vec![format!("(?:{})", res.join("|"))]);
+        // Kept apart: the emitter joins the single regexes into one
+        // terminal, flat (joining here would nest one group per value).
+        let mut alts = self.alts.clone();
+        for a in &o.alts {
+            if !alts.contains(a) {
+                alts.push(a.clone());
             }
         }
-        alts.extend(meets.into_iter().cloned());
         Scalar {
             alts,
             values,

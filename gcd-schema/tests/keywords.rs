@@ -202,6 +202,26 @@ fn enum_and_const() {
 }
 
 #[test]
+fn large_enums_stay_flat() {
+    // One alternation, not one nested group per value (regex-syntax caps
+    // nesting at 250).
+    let words: Vec<String> = (0..600).map(|i| format!("w{i}")).collect();
+    let schema = json!({"anyOf": [{"enum": words[..300]}, {"enum": words[300..]}]});
+    check(
+        schema,
+        &["\"w0\"", "\"w599\"", "\"w300\""],
+        &["\"w600\"", "\"w\"", "0"],
+    );
+    // Values beside a long length bound are counted, not determinized.
+    let long = "a".repeat(1500);
+    check(
+        json!({"enum": [long, "b"], "minLength": 1001}),
+        &[&format!("\"{long}\"")],
+        &["\"b\"", "\"a\""],
+    );
+}
+
+#[test]
 fn arrays() {
     check(
         json!({"type": "array", "items": {"type": "integer"}, "minItems": 1, "maxItems": 3}),

@@ -101,6 +101,17 @@ pub(super) fn value_in(x: &Value, n: &Node, ptr: &str, kw: &str) -> R<bool> {
             return Ok(true);
         }
         for a in &s.alts {
+            // Counted, not determinized (see `long_string`).
+            if let [re] = &a[..] {
+                if let Some((lo, hi)) = long_string(re) {
+                    let len =
+                        serde_json::from_str::<String>(&text).map(|t| t.chars().count() as u64);
+                    if len.is_ok_and(|n| n >= lo && hi.is_none_or(|h| n <= h)) {
+                        return Ok(true);
+                    }
+                    continue;
+                }
+            }
             let dfa = match &a[..] {
                 [re] => gcd_core::lexer::TerminalDfa::new(re),
                 _ => gcd_core::lexer::TerminalDfa::intersection(a),
