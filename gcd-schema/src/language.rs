@@ -33,6 +33,25 @@ impl Language {
         }
     }
 
+    /// The strings every one of `regexes` matches (a [`Scalar`](crate::node::Scalar)
+    /// alternative): `None` as for [`new`](Self::new).
+    pub fn of_all(regexes: &[String]) -> Option<Language> {
+        match regexes {
+            [re] => Language::new(re),
+            _ if regexes
+                .iter()
+                .any(|r| crate::node::long_string(r).is_some()) =>
+            {
+                None
+            }
+            _ => match TerminalDfa::intersection(regexes) {
+                Ok(dfa) => Some(Language { dfa: Some(dfa) }),
+                Err(DfaError::NeverMatches) => Some(Language { dfa: None }),
+                Err(_) => None,
+            },
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.dfa.is_none()
     }

@@ -641,6 +641,32 @@ fn dependencies_are_branches() {
 }
 
 #[test]
+fn one_of_strings_with_disjoint_spellings() {
+    check(
+        json!({"oneOf": [{"type": "string", "format": "date"}, {"type": "string", "pattern": "^[a-z]+$"}, {"const": 7}]}),
+        &["\"2024-01-31\"", "\"abc\"", "7"],
+        &["\"ABC\"", "\"2024-01-31x\"", "8"],
+    );
+    // Overlapping spellings: which branches hold depends on the value.
+    assert_eq!(error(json!({"oneOf": [{"type": "string", "pattern": "^a"}, {"type": "string", "pattern": "b$"}]})).keyword(), Some("oneOf"));
+}
+
+#[test]
+fn not_several_required_names() {
+    // Objects missing at least one of the names; no other value.
+    check(
+        json!({"type": "object", "not": {"required": ["a", "b"]}}),
+        &["{}", r#"{"a": 1}"#, r#"{"b": 1, "c": 2}"#],
+        &[r#"{"a": 1, "b": 2}"#, r#"{"b": 1, "c": 2, "a": 0}"#],
+    );
+    check(
+        json!({"not": {"required": ["a", "b"]}}),
+        &["{}"],
+        &["1", "\"s\"", "null"],
+    );
+}
+
+#[test]
 fn all_of_merges_or_refuses() {
     check(
         json!({"allOf": [{"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}, {"properties": {"b": {"type": "string"}}}]}),
@@ -879,7 +905,7 @@ fn not_where_its_complement_is_exact() {
     // What we cannot complement exactly is an error naming `not`.
     for s in [
         json!({"not": {"type": "integer"}}),
-        json!({"not": {"required": ["a", "b"]}}),
+        json!({"not": {"required": ["a", "b"]}, "anyOf": [{"type": "object"}, {"type": "null"}]}),
         json!({"not": {"pattern": "^a"}}),
         json!({"not": {"enum": [1, 2]}}),
     ] {

@@ -358,6 +358,18 @@ impl<'a> Compiler<'a> {
             own.insert("anyOf".into(), Value::Array(branches));
             return self.schema_node(V::O(Rc::new(Value::Object(own))), ptr);
         }
+        // not {required: [a, b]}: objects missing a, or missing b.
+        if let Some(names) = several_required(m.get("not")) {
+            if !m.contains_key("anyOf") {
+                let mut own = m.clone();
+                own.remove("not");
+                let branches = names
+                    .iter()
+                    .map(|k| serde_json::json!({"not": {"required": [k]}}));
+                own.insert("anyOf".into(), Value::Array(branches.collect()));
+                return self.schema_node(V::O(Rc::new(Value::Object(own))), ptr);
+            }
+        }
         if let Some(x) = m.get("not") {
             let p = ptr_join(ptr, "not");
             let Negation { with, absent } = match self.negate(x, &p, 0)? {
@@ -634,4 +646,14 @@ fn dependency_branches(m: &Map<String, Value>, ptr: &str) -> R<Option<Vec<Value>
         branches.push(branch);
     }
     Ok(Some(branches))
+}
+
+/// The names of a `not` that is only a `required` list of two or more.
+fn several_required(not: Option<&Value>) -> Option<&Vec<Value>> {
+    let m = not?.as_object()?;
+    let mut keys = m.keys().filter(|k| is_constraint(k));
+    match (keys.next().map(String::as_str), keys.next()) {
+        (Some("required"), None) => m["required"].as_array().filter(|r| r.len() >= 2),
+        _ => None,
+    }
 }

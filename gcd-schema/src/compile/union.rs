@@ -10,6 +10,7 @@ use super::number::number_scalar;
 use super::refs::merge;
 use super::{is_constraint, ptr_join, types_of, Compiler, R};
 use crate::error::SchemaError;
+use crate::language::Language;
 use crate::node::*;
 use crate::options::Escapes;
 use crate::spell::quoted;
@@ -385,11 +386,30 @@ fn one_scalar(
         }
         return Ok(keep);
     }
+    // Strings whose spellings no two branches share: exactly one branch
+    // holds for each (every branch spells a value the same ways, so
+    // disjoint spellings are disjoint values; not so for numbers, where
+    // `1` and `1.0` are one value).
+    if !number && pairwise_disjoint(&parts) {
+        return Ok(parts.into_iter().reduce(|a, b| a.union(&b)));
+    }
     Err(SchemaError::unsupported(
         "oneOf",
         ptr,
         format!("several branches allow {what}"),
     ))
+}
+
+/// Whether no string is in two of `parts` (decided on their automata).
+fn pairwise_disjoint(parts: &[Scalar]) -> bool {
+    let langs: Option<Vec<Vec<Language>>> = (parts.iter())
+        .map(|p| p.alts.iter().map(|a| Language::of_all(a)).collect())
+        .collect();
+    let Some(langs) = langs else { return false };
+    (0..langs.len()).all(|i| {
+        (i + 1..langs.len())
+            .all(|j| (langs[i].iter()).all(|a| langs[j].iter().all(|b| a.is_disjoint(b))))
+    })
 }
 
 /// The values of a node made only of finite parts (tagged by JSON type).
