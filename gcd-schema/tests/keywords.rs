@@ -652,6 +652,21 @@ fn one_of_strings_with_disjoint_spellings() {
 }
 
 #[test]
+fn not_an_enum_of_strings() {
+    // Every value but these strings, in any spelling.
+    check(
+        json!({"not": {"enum": ["a", "b\"c"]}}),
+        &["\"ab\"", "\"\"", "\"b\"", "1", "null", "{}", "[\"a\"]"],
+        &["\"a\"", "\"\\u0061\"", r#""b\"c""#],
+    );
+    check(
+        json!({"type": "string", "not": {"enum": ["x"]}, "allOf": [{"not": {"enum": ["y"]}}]}),
+        &["\"xy\"", "\"z\""],
+        &["\"x\"", "\"y\"", "1"],
+    );
+}
+
+#[test]
 fn not_several_required_names() {
     // Objects missing at least one of the names; no other value.
     check(
@@ -908,6 +923,7 @@ fn not_where_its_complement_is_exact() {
         json!({"not": {"required": ["a", "b"]}, "anyOf": [{"type": "object"}, {"type": "null"}]}),
         json!({"not": {"pattern": "^a"}}),
         json!({"not": {"enum": [1, 2]}}),
+        json!({"not": {"enum": ["a", 2]}}),
     ] {
         let e = error(s.clone());
         assert_eq!(e.keyword(), Some("not"), "{s}: {e}");

@@ -83,6 +83,7 @@ const HANDLED: &[&str] = &[
     "dependencies",
     "not",
     number::FINITE,
+    string::NOT_STRINGS,
 ];
 
 fn is_constraint(k: &str) -> bool {
@@ -649,11 +650,29 @@ fn dependency_branches(m: &Map<String, Value>, ptr: &str) -> R<Option<Vec<Value>
 }
 
 /// The names of a `not` that is only a `required` list of two or more.
-fn several_required(not: Option<&Value>) -> Option<&Vec<Value>> {
+/// (`{allOf: [{required: [a]}, {required: [b]}]}` counts as one list).
+fn several_required(not: Option<&Value>) -> Option<Vec<Value>> {
     let m = not?.as_object()?;
     let mut keys = m.keys().filter(|k| is_constraint(k));
+    let names: Vec<Value> = match (keys.next().map(String::as_str), keys.next()) {
+        (Some("required"), None) => m["required"].as_array()?.clone(),
+        (Some("allOf"), None) => {
+            let parts = m["allOf"]
+                .as_array()?
+                .iter()
+                .map(|p| several_required_part(p));
+            parts.collect::<Option<Vec<Vec<Value>>>>()?.concat()
+        }
+        _ => return None,
+    };
+    (names.len() >= 2).then_some(names)
+}
+
+fn several_required_part(v: &Value) -> Option<Vec<Value>> {
+    let m = v.as_object()?;
+    let mut keys = m.keys().filter(|k| is_constraint(k));
     match (keys.next().map(String::as_str), keys.next()) {
-        (Some("required"), None) => m["required"].as_array().filter(|r| r.len() >= 2),
+        (Some("required"), None) => m["required"].as_array().cloned(),
         _ => None,
     }
 }

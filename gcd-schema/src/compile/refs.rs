@@ -260,6 +260,11 @@ pub(super) fn merge(
             },
             // not a and not b = not (a or b).
             "not" => serde_json::json!({ "anyOf": [va, vb] }),
+            k if k == super::string::NOT_STRINGS => {
+                let mut x = va.as_array().cloned().unwrap_or_default();
+                x.extend(vb.as_array().cloned().unwrap_or_default());
+                Value::Array(x)
+            }
             "allOf" => {
                 let mut x = va.as_array().cloned().unwrap_or_default();
                 x.extend(vb.as_array().cloned().unwrap_or_default());

@@ -6,6 +6,13 @@
 use serde_json::{Map, Value};
 
 use super::{as_count, Compiler, R};
+
+/// gcd's keyword for "a string, but none of these": what `not: {enum:
+/// [strings]}` leaves of the strings (see [`Compiler::negate`]). Spelled
+/// as a lookahead over the whole lexeme, which gcd-core compiles into the
+/// terminal's automaton: a JSON string lexeme ends at its closing quote,
+/// so it starts with a value's spelling only when it is that spelling.
+pub(crate) const NOT_STRINGS: &str = "x-gcd-not-strings";
 use crate::error::SchemaError;
 use crate::node::*;
 use crate::spell::JSON_CHAR;
@@ -104,6 +111,13 @@ impl Compiler<'_> {
             return Ok(Scalar::some(string_of_length(lo, hi)));
         }
         let mut quoted: Vec<String> = bodies.iter().map(|b| format!("\"{b}\"")).collect();
+        if let Some(x) = m.get(NOT_STRINGS) {
+            let values = x.as_array().into_iter().flatten().filter_map(Value::as_str);
+            let spelled: Vec<String> = values.map(|v| crate::spell::quoted(v, self.esc)).collect();
+            if !spelled.is_empty() {
+                quoted.push(format!("(?!(?:{}))\"{JSON_CHAR}*\"", spelled.join("|")));
+            }
+        }
         Ok(match quoted.len() {
             0 => Scalar::full(&format!("\"{JSON_CHAR}*\"")),
             1 => Scalar::some(quoted.remove(0)),

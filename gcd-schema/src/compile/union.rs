@@ -79,6 +79,18 @@ impl Compiler<'_> {
                 Some([]) => Ok(None),
                 _ => Err(unsupported("several required names (any one may be missing)")),
             },
+            // Every value but these strings.
+            ["enum"] => match m["enum"].as_array() {
+                Some(vs) if !vs.is_empty() && vs.iter().all(Value::is_string) => {
+                    let mut with = Map::new();
+                    with.insert(super::string::NOT_STRINGS.into(), Value::Array(vs.clone()));
+                    Ok(Some(Negation {
+                        with,
+                        absent: vec![],
+                    }))
+                }
+                _ => Err(unsupported("an enum of values other than strings")),
+            },
             // not (a or b) = (not a) and (not b).
             ["anyOf"] => {
                 let branches = m["anyOf"]
