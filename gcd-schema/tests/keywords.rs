@@ -117,6 +117,8 @@ fn additional_properties_schema_and_escaped_keys() {
 #[test]
 fn all_of_respects_additional_properties() {
     let closed = json!({"properties": {"w": {"type": "number"}}, "additionalProperties": false});
+    // Each key meets what each part says of it: `id` is an extra key the
+    // closed part forbids, so a document needing it is impossible.
     let e = error(json!({
         "type": "object",
         "allOf": [closed],
@@ -124,7 +126,12 @@ fn all_of_respects_additional_properties() {
         "required": ["id"],
         "additionalProperties": false
     }));
-    assert_eq!(e.keyword(), Some("allOf"));
+    assert_eq!(e.kind(), SchemaErrorKind::Unsatisfiable, "{e}");
+    check(
+        json!({"allOf": [closed], "properties": {"w": {"minimum": 1}, "id": {"type": "string"}}, "type": "object"}),
+        &[r#"{"w": 2}"#, "{}"],
+        &[r#"{"id": "x"}"#, r#"{"w": 0}"#, r#"{"x": 1}"#, r#"{"w": "a"}"#],
+    );
     // Both closed over the same keys: the merge is exact.
     check(
         json!({
@@ -688,9 +695,17 @@ fn all_of_merges_or_refuses() {
         &[r#"{"a": 1}"#, r#"{"a": 1, "b": "x"}"#],
         &[r#"{"b": "x"}"#, r#"{"a": "1"}"#],
     );
-    let e = error(
+    // `b` is an extra key to the closed part: only `a` remains.
+    check(
         json!({"allOf": [{"properties": {"a": true}, "additionalProperties": false}, {"properties": {"b": true}}]}),
+        &["{}", r#"{"a": [1]}"#],
+        &[r#"{"b": 1}"#, r#"{"a": 1, "c": 2}"#],
     );
+    // Pattern keys beside a closed part: not merged.
+    let e = error(json!({"allOf": [
+        {"properties": {"a": true}, "additionalProperties": false},
+        {"patternProperties": {"^x": {"type": "integer"}}}
+    ]}));
     assert_eq!(e.keyword(), Some("allOf"));
 }
 

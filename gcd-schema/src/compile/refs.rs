@@ -133,6 +133,17 @@ pub(super) fn merge(
     b: &Map<String, Value>,
     ptr: &str,
 ) -> R<Map<String, Value>> {
+    if let Some((props, additional)) = merge_closed_objects(&a, b) {
+        a.insert("properties".into(), Value::Object(props));
+        match additional {
+            Value::Bool(true) => a.remove("additionalProperties"),
+            x => a.insert("additionalProperties".into(), x),
+        };
+        let mut rest = b.clone();
+        rest.remove("properties");
+        rest.remove("additionalProperties");
+        return merge(a, &rest, ptr);
+    }
     let obj_kw = ["properties", "additionalProperties", "patternProperties"];
     let arr_kw = ["items", "prefixItems", "additionalItems"];
     for group in [&obj_kw[..], &arr_kw[..]] {
@@ -275,6 +286,64 @@ pub(super) fn merge(
         a.insert(k.clone(), merged);
     }
     Ok(a)
+}
+
+/// Two parts' `properties` and `additionalProperties` as one, when both
+/// have some and one restricts extra keys (no `patternProperties`): each
+/// key must meet what each part says of it (its declared schema there, or
+/// that part's `additionalProperties`), and a key neither declares both
+/// parts' `additionalProperties`.
+fn merge_closed_objects(
+    a: &Map<String, Value>,
+    b: &Map<String, Value>,
+) -> Option<(Map<String, Value>, Value)> {
+    let has = |m: &Map<String, Value>, k: &str| m.contains_key(k);
+    let objecty = |m: &Map<String, Value>| has(m, "properties") || has(m, "additionalProperties");
+    let restricts = |m: &Map<String, Value>| {
+        m.get("additionalProperties")
+            .is_some_and(|v| v != &Value::Bool(true))
+    };
+    if !(objecty(a) && objecty(b) && (restricts(a) || restricts(b)))
+        || has(a, "patternProperties")
+        || has(b, "patternProperties")
+    {
+        return None;
+    }
+    let empty = Map::new();
+    let pa = a
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let pb = b
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let extra = |m: &Map<String, Value>| {
+        m.get("additionalProperties")
+            .cloned()
+            .unwrap_or(Value::Bool(true))
+    };
+    let (xa, xb) = (extra(a), extra(b));
+    let mut out = Map::new();
+    for k in pa.keys().chain(pb.keys()) {
+        if !out.contains_key(k) {
+            let sa = pa.get(k).unwrap_or(&xa);
+            let sb = pb.get(k).unwrap_or(&xb);
+            out.insert(k.clone(), both(sa, sb));
+        }
+    }
+    Some((out, both(&xa, &xb)))
+}
+
+/// The schema of values both `x` and `y` allow.
+fn both(x: &Value, y: &Value) -> Value {
+    let any = |v: &Value| v == &Value::Bool(true) || v.as_object().is_some_and(Map::is_empty);
+    match (x, y) {
+        _ if any(x) => y.clone(),
+        _ if any(y) || x == y => x.clone(),
+        (Value::Bool(false), _) | (_, Value::Bool(false)) => Value::Bool(false),
+        _ => serde_json::json!({ "allOf": [x, y] }),
+    }
 }
 
 /// Merges what the keyword `kw` of `m` stands for (`with`) with the rest
