@@ -46,7 +46,7 @@
 //! | `x-gcd-finite: "f32"`/`"f64"` (gcd's, written by [`schema_for`]) | numbers serde_json reads as a finite `f32`/`f64` (gcd-core's finite-float regexes), within any bounds; beside bounds or for integers, without an exponent. `format: "float"`/`"double"` stay annotations |
 //! | `anyOf` | union per JSON type; several object branches: union, LL(1) where the first key or a shared tag's value tells them apart, else parsed by forking (gcd-core's generalized parser); several array branches: error |
 //! | `oneOf` | as `anyOf` when branches are provably disjoint (types, finite value sets, or a required tag property with disjoint values); object shapes that differ only in their required names: each with the others' extra names absent; else error |
-//! | `allOf`, `$ref` beside keywords | merged when keywords do not interact (else error); parts' `properties` and `additionalProperties` (without `patternProperties`): each key meets what each part says of it |
+//! | `allOf`, `$ref` beside keywords | merged when keywords do not interact (else error); parts' `properties` and `additionalProperties` (without `patternProperties`): each key meets what each part says of it; two `enum`s: the values both list; two `anyOf`s: a branch per pair (≤ 64) |
 //! | `$ref` / `$defs` / `definitions` | local JSON pointers, recursion through arrays/objects; remote refs, `$anchor` refs, `$dynamicRef`: error |
 //! | `not` | when its complement is exact: `true`/`{}` (nothing left), `false`, types (not `integer` alone), one `required` name (objects without it), `not`, `anyOf` of these; else error |
 //! | `if`/`then`/`else`, `unevaluated*` | error |

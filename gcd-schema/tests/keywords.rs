@@ -130,7 +130,12 @@ fn all_of_respects_additional_properties() {
     check(
         json!({"allOf": [closed], "properties": {"w": {"minimum": 1}, "id": {"type": "string"}}, "type": "object"}),
         &[r#"{"w": 2}"#, "{}"],
-        &[r#"{"id": "x"}"#, r#"{"w": 0}"#, r#"{"x": 1}"#, r#"{"w": "a"}"#],
+        &[
+            r#"{"id": "x"}"#,
+            r#"{"w": 0}"#,
+            r#"{"x": 1}"#,
+            r#"{"w": "a"}"#,
+        ],
     );
     // Both closed over the same keys: the merge is exact.
     check(
@@ -700,6 +705,18 @@ fn all_of_merges_or_refuses() {
         json!({"allOf": [{"properties": {"a": true}, "additionalProperties": false}, {"properties": {"b": true}}]}),
         &["{}", r#"{"a": [1]}"#],
         &[r#"{"b": 1}"#, r#"{"a": 1, "c": 2}"#],
+    );
+    // Two enums: the values both list; two anyOfs: every pair of branches.
+    check(
+        json!({"allOf": [{"enum": [1, "a", "b", null]}, {"enum": [1.0, "b", true]}]}),
+        &["1", "\"b\""],
+        &["\"a\"", "null", "true"],
+    );
+    check(
+        json!({"allOf": [{"anyOf": [{"type": "integer"}, {"type": "string"}]}, {"anyOf": [{"minimum": 5}, {"maxLength": 1}]}]}),
+        // Each keyword constrains its own type only.
+        &["7", "\"x\"", "2", "\"xy\""],
+        &["null", "5.5", "true"],
     );
     // Pattern keys beside a closed part: not merged.
     let e = error(json!({"allOf": [

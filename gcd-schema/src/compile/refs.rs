@@ -271,6 +271,34 @@ pub(super) fn merge(
             },
             // not a and not b = not (a or b).
             "not" => serde_json::json!({ "anyOf": [va, vb] }),
+            // The values both list.
+            "enum" => {
+                let (xa, xb) = (
+                    va.as_array().ok_or_else(conflict)?,
+                    vb.as_array().ok_or_else(conflict)?,
+                );
+                Value::Array(
+                    xa.iter()
+                        .filter(|x| xb.iter().any(|y| same_value(x, y)))
+                        .cloned()
+                        .collect(),
+                )
+            }
+            // (a or b) and (c or d): a branch per pair.
+            "anyOf" => {
+                let (xa, xb) = (
+                    va.as_array().ok_or_else(conflict)?,
+                    vb.as_array().ok_or_else(conflict)?,
+                );
+                if xa.len() * xb.len() > MAX_ANY_OF_PRODUCT {
+                    return Err(conflict());
+                }
+                let pairs = xa.iter().flat_map(|x| {
+                    xb.iter()
+                        .map(move |y| serde_json::json!({ "allOf": [x, y] }))
+                });
+                Value::Array(pairs.collect())
+            }
             k if k == super::string::NOT_STRINGS => {
                 let mut x = va.as_array().cloned().unwrap_or_default();
                 x.extend(vb.as_array().cloned().unwrap_or_default());
@@ -333,6 +361,19 @@ fn merge_closed_objects(
         }
     }
     Some((out, both(&xa, &xb)))
+}
+
+/// Most branches two `anyOf`s merged by `allOf` may give.
+const MAX_ANY_OF_PRODUCT: usize = 64;
+
+/// Whether two JSON values are one value for JSON Schema (`1` is `1.0`).
+fn same_value(x: &Value, y: &Value) -> bool {
+    match (x, y) {
+        (Value::Number(a), Value::Number(b)) => {
+            a == b || a.as_f64().is_some_and(|f| Some(f) == b.as_f64())
+        }
+        _ => x == y,
+    }
 }
 
 /// The schema of values both `x` and `y` allow.
