@@ -11,7 +11,7 @@ use crate::language::Language;
 use crate::node::*;
 use crate::options::Escapes;
 use crate::pattern;
-use crate::spell::JSON_CHAR;
+use crate::spell::{string_spelling, JSON_CHAR};
 
 impl<'a> Compiler<'a> {
     pub(super) fn object_part(
@@ -97,23 +97,44 @@ impl<'a> Compiler<'a> {
         if additional == Some(self.any) {
             pats.retain(|p| !p.trivial);
         }
+        // A declared name that patterns match meets their schemas too; a
+        // required one not declared takes theirs (else additionalProperties').
+        for prop in &mut props {
+            for p in pats.iter().filter(|p| !p.trivial && p.matches(&prop.name)) {
+                prop.schema = self.both(prop.schema, p.schema)?;
+            }
+        }
         for r in &required {
             if !reserved.contains(r) {
-                if let Some(p) = pats.iter().find(|p| p.matches(r)) {
-                    return Err(pattern_matches_name(p, r, ptr));
-                }
-                let Some(a) = additional else { return Ok(None) };
+                let mut matching = pats.iter().filter(|p| p.matches(r)).map(|p| p.schema);
+                let schema = match matching.next() {
+                    Some(first) => matching.try_fold(first, |s, x| self.both(s, x))?,
+                    None => match additional {
+                        Some(a) => a,
+                        None => return Ok(None),
+                    },
+                };
                 reserved.push(r.clone());
                 props.push(Property {
                     name: r.clone(),
-                    schema: a,
+                    schema,
                     required: true,
                 });
             }
         }
-        for name in &reserved {
-            if let Some(p) = pats.iter().find(|p| p.matches(name)) {
-                return Err(pattern_matches_name(p, name, ptr));
+        // Each pattern's key terminal leaves the names it matches to their
+        // own members (a lookahead over the key).
+        for p in &mut pats {
+            let names: Vec<&str> = reserved
+                .iter()
+                .map(String::as_str)
+                .filter(|n| p.matches(n))
+                .collect();
+            if !names.is_empty() {
+                p.keys = without_names(&p.keys, &names, Escapes::Any);
+                p.lang = Language::new(&format!("\"{}\"", p.keys))
+                    .ok_or_else(|| pattern_too_large(p, ptr))?;
+                p.excluded = names.iter().map(|n| n.to_string()).collect();
             }
         }
         // Overlapping patterns are exact only when the later one (lower
@@ -152,8 +173,13 @@ impl<'a> Compiler<'a> {
             let keys = if additional.is_some() || self.esc == Escapes::Any {
                 p.keys
             } else {
-                pattern::translate(&p.source, self.esc)
-                    .map_err(|e| SchemaError::unsupported("patternProperties", ptr, e.0))?
+                let keys = pattern::translate(&p.source, self.esc)
+                    .map_err(|e| SchemaError::unsupported("patternProperties", ptr, e.0))?;
+                let names: Vec<&str> = p.excluded.iter().map(String::as_str).collect();
+                match names.is_empty() {
+                    true => keys,
+                    false => without_names(&keys, &names, self.esc),
+                }
             };
             patterns.push(PatternKeys {
                 keys,
@@ -243,6 +269,7 @@ impl<'a> Compiler<'a> {
                 schema: id,
                 trivial: is_trivial(schema),
                 forbidden: schema == &Value::Bool(false),
+                excluded: Vec::new(),
             });
         }
         // Constraining patterns first: they win ties (see PatternKeys).
@@ -265,6 +292,8 @@ struct KeyPattern {
     forbidden: bool,
     /// The pattern matches every key.
     universal: bool,
+    /// Declared or required names its keys leave out.
+    excluded: Vec<String>,
 }
 
 impl KeyPattern {
@@ -275,15 +304,20 @@ impl KeyPattern {
     }
 }
 
-fn pattern_matches_name(p: &KeyPattern, name: &str, ptr: &str) -> SchemaError {
+fn pattern_too_large(p: &KeyPattern, ptr: &str) -> SchemaError {
     SchemaError::unsupported(
         "patternProperties",
         ptr,
-        format!(
-            "pattern {:?} matches the declared or required name {name:?}",
-            p.source
-        ),
+        format!("pattern {:?} too large", p.source),
     )
+}
+
+/// Key content spellings `keys` but none of `names` (in any spelling under
+/// `esc`): the lookahead sees the rest of the key lexeme, closing quote
+/// included, so it excludes exactly those names.
+fn without_names(keys: &str, names: &[&str], esc: Escapes) -> String {
+    let spelled: Vec<String> = names.iter().map(|n| string_spelling(n, esc)).collect();
+    format!("(?!(?:{})\")(?:{keys})", spelled.join("|"))
 }
 
 /// Whether a schema allows every value (`true`, or only annotations).
