@@ -49,6 +49,77 @@ fn samples_from_200_schemas_validate_many() {
     run(200, 40, None, PropertyOrder::Schema);
 }
 
+/// Schemas for what compiles through forking, chunked strings, dependency
+/// branches and lookahead keys, each sampled in both member orders and
+/// validated by the `jsonschema` crate.
+#[test]
+fn samples_from_newly_supported_keywords_validate() {
+    let schemas = [
+        // A union of object shapes sharing keys, one open to extra keys.
+        json!({"anyOf": [
+            {"type": "object", "properties": {"kind": {"const": "a"}, "n": {"type": "integer"}}, "required": ["kind"], "additionalProperties": false},
+            {"type": "object", "properties": {"kind": {"enum": ["b", "c"]}, "s": {"type": "string", "maxLength": 3}}, "required": ["kind", "s"]}
+        ]}),
+        // Exactly one of the required sets.
+        json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}, "c": {"type": "boolean"}},
+               "oneOf": [{"required": ["a"]}, {"required": ["b", "c"]}]}),
+        // Long strings, chunked.
+        json!({"type": "object", "properties": {"text": {"type": "string", "minLength": 70, "maxLength": 1500}}, "required": ["text"]}),
+        // Dependencies.
+        json!({"type": "object", "properties": {"card": {"type": "string"}, "cvv": {"type": "integer"}, "zip": {"type": "string"}},
+               "dependencies": {"card": ["zip"], "cvv": {"required": ["card"]}}}),
+        // Strings but these, and several required names negated.
+        json!({"type": "object", "properties": {"name": {"type": "string", "not": {"enum": ["root", "admin"]}}},
+               "required": ["name"], "not": {"required": ["x", "y"]}}),
+        // allOf merges: closed parts, two enums, two anyOfs.
+        json!({"allOf": [
+            {"type": "object", "properties": {"w": {"type": "integer"}, "v": {"enum": [1, 2, 3]}}, "additionalProperties": false},
+            {"properties": {"w": {"minimum": 3}, "v": {"enum": [2, 3, 4]}, "z": {}}}
+        ]}),
+        // A pattern matching a declared name.
+        json!({"type": "object", "properties": {"ab": {"type": "integer"}},
+               "patternProperties": {"^a": {"minimum": 5}}, "additionalProperties": false}),
+        // oneOf strings with disjoint spellings; bounds at zero with exponents.
+        json!({"type": "object", "properties": {
+            "d": {"oneOf": [{"type": "string", "format": "date"}, {"type": "string", "pattern": "^[a-z]{2}$"}]},
+            "x": {"type": "number", "exclusiveMinimum": 0}
+        }}),
+    ];
+    let vocab = Arc::new(Vocabulary::o200k_base().unwrap());
+    let trie = Arc::new(TokenTrie::new(&vocab));
+    let ws = whitespace_tokens(&vocab);
+    let mut checked = 0;
+    for (i, schema) in schemas.iter().enumerate() {
+        let validator = jsonschema::options()
+            .should_validate_formats(true)
+            .build(schema)
+            .unwrap();
+        for order in [PropertyOrder::Schema, PropertyOrder::Any] {
+            let compiled = compile(schema, &Options::default().properties(order)).unwrap();
+            let bound = Arc::new(BoundGrammar::with_trie(
+                Arc::new(compiled),
+                vocab.clone(),
+                trie.clone(),
+            ));
+            for k in 0..12 {
+                let mut rng = StdRng::seed_from_u64((i * 100 + k) as u64);
+                let text = sample(&bound, &ws, SLACKS[k % SLACKS.len()], &mut rng).unwrap();
+                let value: Value = serde_json::from_str(&plus_zero(&text)).unwrap();
+                let errors: Vec<String> = validator
+                    .iter_errors(&value)
+                    .map(|e| e.to_string())
+                    .collect();
+                assert!(
+                    errors.is_empty(),
+                    "schema {i} ({order:?}): {text:?}: {errors:?}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 8 * 2 * 12);
+}
+
 #[derive(Default)]
 struct Counts {
     tried: usize,
