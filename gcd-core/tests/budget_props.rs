@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::budget::{generate, Strategy};
+
 use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 
@@ -40,79 +42,6 @@ fn exact_min_tokens(m: &Matcher, n_tokens: u32, limit: usize) -> Option<usize> {
         }
     }
     None
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Strategy {
-    Uniform,
-    Longest,
-    Shortest,
-}
-
-/// Runs one budgeted generation; returns the number of tokens used.
-fn generate(
-    bound: &Arc<BoundGrammar>,
-    budget: usize,
-    strategy: Strategy,
-    seed: u64,
-    reference: &Recognizer,
-) -> usize {
-    let vocab = bound.vocab();
-    let width = vocab.len();
-    let eos = vocab.eos_ids()[0];
-    let mut m = Matcher::new(bound.clone()).with_budget(budget).unwrap();
-    let mut plain = Matcher::new(bound.clone());
-    let mut rng = StdRng::seed_from_u64(seed);
-    loop {
-        let mask = m.compute_mask(width);
-        let unbudgeted = plain.compute_mask(width);
-        for i in mask.iter_ones() {
-            assert!(
-                unbudgeted[i],
-                "budgeted mask allows {i}, the plain one does not"
-            );
-        }
-        let mut allowed: Vec<u32> = mask
-            .iter_ones()
-            .map(|i| i as u32)
-            .filter(|&i| i != eos)
-            .collect();
-        if allowed.is_empty() {
-            assert!(
-                mask[eos as usize],
-                "empty mask before completion after {:?}",
-                String::from_utf8_lossy(m.output())
-            );
-            break;
-        }
-        // Adversarial choices never stop early on their own.
-        let len = |t: &u32| vocab.token_bytes(*t).unwrap().len();
-        let t = match strategy {
-            Strategy::Uniform => allowed[rng.random_range(0..allowed.len())],
-            Strategy::Longest => {
-                allowed.sort_by_key(|t| std::cmp::Reverse(len(t)));
-                allowed[rng.random_range(0..allowed.len().min(2))]
-            }
-            Strategy::Shortest => {
-                allowed.sort_by_key(len);
-                allowed[rng.random_range(0..allowed.len().min(2))]
-            }
-        };
-        m.advance(t).unwrap();
-        plain.advance(t).unwrap();
-        assert!(m.tokens().len() <= budget);
-        // Rolling back restores the budgeted mask exactly.
-        let mut back = m.clone();
-        back.rollback(1).unwrap();
-        assert_eq!(back.compute_mask(width), mask);
-    }
-    assert!(
-        reference.is_complete(m.output()),
-        "ended incomplete: {:?}",
-        String::from_utf8_lossy(m.output())
-    );
-    m.advance(eos).unwrap();
-    m.tokens().len() - 1
 }
 
 #[test]

@@ -7,6 +7,7 @@ mod common;
 
 use std::sync::Arc;
 
+use common::budget::{generate, Strategy};
 use common::walk::check_walk;
 use gcd_core::bind::BoundGrammar;
 use gcd_core::compiled::CompiledGrammar;
@@ -125,45 +126,30 @@ fn tight_rules_must_follow_a_terminal_and_not_be_empty() {
 
 #[test]
 fn budgeted_generation_completes_inside_tight_rules() {
-    use rand::{Rng, SeedableRng};
     let c = Arc::new(CompiledGrammar::new(&chunked(true).build().unwrap()).unwrap());
     let reference = Recognizer::new(&c);
     let mut runs = 0;
     for seed in 0..20u64 {
         let tokens = common::random_vocab(seed, 32);
         let vocab = Arc::new(Vocabulary::from_tokens_with_eos(tokens, "</s>"));
-        let eos = vocab.eos_ids()[0];
-        let bound = Arc::new(BoundGrammar::new(c.clone(), vocab.clone()));
+        let bound = Arc::new(BoundGrammar::new(c.clone(), vocab));
         let min = Matcher::new(bound.clone()).min_tokens_to_complete();
-        for budget in min..min + 6 {
-            let mut m = Matcher::new(bound.clone()).with_budget(budget).unwrap();
-            let mut rng = rand::rngs::StdRng::seed_from_u64(seed * 100 + budget as u64);
-            loop {
-                let mask = m.compute_mask(vocab.len());
-                let allowed: Vec<u32> = mask
-                    .iter_ones()
-                    .map(|i| i as u32)
-                    .filter(|&i| i != eos)
-                    .collect();
-                if allowed.is_empty() {
-                    assert!(
-                        mask[eos as usize],
-                        "stuck after {:?}",
-                        String::from_utf8_lossy(m.output())
-                    );
-                    break;
-                }
-                m.advance(allowed[rng.random_range(0..allowed.len())])
-                    .unwrap();
-                assert!(m.tokens().len() <= budget);
+        for (k, strategy) in [Strategy::Uniform, Strategy::Longest, Strategy::Shortest]
+            .into_iter()
+            .enumerate()
+        {
+            for budget in min..min + 4 {
+                let used = generate(
+                    &bound,
+                    budget,
+                    strategy,
+                    seed * 100 + (k * 10 + budget) as u64,
+                    &reference,
+                );
+                assert!(used <= budget);
+                runs += 1;
             }
-            assert!(
-                reference.is_complete(m.output()),
-                "{:?}",
-                String::from_utf8_lossy(m.output())
-            );
-            runs += 1;
         }
     }
-    assert_eq!(runs, 120);
+    assert_eq!(runs, 20 * 3 * 4);
 }

@@ -1,5 +1,6 @@
 //! Random small grammars and vocabularies for the property tests.
 #![allow(dead_code)]
+pub mod budget;
 pub mod data;
 pub mod walk;
 
