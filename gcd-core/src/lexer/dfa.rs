@@ -7,12 +7,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use regex_automata::dfa::{dense, Automaton, StartKind};
-use regex_automata::nfa::thompson::{self, WhichCaptures};
-use regex_automata::util::start;
-use regex_automata::{Anchored, MatchKind};
+use regex_automata::dfa::dense;
 use regex_syntax::hir::{Hir, HirKind};
 
+pub use super::determinize::DfaError;
+use super::determinize::{raw_table, MAX_PRODUCT_STATES};
 use super::{lookaround, DEAD};
 use crate::codec;
 use crate::grammar::TerminalPattern;
@@ -26,21 +25,6 @@ pub struct TerminalDfa {
     /// Whether the bytes read so far form a whole match.
     pub accepting: Arc<[bool]>,
 }
-
-/// Why a terminal's regex could not become a DFA.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum DfaError {
-    Invalid(String),
-    MatchesEmpty,
-    NeverMatches,
-    /// The automaton would need more states than this.
-    TooLarge(usize),
-}
-
-/// Most states of an intersection's product automaton (each state is a
-/// 1 KiB row).
-pub const MAX_INTERSECTION_STATES: usize = 20_000;
 
 /// Predecessors of every state of a byte-indexed table with `n` states, as
 /// one flat list: those of state `s` are `preds[start[s]..start[s + 1]]`,
@@ -274,7 +258,7 @@ impl TerminalDfa {
 
     /// The lexemes that every one of `regexes` matches (each compiled as by
     /// [`new`](Self::new)): the product of their automata, cached under a
-    /// key that no regex spells. Refused past [`MAX_INTERSECTION_STATES`].
+    /// key that no regex spells. Refused past [`MAX_PRODUCT_STATES`].
     pub fn intersection(regexes: &[String]) -> Result<TerminalDfa, DfaError> {
         let key = TerminalPattern::Intersection(regexes.to_vec()).to_regex();
         Self::new_with(&key, || {
@@ -300,8 +284,8 @@ impl TerminalDfa {
                     DEAD
                 } else if let Some(&id) = index.get(&next[..]) {
                     id
-                } else if states.len() >= MAX_INTERSECTION_STATES {
-                    return Err(DfaError::TooLarge(MAX_INTERSECTION_STATES));
+                } else if states.len() >= MAX_PRODUCT_STATES {
+                    return Err(DfaError::TooLarge(MAX_PRODUCT_STATES));
                 } else {
                     let id = states.len() as u32;
                     index.insert(next.clone(), id);
@@ -429,59 +413,4 @@ impl TerminalDfa {
         }
         Some(s)
     }
-}
-
-/// Determinizes a parsed regex and reads out its reachable states as a
-/// byte table (state 0 the start; dead-end states kept).
-pub(super) fn raw_table(hir: &Hir) -> Result<(Vec<u32>, Vec<bool>), DfaError> {
-    crate::counters::count_regex_compilation();
-    let mut builder = dense::Builder::new();
-    builder.configure(
-        dense::DFA::config()
-            .match_kind(MatchKind::All)
-            .start_kind(StartKind::Anchored)
-            .dfa_size_limit(Some(64 << 20))
-            .determinize_size_limit(Some(64 << 20)),
-    );
-    let invalid = |e: &dyn std::fmt::Display| DfaError::Invalid(e.to_string());
-    let nfa = thompson::Compiler::new()
-        .configure(thompson::Config::new().which_captures(WhichCaptures::None))
-        .build_from_hir(hir)
-        .map_err(|e| invalid(&e))?;
-    let dfa = builder.build_from_nfa(&nfa).map_err(|e| invalid(&e))?;
-    let start = dfa
-        .start_state(&start::Config::new().anchored(Anchored::Yes))
-        .map_err(|e| DfaError::Invalid(e.to_string()))?;
-    // Read out the reachable states.
-    // One transition per byte class, spread over its bytes.
-    let classes = dfa.byte_classes();
-    let mut ids = rustc_hash::FxHashMap::default();
-    let mut order = vec![start];
-    ids.insert(start, 0u32);
-    let mut raw_trans = Vec::new();
-    let mut by_class = vec![DEAD; classes.alphabet_len()];
-    let mut i = 0;
-    while i < order.len() {
-        let s = order[i];
-        for rep in classes.representatives(..) {
-            let Some(b) = rep.as_u8() else { continue };
-            let n = dfa.next_state(s, b);
-            by_class[classes.get(b) as usize] = if dfa.is_dead_state(n) || dfa.is_quit_state(n) {
-                DEAD
-            } else {
-                let next = ids.len() as u32;
-                *ids.entry(n).or_insert_with(|| {
-                    order.push(n);
-                    next
-                })
-            };
-        }
-        raw_trans.extend((0..=255u8).map(|b| by_class[classes.get(b) as usize]));
-        i += 1;
-    }
-    let accepting: Vec<bool> = order
-        .iter()
-        .map(|&s| dfa.is_match_state(dfa.next_eoi_state(s)))
-        .collect();
-    Ok((raw_trans, accepting))
 }

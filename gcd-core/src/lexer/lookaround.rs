@@ -21,7 +21,7 @@ use std::collections::HashMap;
 
 use regex_syntax::hir::Hir;
 
-use super::dfa::{raw_table, DfaError, MAX_INTERSECTION_STATES};
+use super::determinize::{raw_table, DfaError, MAX_PRODUCT_STATES};
 use super::DEAD;
 
 /// The first marker byte; assertion `k` is `MARKER + k`.
@@ -453,8 +453,8 @@ pub(crate) fn table(split: &Split) -> Result<(Vec<u32>, Vec<bool>, bool), DfaErr
             let key = (next_behind, next);
             let id = match index.get(&key) {
                 Some(&id) => id,
-                None if states.len() >= MAX_INTERSECTION_STATES => {
-                    return Err(DfaError::TooLarge(MAX_INTERSECTION_STATES))
+                None if states.len() >= MAX_PRODUCT_STATES => {
+                    return Err(DfaError::TooLarge(MAX_PRODUCT_STATES))
                 }
                 None => {
                     let id = states.len() as u32;

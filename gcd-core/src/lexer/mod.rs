@@ -16,6 +16,7 @@
 
 mod automaton;
 mod classes;
+mod determinize;
 mod dfa;
 pub mod lookaround;
 

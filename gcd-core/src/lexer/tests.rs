@@ -172,7 +172,7 @@ fn intersection_matches_what_every_part_matches() {
     let big = [r"[ab]*a[ab]{13}".to_string(), r"[ab]{1,40}".to_string()];
     assert_eq!(
         TerminalDfa::intersection(&big),
-        Err(DfaError::TooLarge(dfa::MAX_INTERSECTION_STATES))
+        Err(DfaError::TooLarge(determinize::MAX_PRODUCT_STATES))
     );
 }
 
