@@ -1,7 +1,7 @@
 gcd::grammar! {
     G;
     start: A
-    A: /"a(?=b)"/
+    A: /"(a)\\1"/
 }
 
 fn main() {}
