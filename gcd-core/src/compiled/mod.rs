@@ -478,7 +478,7 @@ fn unused_rule_warnings(
 fn lookahead_warnings(g: &Grammar) -> Vec<Diagnostic> {
     g.terminals
         .iter()
-        .filter(|t| matches!(&t.pattern, TerminalPattern::Regex(re) if lookaround::has_lookaround(re) && lookaround::sees_past_end(re)))
+        .filter(|t| matches!(&t.pattern, TerminalPattern::Regex(re) if lookaround::sees_past_end(re)))
         .map(|t| {
             Diagnostic::new(
                 DiagnosticKind::Unsupported,

@@ -134,11 +134,6 @@ pub fn split(regex: &str) -> Result<Option<Split>, String> {
     }))
 }
 
-/// Whether `regex` holds a lookaround assertion.
-pub fn has_lookaround(regex: &str) -> bool {
-    assertion_in(regex.as_bytes())
-}
-
 /// `regex` with each assertion replaced by an empty group, for checks of
 /// its syntax and length (an assertion adds no bytes).
 pub fn without_assertions(regex: &str) -> std::borrow::Cow<'_, str> {
@@ -378,7 +373,7 @@ impl Checks<'_> {
 /// The table of `split`'s language, as [`raw_table`] gives one (state 0
 /// the start, every state reachable), and whether some match ends while a
 /// lookahead still looks past it.
-pub(crate) fn table(split: &Split) -> Result<(Vec<u32>, Vec<bool>, bool), DfaError> {
+pub(super) fn table(split: &Split) -> Result<(Vec<u32>, Vec<bool>, bool), DfaError> {
     let marked = Table::of(&split.marked)?;
     let mut tables = Vec::with_capacity(split.assertions.len());
     for a in &split.assertions {
