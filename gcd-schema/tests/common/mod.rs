@@ -71,3 +71,28 @@ pub fn accepts(schema: &serde_json::Value, ws: gcd_schema::Whitespace, text: &st
     .expect("schema compiles");
     Acceptor::new(c).accepts(text)
 }
+
+/// Checks every `ok` text is accepted and every `bad` text refused, under
+/// JSON whitespace with every escape.
+pub fn check(schema: serde_json::Value, ok: &[&str], bad: &[&str]) {
+    for t in ok {
+        assert!(
+            accepts(&schema, gcd_schema::Whitespace::Json, t),
+            "{schema} should accept {t}"
+        );
+    }
+    for t in bad {
+        assert!(
+            !accepts(&schema, gcd_schema::Whitespace::Json, t),
+            "{schema} should refuse {t}"
+        );
+    }
+}
+
+/// The error compiling `schema` with the default options gives.
+pub fn error(schema: serde_json::Value) -> gcd_schema::SchemaError {
+    match gcd_schema::compile(&schema, &gcd_schema::Options::default()) {
+        Ok(_) => panic!("{schema} should not compile"),
+        Err(e) => e,
+    }
+}
