@@ -218,8 +218,9 @@ impl CompiledGrammar {
                 DiagnosticKind::TooLarge,
                 None,
                 format!(
-                    "the contextual lexer needs more than {} states; simplify the terminals",
-                    e.0
+                    "the contextual lexer needs more than {} states (the limit \
+                     `max_lexer_states`; {} were built when it stopped); simplify the terminals",
+                    config.max_lexer_states, e.0
                 ),
             )
         })?;
