@@ -466,6 +466,87 @@ fn bad_files_are_errors() {
     }
 }
 
+/// A SentencePiece-style BPE tokenizer with byte fallback, written here:
+/// `<unk>`, `<s>`, `</s>`, the byte tokens `<0x00>`..`<0xFF>` (but
+/// `without_byte`), then `▁` and a few pieces; `unk_token` as given.
+fn tiny_sentencepiece(without_byte: Option<u32>, unk: &str) -> String {
+    let mut vocab = vec![
+        ("<unk>".to_string(), 0),
+        ("<s>".to_string(), 1),
+        ("</s>".to_string(), 2),
+    ];
+    vocab.extend(
+        (0..256)
+            .filter(|&b| Some(b) != without_byte)
+            .map(|b| (format!("<0x{b:02X}>"), 3 + b)),
+    );
+    for (i, piece) in ["▁", "a", "b", "▁a", "ab", "▁ab"].iter().enumerate() {
+        vocab.push((piece.to_string(), 259 + i as u32));
+    }
+    let vocab: serde_json::Map<String, serde_json::Value> =
+        vocab.into_iter().map(|(k, v)| (k, v.into())).collect();
+    let special = |id: u32, content: &str| {
+        serde_json::json!({"id": id, "content": content, "single_word": false, "lstrip": false,
+                           "rstrip": false, "normalized": false, "special": true})
+    };
+    serde_json::json!({
+        "version": "1.0", "truncation": null, "padding": null,
+        "added_tokens": [special(0, "<unk>"), special(1, "<s>"), special(2, "</s>")],
+        "normalizer": {"type": "Sequence", "normalizers": [
+            {"type": "Prepend", "prepend": "▁"},
+            {"type": "Replace", "pattern": {"String": " "}, "content": "▁"}]},
+        "pre_tokenizer": null, "post_processor": null, "decoder": null,
+        "model": {"type": "BPE", "dropout": null, "unk_token": unk,
+                  "continuing_subword_prefix": null, "end_of_word_suffix": null,
+                  "fuse_unk": true, "byte_fallback": true, "ignore_merges": false,
+                  "vocab": vocab, "merges": ["▁ a", "a b", "▁a b"]}
+    })
+    .to_string()
+}
+
+#[test]
+fn byte_fallback_on_a_tokenizer_built_here() {
+    let path = scratch("tiny_sp.json");
+    std::fs::write(&path, tiny_sentencepiece(None, "<unk>")).unwrap();
+    let v = Vocabulary::from_tokenizer_json(&path).unwrap();
+    assert_eq!(v.len(), 265);
+    for b in 0..=255u32 {
+        assert_eq!(v.token_bytes(3 + b).unwrap(), [b as u8]);
+        assert_eq!(v.kind(3 + b).unwrap(), TokenKind::Normal);
+    }
+    assert_eq!(v.token_bytes(259).unwrap(), b" ", "▁ is a space");
+    assert_eq!(v.token_bytes(264).unwrap(), b" ab");
+    assert_eq!(v.kind(0).unwrap(), TokenKind::Special);
+    assert_eq!(v.eos_ids(), [2]);
+    // Known pieces merge; characters the vocabulary lacks fall back to
+    // their UTF-8 bytes; no prefix space is inserted.
+    assert_eq!(v.encode("ab").unwrap(), [263]);
+    assert_eq!(v.encode(" ab").unwrap(), [264]);
+    let ids = v.encode("aé").unwrap();
+    assert_eq!(ids, [260, 3 + 0xC3, 3 + 0xA9]);
+    assert_eq!(v.decode_bytes(&ids).unwrap(), "aé".as_bytes());
+    for text in ["a b ab", " é", "ba", "▁"] {
+        let ids = v.encode(text).unwrap();
+        assert_eq!(v.decode_bytes(&ids).unwrap(), text.as_bytes(), "{text:?}");
+    }
+}
+
+/// A byte the fallback lacks needs the unknown token; when the file names
+/// one it does not have, encoding fails, with its own kind.
+#[test]
+fn encoding_failures_are_encode_errors() {
+    let path = scratch("tiny_sp_no_unk.json");
+    std::fs::write(&path, tiny_sentencepiece(Some(0xA9), "<missing>")).unwrap();
+    let v = Vocabulary::from_tokenizer_json(&path).unwrap();
+    assert_eq!(v.encode("ab").unwrap(), [263]);
+    let err = v.encode("aé").unwrap_err();
+    assert_eq!(err.kind(), VocabErrorKind::Encode, "{err}");
+    assert!(
+        err.to_string().contains("tiny_sp_no_unk"),
+        "names the tokenizer: {err}"
+    );
+}
+
 #[test]
 fn shared_across_threads() {
     let v: Vec<Arc<Vocabulary>> = all().into_iter().map(|v| Arc::new(v.clone())).collect();
@@ -487,9 +568,24 @@ fn shared_across_threads() {
 
 #[test]
 fn load_timings() {
-    let _ = all();
+    let loaded = all();
     let mut t = TIMINGS.lock().unwrap().clone();
     t.sort_by_key(|x| x.0);
+    // Every vocabulary loaded was timed once, with the size it has.
+    assert_eq!(t.len(), loaded.len(), "{t:?}");
+    for v in &loaded {
+        assert!(
+            t.iter().any(|&(_, _, n)| n == v.len()),
+            "{} ({} ids) has no timing",
+            v.name(),
+            v.len()
+        );
+    }
+    // The embedded vocabularies need no shared data.
+    assert!(
+        t.iter().any(|x| x.0 == "o200k_base" && x.2 == 200_019),
+        "{t:?}"
+    );
     for (name, d, n) in t {
         println!(
             "load {name:>20}: {n:>7} ids  {:>8.1} ms",

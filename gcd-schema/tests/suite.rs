@@ -293,7 +293,7 @@ enum Gap {
     Exponent,
 }
 
-fn known_gap(file: &str, test: &Value, text: &str) -> Option<Gap> {
+fn known_gap(file: &str, test: &Value) -> Option<Gap> {
     if !test["valid"].as_bool().unwrap() {
         return None;
     }
@@ -312,10 +312,24 @@ fn known_gap(file: &str, test: &Value, text: &str) -> Option<Gap> {
     if file == "hostname.json" && data.as_str().is_some_and(odd_label) {
         return Some(Gap::Hostname);
     }
-    if text.contains("e+") || text.contains("e-") {
+    if spells_a_number_with_exponent(data) {
         return Some(Gap::Exponent);
     }
     None
+}
+
+/// Whether either spelling the run uses (serde_json's, Python's) writes one
+/// of the instance's numbers with an exponent. It looks at numbers only:
+/// strings such as UUIDs and URIs hold "e-" too.
+fn spells_a_number_with_exponent(v: &Value) -> bool {
+    match v {
+        Value::Number(_) => [serde_json::to_string(v).unwrap(), to_python_json(v)]
+            .iter()
+            .any(|s| s.contains(['e', 'E'])),
+        Value::Array(items) => items.iter().any(spells_a_number_with_exponent),
+        Value::Object(members) => members.values().any(spells_a_number_with_exponent),
+        _ => false,
+    }
 }
 
 /// Runs one draft's files; asserts no disagreement and at least
@@ -383,7 +397,7 @@ fn run(draft_dir: &str, draft: Draft, min_compiled: usize) -> Stats {
                     let text = to_python_json(&t["data"]);
                     any_checks += 1;
                     let got = acceptor.accepts(&text);
-                    if got != valid && known_gap(&name, t, &text).is_none() {
+                    if got != valid && known_gap(&name, t).is_none() {
                         disagreements.push(format!(
                             "{name}: {} / {}: suite says {valid}, any-order grammar says {got} for {text} (schema {schema})",
                             group["description"], t["description"]
@@ -422,7 +436,7 @@ fn run(draft_dir: &str, draft: Draft, min_compiled: usize) -> Stats {
                             continue;
                         }
                     }
-                    match known_gap(&name, t, text) {
+                    match known_gap(&name, t) {
                         Some(Gap::LeapSecond) => known_gaps += 1,
                         Some(Gap::Hostname) => format_gaps += 1,
                         Some(Gap::Exponent) => exponent_gaps += 1,
