@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use gcd::constrained::{compiled, grammar_text, Whitespace};
+use gcd::constrained::{compiled, Whitespace};
 use gcd::core::bind::BoundGrammar;
 use gcd::core::runtime::matcher::Matcher;
 use gcd::core::vocab::Vocabulary;
@@ -190,10 +190,36 @@ fn what_serde_refuses_is_refused() {
         serde_json::from_str::<u64>("-0").is_err() && serde_json::from_str::<i64>("-0").is_err()
     );
     assert!(!accepts::<Newtype>("-0", c) && !accepts::<Point>(r#"{"x":-0,"y":0}"#, c));
-    // Each grammar is linked once.
-    assert_eq!(
-        grammar_text::<Point>(c).unwrap(),
-        grammar_text::<Point>(c).unwrap()
+}
+
+/// Each type's grammar is linked once per whitespace policy, and bound once
+/// per vocabulary: later uses get the cached value itself.
+#[test]
+fn each_grammar_is_linked_and_bound_once() {
+    let first = compiled::<Point>(Whitespace::Compact).unwrap();
+    assert!(Arc::ptr_eq(
+        &first,
+        &compiled::<Point>(Whitespace::Compact).unwrap()
+    ));
+    let spaced = compiled::<Point>(Whitespace::Json).unwrap();
+    assert!(!Arc::ptr_eq(&first, &spaced), "one cache entry per policy");
+    assert!(Arc::ptr_eq(
+        &spaced,
+        &compiled::<Point>(Whitespace::Json).unwrap()
+    ));
+    assert!(!Arc::ptr_eq(
+        &first,
+        &compiled::<Person>(Whitespace::Compact).unwrap()
+    ));
+    let vocab = vocab();
+    let b = gcd::constrained::bound::<Point>(Whitespace::Compact, vocab.clone()).unwrap();
+    assert!(Arc::ptr_eq(
+        &b,
+        &gcd::constrained::bound::<Point>(Whitespace::Compact, vocab).unwrap()
+    ));
+    assert!(
+        Arc::ptr_eq(b.grammar(), &first),
+        "binding reuses the linked grammar"
     );
 }
 
@@ -350,4 +376,65 @@ fn own_shape_is_const_data() {
     );
     // Types that build their shape in code have no definition.
     assert!(<u8 as Constrained>::DEF.is_none());
+}
+
+/// A type whose hand-written `Constrained` says "string" while its
+/// `Deserialize` wants a number: the one way `finish` can fail to
+/// deserialize, which `#[derive(Constrained)]` never produces.
+#[derive(Deserialize, Debug)]
+struct Mislabeled(#[allow(dead_code)] u8);
+
+impl Constrained for Mislabeled {
+    fn shape(_: &mut gcd::constrained::ShapeSet) -> gcd::constrained::Shape {
+        gcd::constrained::Shape::String(Default::default())
+    }
+}
+
+#[test]
+fn decoder_errors_by_kind() {
+    use gcd::constrained::ConstraintError;
+    use gcd::core::runtime::matcher::MatchErrorKind;
+    use gcd::Decoder;
+    let vocab = vocab();
+    let mut d = Decoder::<Point>::new(vocab.clone()).unwrap();
+    let e = d.advance(vocab.len() as u32 + 5).unwrap_err();
+    assert!(
+        matches!(&e, ConstraintError::Match(m) if m.kind() == MatchErrorKind::TokenOutOfRange),
+        "{e}"
+    );
+    for t in vocab.encode("{\"x\":1").unwrap() {
+        d.advance(t).unwrap();
+    }
+    let e = d.finish().unwrap_err();
+    assert!(matches!(e, ConstraintError::Incomplete(6)), "{e}");
+    let e = Decoder::<Point>::new(vocab.clone())
+        .unwrap()
+        .with_budget(2)
+        .err()
+        .expect("a point needs more than 2 tokens");
+    assert!(
+        matches!(&e, ConstraintError::Match(m) if m.kind() == MatchErrorKind::BudgetTooSmall),
+        "{e}"
+    );
+    let mut d = Decoder::<Mislabeled>::new(vocab.clone()).unwrap();
+    for t in vocab.encode("\"7\"").unwrap() {
+        d.advance(t).unwrap();
+    }
+    let e = d.finish().unwrap_err();
+    assert!(matches!(e, ConstraintError::Deserialize(_)), "{e}");
+}
+
+#[test]
+fn decoder_whitespace_policy() {
+    use gcd::Decoder;
+    let vocab = vocab();
+    let spaced = r#"{ "x": 1, "y": 2 }"#;
+    let compact = Decoder::<Point>::new(vocab.clone()).unwrap();
+    assert!(!compact.matcher().accepts_bytes(spaced.as_bytes()));
+    assert!(compact.matcher().accepts_bytes(br#"{"x":1,"y":2}"#));
+    let mut json = Decoder::<Point>::with_whitespace(vocab.clone(), Whitespace::Json).unwrap();
+    for t in vocab.encode(spaced).unwrap() {
+        json.advance(t).unwrap();
+    }
+    assert_eq!(json.finish().unwrap(), Point { x: 1, y: 2 });
 }
