@@ -17,8 +17,8 @@ fn gcd(args: &[&str]) -> (i32, String, String) {
 
 fn temp_file(name: &str, text: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("gcd-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(name);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
     std::fs::write(&p, text).unwrap();
     p
 }
@@ -134,18 +134,149 @@ fn sample_prints_json_lines() {
         .collect();
     assert_eq!(lines.len(), 4);
     for l in &lines {
-        assert!(l["tokens"].as_u64().unwrap() <= 32);
+        let tokens = l["tokens"].as_u64().unwrap();
+        assert!(tokens <= 32);
         if l["complete"].as_bool().unwrap() {
-            // RFC 8259 JSON; serde_json accepts it unless a number exceeds f64.
-            let text = l["text"].as_str().unwrap();
-            if let Err(e) = serde_json::from_str::<serde_json::Value>(text) {
-                assert!(
-                    e.to_string().starts_with("number out of range"),
-                    "{text}: {e}"
-                );
-            }
+            parses_as_json(l["text"].as_str().unwrap());
+        } else {
+            // Without a budget only the token limit stops a sample early.
+            assert_eq!(tokens, 32, "{l}");
         }
     }
+}
+
+/// RFC 8259 JSON; serde_json accepts it unless a number exceeds f64.
+fn parses_as_json(text: &str) {
+    if let Err(e) = serde_json::from_str::<serde_json::Value>(text) {
+        assert!(
+            e.to_string().starts_with("number out of range"),
+            "{text}: {e}"
+        );
+    }
+}
+
+#[test]
+fn sample_under_a_budget_always_completes() {
+    let (code, out, err) = gcd(&[
+        "sample",
+        "--tokenizer",
+        "cl100k",
+        "--count",
+        "6",
+        "--seed",
+        "11",
+        "--budget",
+        "12",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 6, "{out}");
+    for l in &lines {
+        assert_eq!(l["complete"], true, "{l}");
+        assert!(l["tokens"].as_u64().unwrap() <= 12, "{l}");
+        parses_as_json(l["text"].as_str().unwrap());
+    }
+    // A budget below the minimum is refused, naming both numbers.
+    let one = temp_file("two_words.lark", "start: \"hello\" \" world\" \"!\"\n");
+    let (code, _, err) = gcd(&[
+        "sample",
+        "--grammar",
+        one.to_str().unwrap(),
+        "--tokenizer",
+        "cl100k",
+        "--budget",
+        "1",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("budget of 1"), "{err}");
+}
+
+#[test]
+fn budget_prints_the_fewest_tokens() {
+    // Any JSON value can be one token ("0"); a fixed word is one token too.
+    let (code, out, err) = gcd(&["budget", "--tokenizer", "cl100k"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), "minimum budget: 1 tokens");
+    let hello = temp_file("hello.lark", "start: \"hello\"\n");
+    let (code, out, _) = gcd(&[
+        "budget",
+        "--grammar",
+        hello.to_str().unwrap(),
+        "--tokenizer",
+        "cl100k",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(out.trim(), "minimum budget: 1 tokens");
+}
+
+/// A folder of two MaskBench files: one schema that compiles, with a valid
+/// and an invalid instance, and one that uses a format gcd cannot enforce.
+fn maskbench_dir(tag: &str) -> PathBuf {
+    let a = temp_file(
+        &format!("{tag}/a.json"),
+        r#"{"description": "", "meta": {}, "schema": {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]},
+           "tests": [{"description": "ok", "valid": true, "data": {"a": 12}},
+                     {"description": "string", "valid": false, "data": {"a": "x"}}]}"#,
+    );
+    temp_file(
+        &format!("{tag}/b.json"),
+        r#"{"description": "", "meta": {}, "schema": {"type": "string", "format": "idn-email"},
+           "tests": [{"description": "ok", "valid": true, "data": "a@b.c"}]}"#,
+    );
+    a.parent().unwrap().to_path_buf()
+}
+
+#[test]
+fn maskbench_counts_pass_refusals_and_invalid_instances() {
+    let dir = maskbench_dir("maskbench");
+    let (code, out, err) = gcd(&[
+        "maskbench",
+        "--tokenizer",
+        "cl100k",
+        "--data",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("schemas=2 pass=1 compile_err=1 validation_err=0 invalid_accepted=0"),
+        "{out}"
+    );
+    assert!(out.contains("TBM_us avg="), "{out}");
+    assert!(
+        err.contains("REFUSED") && err.contains("idn-email"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bench_replays_every_instance() {
+    let dir = maskbench_dir("bench");
+    let (code, out, err) = gcd(&[
+        "bench",
+        "--tokenizer",
+        "cl100k",
+        "--data",
+        dir.to_str().unwrap(),
+    ]);
+    // Every instance is JSON, so the JSON grammar takes all three.
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("replayed 3 documents (0 rejected)"), "{out}");
+    assert!(out.contains("bind: first mask after"), "{out}");
+    let strict = temp_file("int_only.lark", "start: INT\n%import common.INT\n");
+    let (code, out, _) = gcd(&[
+        "bench",
+        "--grammar",
+        strict.to_str().unwrap(),
+        "--tokenizer",
+        "cl100k",
+        "--data",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "objects and strings are not integers: {out}");
+    assert!(out.contains("replayed 3 documents (3 rejected)"), "{out}");
 }
 
 #[test]
