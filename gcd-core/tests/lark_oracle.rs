@@ -1,0 +1,490 @@
+//! An oracle that shares nothing with the engine but the grammar text:
+//! Lark's own Earley parser (`pip install lark`), run in a Python process.
+//!
+//! The reference recognizer reuses gcd's compiled tables, so a bug in
+//! compiling them (the transforms, the prediction table, forking) would go
+//! unseen there. Here grammars are written as Lark text, compiled by gcd and
+//! loaded by Lark, and verdicts on the same strings are compared:
+//!
+//! - Grammars whose terminals are a prefix-free set of literals have one
+//!   lexing of any string, so maximal munch and Lark's "every split" lexing
+//!   define the same language: gcd and Lark must agree on every string
+//!   (samples drawn from gcd's masks, their mutations, random strings).
+//! - With regex terminals maximal munch is narrower than every split, so
+//!   only one direction holds: whatever gcd accepts, Lark accepts.
+//! - The real grammars in shared data: samples drawn from gcd's masks under
+//!   a budget are complete, and Lark parses them.
+//!
+//! Without Lark the test skips with a message, except under CI (`CI` set),
+//! whose script installs it.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::Arc;
+
+use gcd_core::bind::BoundGrammar;
+use gcd_core::compiled::CompiledGrammar;
+use gcd_core::lark::parse_grammar;
+use gcd_core::runtime::matcher::{MatchErrorKind, Matcher};
+use gcd_core::vocab::Vocabulary;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// The Python process that answers for Lark.
+struct Lark {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Lark {
+    fn start() -> Option<Lark> {
+        let has_lark = Command::new("python3")
+            .args(["-c", "import lark"])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !has_lark {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI must run the Lark oracle: `pip install lark` (see .ci/run)"
+            );
+            eprintln!("SKIP: python3 with lark not found (pip install lark)");
+            return None;
+        }
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/oracle/lark_oracle.py");
+        let mut child = Command::new("python3")
+            .arg(script)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3 starts");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Some(Lark {
+            child,
+            stdin,
+            stdout,
+        })
+    }
+
+    /// Lark's verdict on each string, or why it could not load the grammar.
+    fn verdicts(
+        &mut self,
+        grammar: &str,
+        start: &str,
+        lexer: &str,
+        strings: &[String],
+    ) -> Result<Vec<bool>, String> {
+        let request = serde_json::json!({
+            "grammar": grammar, "start": start, "lexer": lexer, "strings": strings,
+        });
+        writeln!(self.stdin, "{request}").unwrap();
+        self.stdin.flush().unwrap();
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).unwrap();
+        let answer: serde_json::Value =
+            serde_json::from_str(&line).unwrap_or_else(|e| panic!("oracle said {line:?}: {e}"));
+        if let Some(e) = answer["error"].as_str() {
+            return Err(e.to_string());
+        }
+        let verdicts: Vec<bool> = serde_json::from_value(answer["verdicts"].clone()).unwrap();
+        assert_eq!(verdicts.len(), strings.len());
+        Ok(verdicts)
+    }
+}
+
+impl Drop for Lark {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Literals no one of which is a prefix of another.
+const PREFIX_FREE: &[&str] = &["a", "b", "c", "(", ")", ",", ";", "xy", "xz", "qq", "+"];
+/// Literals and regexes whose lexings can differ from Lark's splits.
+const OVERLAPPING: &[&str] = &[
+    "\"a\"", "\"if\"", "\"ab\"", "\"(\"", "\")\"", "\",\"", "NAME", "NUM",
+];
+const REGEX_TERMINALS: &str = "NAME: /[a-z]+/\nNUM: /[0-9]+/\n";
+
+/// A random grammar as Lark text: rules `start`, `r1`.. with alternatives
+/// of terminals, rule references (left recursion included), groups with
+/// `?`, `*`, `+` and `[ ]`.
+fn random_lark(rng: &mut StdRng, terminals: &[String], ignore_space: bool) -> String {
+    let rules = rng.random_range(1..=4);
+    let name = |i: usize| {
+        if i == 0 {
+            "start".to_string()
+        } else {
+            format!("r{i}")
+        }
+    };
+    let mut text = String::new();
+    for r in 0..rules {
+        let alts: Vec<String> = (0..rng.random_range(1..=3))
+            .map(|_| random_seq(rng, terminals, rules, &name, 2))
+            .collect();
+        text += &format!("{}: {}\n", name(r), alts.join(" | "));
+    }
+    if ignore_space {
+        text += "%ignore \" \"\n";
+    }
+    text
+}
+
+fn random_seq(
+    rng: &mut StdRng,
+    terminals: &[String],
+    rules: usize,
+    name: &dyn Fn(usize) -> String,
+    depth: u32,
+) -> String {
+    let n = rng.random_range(1..=3);
+    let items: Vec<String> = (0..n)
+        .map(|_| match rng.random_range(0..100) {
+            0..=49 => terminals[rng.random_range(0..terminals.len())].clone(),
+            50..=74 => name(rng.random_range(0..rules)),
+            _ if depth > 0 => {
+                let inner: Vec<String> = (0..rng.random_range(1..=2))
+                    .map(|_| random_seq(rng, terminals, rules, name, depth - 1))
+                    .collect();
+                let inner = inner.join(" | ");
+                match rng.random_range(0..5) {
+                    0 => format!("[{inner}]"),
+                    k => format!("({inner}){}", ["", "?", "*", "+"][k - 1]),
+                }
+            }
+            _ => terminals[rng.random_range(0..terminals.len())].clone(),
+        })
+        .collect();
+    items.join(" ")
+}
+
+/// gcd's side: the grammar bound to a vocabulary of every single byte, the
+/// grammar's literals and a few joins of them, plus EOS.
+struct Gcd {
+    bound: Arc<BoundGrammar>,
+    tokens: Vec<Vec<u8>>,
+}
+
+impl Gcd {
+    fn new(compiled: CompiledGrammar, pieces: &[&str], rng: &mut StdRng) -> Gcd {
+        // Byte b is token b, so a string can be fed byte by byte.
+        let mut tokens: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+        let mut longer: Vec<Vec<u8>> = pieces.iter().map(|p| p.as_bytes().to_vec()).collect();
+        for _ in 0..8 {
+            let a = pieces[rng.random_range(0..pieces.len())];
+            let b = pieces[rng.random_range(0..pieces.len())];
+            longer.push(format!("{a}{b}").into_bytes());
+        }
+        longer.sort();
+        longer.dedup();
+        tokens.extend(longer.into_iter().filter(|t| t.len() > 1));
+        let vocab = Vocabulary::from_tokens_with_eos(tokens.clone(), "</s>");
+        Gcd {
+            bound: Arc::new(BoundGrammar::new(Arc::new(compiled), Arc::new(vocab))),
+            tokens,
+        }
+    }
+
+    /// A complete output drawn uniformly among allowed tokens under a budget
+    /// of the fewest tokens plus `slack`.
+    fn sample(&self, rng: &mut StdRng, slack: usize) -> Option<Vec<u8>> {
+        let m = Matcher::new(self.bound.clone());
+        let min = m.min_tokens_to_complete();
+        if min >= gcd_core::bind::INF as usize {
+            return None;
+        }
+        let mut m = m.with_budget(min + slack).unwrap();
+        let eos = self.tokens.len();
+        loop {
+            let allowed: Vec<usize> = m.compute_mask(eos + 1).iter_ones().collect();
+            assert!(
+                !allowed.is_empty(),
+                "budgeted generation reached a dead end"
+            );
+            let t = allowed[rng.random_range(0..allowed.len())];
+            if t == eos {
+                assert!(m.is_complete());
+                return Some(m.output().to_vec());
+            }
+            match m.advance(t as u32) {
+                Ok(()) => {}
+                // An ambiguous grammar may refuse to follow more derivations.
+                Err(e) if e.kind() == MatchErrorKind::TooManyConfigurations => return None,
+                Err(e) => panic!("the mask allowed a token advance refused: {e}"),
+            }
+        }
+    }
+
+    /// Whether gcd accepts `s` whole, fed byte by byte; `None` where an
+    /// ambiguous grammar exceeds the configuration cap.
+    fn accepts(&self, s: &[u8]) -> Option<bool> {
+        let mut m = Matcher::new(self.bound.clone());
+        for &b in s {
+            match m.advance(b as u32) {
+                Ok(()) => {}
+                Err(e) if e.kind() == MatchErrorKind::TooManyConfigurations => return None,
+                Err(_) => return Some(false),
+            }
+        }
+        Some(m.is_complete())
+    }
+}
+
+/// Samples, their one-edit mutations and random strings of the pieces.
+fn candidate_strings(gcd: &Gcd, pieces: &[&str], rng: &mut StdRng) -> Vec<String> {
+    let mut out = Vec::new();
+    for _ in 0..6 {
+        let slack = rng.random_range(0..6);
+        if let Some(s) = gcd.sample(rng, slack) {
+            out.push(String::from_utf8(s).unwrap());
+        }
+    }
+    for i in 0..out.len() {
+        for _ in 0..4 {
+            let mut s = out[i].clone().into_bytes();
+            let piece = pieces[rng.random_range(0..pieces.len())].as_bytes();
+            let at = rng.random_range(0..=s.len());
+            match rng.random_range(0..3) {
+                0 if !s.is_empty() => {
+                    s.remove(at.min(s.len() - 1));
+                }
+                1 => {
+                    s.splice(at..at, piece.iter().copied());
+                }
+                _ => {
+                    let end = (at + 1).min(s.len());
+                    s.splice(at..end, piece.iter().copied());
+                }
+            }
+            out.push(String::from_utf8(s).unwrap());
+        }
+    }
+    for _ in 0..6 {
+        let n = rng.random_range(0..6);
+        out.push(
+            (0..n)
+                .map(|_| pieces[rng.random_range(0..pieces.len())])
+                .collect(),
+        );
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Runs `count` random grammars; returns (grammars compared, strings compared,
+/// strings both accept).
+fn compare_random(
+    lark: &mut Lark,
+    count: u64,
+    terminals: &[&str],
+    extra_text: &str,
+    pieces: &[&str],
+    exact: bool,
+) -> (usize, usize, usize) {
+    let terminals: Vec<String> = terminals
+        .iter()
+        .map(|t| {
+            if t.starts_with('"') || t.chars().all(|c| c.is_ascii_uppercase()) {
+                t.to_string()
+            } else {
+                format!("{t:?}")
+            }
+        })
+        .collect();
+    let (mut grammars, mut strings, mut accepted) = (0, 0, 0);
+    for seed in 0..count {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let space = rng.random_bool(0.4);
+        let text = random_lark(&mut rng, &terminals, space) + extra_text;
+        // gcd may refuse a grammar (no finite string, a lexical hazard);
+        // that is its own tests' business.
+        let Some(compiled) = parse_grammar(&text)
+            .ok()
+            .and_then(|g| CompiledGrammar::new(&g).ok())
+        else {
+            continue;
+        };
+        let mut pieces = pieces.to_vec();
+        if space {
+            pieces.push(" ");
+        }
+        let gcd = Gcd::new(compiled, &pieces, &mut rng);
+        let candidates = candidate_strings(&gcd, &pieces, &mut rng);
+        let lark_says = match lark.verdicts(&text, "start", "dynamic_complete", &candidates) {
+            Ok(v) => v,
+            // Lark refuses alternatives that its expansion of `?` and `[ ]`
+            // makes identical; gcd merges them.
+            Err(e) if e.contains("Rules defined twice") => continue,
+            Err(e) => panic!("Lark refuses a grammar gcd compiles: {e}\n{text}"),
+        };
+        for (s, lark_ok) in candidates.iter().zip(lark_says) {
+            let Some(gcd_ok) = gcd.accepts(s.as_bytes()) else {
+                continue;
+            };
+            strings += 1;
+            accepted += usize::from(gcd_ok && lark_ok);
+            if exact {
+                assert_eq!(
+                    gcd_ok, lark_ok,
+                    "{s:?}: gcd {gcd_ok}, Lark {lark_ok}\n{text}"
+                );
+            } else {
+                assert!(
+                    lark_ok || !gcd_ok,
+                    "{s:?}: gcd accepts, Lark does not\n{text}"
+                );
+            }
+        }
+        grammars += 1;
+    }
+    (grammars, strings, accepted)
+}
+
+#[test]
+fn prefix_free_literals_agree_with_lark_both_ways() {
+    let Some(mut lark) = Lark::start() else {
+        return;
+    };
+    let (grammars, strings, accepted) =
+        compare_random(&mut lark, 600, PREFIX_FREE, "", PREFIX_FREE, true);
+    eprintln!("{grammars} grammars, {strings} strings, {accepted} in both languages");
+    assert!(
+        grammars >= 300 && strings >= 8000 && accepted >= 1400,
+        "{grammars} {strings} {accepted}"
+    );
+}
+
+#[test]
+fn what_gcd_accepts_lark_accepts() {
+    let Some(mut lark) = Lark::start() else {
+        return;
+    };
+    let pieces = ["a", "if", "ab", "(", ")", ",", "x", "1", "9"];
+    let (grammars, strings, accepted) =
+        compare_random(&mut lark, 400, OVERLAPPING, REGEX_TERMINALS, &pieces, false);
+    eprintln!("{grammars} grammars, {strings} strings, {accepted} in both languages");
+    assert!(
+        grammars >= 130 && strings >= 3800 && accepted >= 1200,
+        "{grammars} {strings} {accepted}"
+    );
+}
+
+fn lark_files(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            lark_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "lark") {
+            out.push(p);
+        }
+    }
+}
+
+/// Budgeted samples from every real grammar gcd compiles parse with Lark,
+/// and so do their one-edit mutations that gcd accepts.
+#[test]
+fn samples_of_real_grammars_parse_with_lark() {
+    let Some(root) = common::data::shared_data() else {
+        return;
+    };
+    let Some(mut lark) = Lark::start() else {
+        return;
+    };
+    let mut files = Vec::new();
+    lark_files(&root.join("grammars"), &mut files);
+    let (mut grammars, mut samples, mut near_misses) = (0, 0, 0);
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let name = file.strip_prefix(&root).unwrap().display().to_string();
+        let compiled = parse_grammar(&text)
+            .map_err(|e| e.to_string())
+            .and_then(|g| {
+                CompiledGrammar::new(&g)
+                    .map(|c| (g, c))
+                    .map_err(|e| e.to_string())
+            });
+        let (g, compiled) = match compiled {
+            Ok(x) => x,
+            // Refusals are lark_files.rs's business.
+            Err(e) => {
+                eprintln!("{name}: gcd refuses it: {}", e.lines().next().unwrap_or(""));
+                continue;
+            }
+        };
+        let start = g.nonterminal(g.start).name.clone();
+        let literals: Vec<String> = (0..g.terminals.len())
+            .filter_map(|i| match &g.terminals[i].pattern {
+                gcd_core::grammar::TerminalPattern::Literal { text, .. } => Some(text.clone()),
+                _ => None,
+            })
+            .collect();
+        let mut pieces: Vec<&str> = literals.iter().map(String::as_str).collect();
+        pieces.extend([" ", "\n", "a", "1"]);
+        let mut rng = StdRng::seed_from_u64(grammars as u64);
+        let gcd = Gcd::new(compiled, &pieces, &mut rng);
+        // Lark reads text: a sample that is not UTF-8 (a bytes regex) is left out.
+        let mut drawn: Vec<String> = (0..3)
+            .filter_map(|_| gcd.sample(&mut rng, 12))
+            .filter_map(|s| String::from_utf8(s).ok())
+            .collect();
+        let complete = drawn.len();
+        // Near misses that gcd still accepts must parse too.
+        for s in drawn.clone() {
+            for _ in 0..4 {
+                let mut t = s.clone().into_bytes();
+                let piece = pieces[rng.random_range(0..pieces.len())].as_bytes();
+                let at = rng.random_range(0..=t.len());
+                if rng.random_bool(0.5) && !t.is_empty() {
+                    t.remove(at.min(t.len() - 1));
+                } else {
+                    t.splice(at..at, piece.iter().copied());
+                }
+                if gcd.accepts(&t) == Some(true) {
+                    drawn.extend(String::from_utf8(t));
+                }
+            }
+        }
+        let verdicts = match lark.verdicts(&text, &start, "dynamic", &drawn) {
+            Ok(v) => v,
+            // Lark cannot resolve these imports from text alone.
+            Err(e) if text.contains("%import .") => {
+                eprintln!("{name}: Lark cannot load it here ({e})");
+                continue;
+            }
+            Err(e) => panic!("{name}: gcd compiles it, Lark refuses it: {e}"),
+        };
+        for (s, ok) in drawn.iter().zip(verdicts) {
+            // `dynamic` takes each terminal's longest match; every split
+            // is what the definition of the language allows.
+            let ok = ok
+                || lark
+                    .verdicts(&text, &start, "dynamic_complete", std::slice::from_ref(s))
+                    .unwrap()[0];
+            assert!(ok, "{name}: Lark does not parse {s:?}, which gcd accepts");
+        }
+        eprintln!(
+            "{name}: {complete} samples and {} near misses gcd accepts parse",
+            drawn.len() - complete
+        );
+        grammars += 1;
+        samples += complete;
+        near_misses += drawn.len() - complete;
+    }
+    assert!(
+        grammars >= 20 && samples >= 60 && near_misses >= 20,
+        "{grammars} {samples} {near_misses}"
+    );
+}
