@@ -92,29 +92,38 @@ impl Scalar {
     }
     /// Union of two parts.
     pub fn union(&self, o: &Scalar) -> Scalar {
-        if self.full {
-            return self.clone();
-        }
-        if o.full {
-            return o.clone();
-        }
-        let values = match (&self.values, &o.values) {
-            (Some(a), Some(b)) => Some(a.union(b).cloned().collect()),
-            _ => None,
-        };
+        Scalar::union_all([self.clone(), o.clone()]).expect("two parts")
+    }
+
+    /// The union of all `parts` at once (`None` for no parts): an enum of
+    /// many values folded pairwise would copy the growing union per value.
+    pub fn union_all(parts: impl IntoIterator<Item = Scalar>) -> Option<Scalar> {
+        let mut parts = parts.into_iter().peekable();
+        parts.peek()?;
+        let mut values = Some(BTreeSet::new());
         // Kept apart: the emitter joins the single regexes into one
         // terminal, flat (joining here would nest one group per value).
-        let mut alts = self.alts.clone();
-        for a in &o.alts {
-            if !alts.contains(a) {
-                alts.push(a.clone());
+        let mut alts: Vec<Vec<String>> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for part in parts {
+            if part.full {
+                return Some(part);
+            }
+            match (&mut values, part.values) {
+                (Some(all), Some(v)) => all.extend(v),
+                _ => values = None,
+            }
+            for a in part.alts {
+                if seen.insert(a.clone()) {
+                    alts.push(a);
+                }
             }
         }
-        Scalar {
+        Some(Scalar {
             alts,
             values,
             full: false,
-        }
+        })
     }
 }
 

@@ -16,26 +16,18 @@ impl Compiler<'_> {
     /// The node of a finite set of values (`enum`, `const`).
     pub(super) fn const_node(&mut self, values: &[Value], ptr: &str, kw: &str) -> R<Node> {
         let mut n = Node::default();
+        let (mut numbers, mut strings) = (Vec::new(), Vec::new());
         for (i, v) in values.iter().enumerate() {
             let p = ptr_join(ptr, &i.to_string());
             match v {
                 Value::Null => n.null = true,
                 Value::Bool(true) => n.t = true,
                 Value::Bool(false) => n.f = true,
-                Value::Number(x) => {
-                    let s = number_scalar(x);
-                    n.number = Some(match n.number {
-                        Some(a) => a.union(&s),
-                        None => s,
-                    });
-                }
-                Value::String(x) => {
-                    let s = Scalar::of(quoted(x, self.esc), Some(BTreeSet::from([v.to_string()])));
-                    n.string = Some(match n.string {
-                        Some(a) => a.union(&s),
-                        None => s,
-                    });
-                }
+                Value::Number(x) => numbers.push(number_scalar(x)),
+                Value::String(x) => strings.push(Scalar::of(
+                    quoted(x, self.esc),
+                    Some(BTreeSet::from([v.to_string()])),
+                )),
                 Value::Array(xs) => {
                     if n.array.is_some() {
                         return Err(SchemaError::unsupported(
@@ -87,6 +79,8 @@ impl Compiler<'_> {
                 }
             }
         }
+        n.number = Scalar::union_all(numbers);
+        n.string = Scalar::union_all(strings);
         Ok(n)
     }
 }

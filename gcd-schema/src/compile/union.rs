@@ -381,11 +381,13 @@ fn one_scalar(
                 *count.entry(v.clone()).or_default() += 1;
             }
         }
-        let mut keep: Option<Scalar> = None;
-        for (v, c) in count {
-            if c != 1 {
-                continue;
-            }
+        // In value order: the hash map's order would vary between runs.
+        let mut once: Vec<String> = (count.into_iter())
+            .filter_map(|(v, c)| (c == 1).then_some(v))
+            .collect();
+        once.sort();
+        let mut keep = Vec::with_capacity(once.len());
+        for v in once {
             let s = if number {
                 let n: Number = serde_json::from_str(&v)
                     .map_err(|_| SchemaError::unsupported("oneOf", ptr, "number value"))?;
@@ -394,16 +396,16 @@ fn one_scalar(
                 let s: String = serde_json::from_str(&v).unwrap();
                 Scalar::of(quoted(&s, esc), Some(BTreeSet::from([v.clone()])))
             };
-            keep = union_scalar(keep, Some(s));
+            keep.push(s);
         }
-        return Ok(keep);
+        return Ok(Scalar::union_all(keep));
     }
     // Strings whose spellings no two branches share: exactly one branch
     // holds for each (every branch spells a value the same ways, so
     // disjoint spellings are disjoint values; not so for numbers, where
     // `1` and `1.0` are one value).
     if !number && pairwise_disjoint(&parts) {
-        return Ok(parts.into_iter().reduce(|a, b| a.union(&b)));
+        return Ok(Scalar::union_all(parts));
     }
     Err(SchemaError::unsupported(
         "oneOf",
