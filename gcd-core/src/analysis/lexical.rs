@@ -130,11 +130,19 @@ pub(crate) fn lexical_hazards(
         p.sort_unstable();
         p.dedup();
     }
+    // The states each terminal wins in, gathered once (a scan of every
+    // state per terminal is quadratic with thousands of literals).
+    let mut won: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for s in 0..states {
+        if let Some(w) = lx.winner(s as u32).filter(|&w| (w as usize) < n) {
+            won[w as usize].push(s);
+        }
+    }
     let mut reach = vec![TermSet::new(n); states];
     let mut stack = Vec::new();
-    for w in 0..n {
-        for s in 0..states {
-            if lx.winner(s as u32) == Some(w as u32) && !reach[s].contains(w) {
+    for (w, won_here) in won.iter().enumerate() {
+        for &s in won_here {
+            if !reach[s].contains(w) {
                 reach[s].insert(w);
                 stack.push(s);
             }

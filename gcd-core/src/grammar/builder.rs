@@ -403,8 +403,16 @@ impl GrammarBuilder {
             productions: Vec::new(),
             diags: &mut diags,
             memo: HashMap::new(),
+            by_pattern: HashMap::new(),
             span: None,
         };
+        for (i, t) in desugar.terminals.iter().enumerate().rev() {
+            if !t.ignored {
+                desugar
+                    .by_pattern
+                    .insert(t.pattern.clone(), TermId(i as u32));
+            }
+        }
         for (i, r) in self.rules.iter().enumerate() {
             for alt in &r.alternatives {
                 desugar.span = alt.span.or(r.span);
@@ -518,6 +526,10 @@ struct Desugar<'a> {
     diags: &'a mut Diagnostics,
     /// Identical sugar (`x*` used twice) shares one generated rule.
     memo: HashMap<String, NtId>,
+    /// The first terminal that is not ignored, by pattern: a literal used
+    /// again is that terminal (a lookup, not a scan: grammars may have
+    /// tens of thousands of literals).
+    by_pattern: HashMap<TerminalPattern, TermId>,
     /// The alternative being desugared: generated rules point at it.
     span: Option<Span>,
 }
@@ -642,14 +654,11 @@ impl Desugar<'_> {
     }
 
     fn anonymous_terminal(&mut self, p: &TerminalPattern, span: Option<Span>) -> TermId {
-        if let Some(i) = self
-            .terminals
-            .iter()
-            .position(|t| t.pattern == *p && !t.ignored)
-        {
-            return TermId(i as u32);
+        if let Some(&id) = self.by_pattern.get(p) {
+            return id;
         }
         let id = TermId(self.terminals.len() as u32);
+        self.by_pattern.insert(p.clone(), id);
         let name = match p {
             TerminalPattern::Literal { text, .. }
                 if !text.is_empty()

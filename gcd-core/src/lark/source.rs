@@ -7,6 +7,10 @@ use crate::error::{Pos, Span};
 pub(super) struct Source<'a> {
     pub(super) text: &'a str,
     line_starts: Vec<usize>,
+    /// Lines that are all ASCII, whose columns are byte offsets: counting
+    /// characters from the line start per position is quadratic on one
+    /// long line (a rule of 20,000 alternatives).
+    ascii_lines: Vec<bool>,
 }
 
 impl<'a> Source<'a> {
@@ -18,7 +22,17 @@ impl<'a> Source<'a> {
                 .filter(|&(_, b)| b == b'\n')
                 .map(|(i, _)| i + 1),
         );
-        Source { text, line_starts }
+        let ascii_lines = (line_starts.iter().enumerate())
+            .map(|(i, &start)| {
+                let end = line_starts.get(i + 1).copied().unwrap_or(text.len());
+                text.as_bytes()[start..end].is_ascii()
+            })
+            .collect();
+        Source {
+            text,
+            line_starts,
+            ascii_lines,
+        }
     }
 
     pub(super) fn pos(&self, offset: usize) -> Pos {
@@ -30,7 +44,12 @@ impl<'a> Source<'a> {
             Ok(i) => i,
             Err(i) => i - 1,
         };
-        let col = self.text[self.line_starts[line]..off].chars().count() + 1;
+        let start = self.line_starts[line];
+        let col = if self.ascii_lines[line] {
+            off - start + 1
+        } else {
+            self.text[start..off].chars().count() + 1
+        };
         Pos {
             line: line as u32 + 1,
             col: col as u32,

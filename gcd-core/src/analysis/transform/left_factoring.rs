@@ -64,11 +64,7 @@ impl<'g> Work<'g> {
         let mut new_nts = Vec::new();
         let mut changed = false;
         for group in groups {
-            let conflicting = group.iter().enumerate().any(|(x, &i)| {
-                group[x + 1..]
-                    .iter()
-                    .any(|&j| predicts[i].intersects(&predicts[j]))
-            });
+            let conflicting = !TermSet::in_several(group.iter().map(|&i| &predicts[i])).is_empty();
             if group.len() < 2 || !conflicting {
                 continue;
             }
@@ -178,10 +174,7 @@ impl<'g> Work<'g> {
             .iter()
             .map(|x| predict(sets, a, &x.rhs))
             .collect();
-        predicts
-            .iter()
-            .enumerate()
-            .all(|(i, p)| predicts[i + 1..].iter().all(|q| !p.intersects(q)))
+        TermSet::in_several(&predicts).is_empty()
     }
 
     /// Expands the leading rules of `a`'s conflicting alternatives one level
@@ -201,15 +194,8 @@ impl<'g> Work<'g> {
             return false;
         }
         let predicts: Vec<TermSet> = alts.iter().map(|x| predict(sets, a, &x.rhs)).collect();
-        let mut conflicting = vec![false; alts.len()];
-        for i in 0..alts.len() {
-            for j in i + 1..alts.len() {
-                if predicts[i].intersects(&predicts[j]) {
-                    conflicting[i] = true;
-                    conflicting[j] = true;
-                }
-            }
-        }
+        let shared = TermSet::in_several(&predicts);
+        let conflicting: Vec<bool> = predicts.iter().map(|p| p.intersects(&shared)).collect();
         let cands: Vec<(usize, NtId)> = (0..alts.len())
             .filter(|&i| conflicting[i])
             .filter_map(|i| match alts[i].rhs.first() {
