@@ -88,11 +88,10 @@ fn rewrite(p: &str) -> Result<String, PatternError> {
     Ok(out)
 }
 
-/// The spelling regex (string content, without quotes) of strings that
-/// `pattern` matches somewhere.
-pub fn translate(pattern: &str, esc: Escapes) -> Result<String, PatternError> {
+/// `pattern` parsed, with ECMA's escapes rewritten.
+fn parse(pattern: &str) -> Result<Hir, PatternError> {
     let src = rewrite(pattern)?;
-    let hir = regex_syntax::ParserBuilder::new()
+    regex_syntax::ParserBuilder::new()
         .utf8(true)
         .unicode(true)
         .build()
@@ -107,13 +106,23 @@ pub fn translate(pattern: &str, esc: Escapes) -> Result<String, PatternError> {
                     msg.lines().last().unwrap_or("")
                 ))
             }
-        })?;
+        })
+}
+
+/// A top-level branch of a pattern: its items, and whether `^` / `$`
+/// anchored it at the start / end.
+struct Branch<'h> {
+    items: Vec<&'h Hir>,
+    start: bool,
+    end: bool,
+}
+
+fn branches(hir: &Hir) -> Vec<Branch<'_>> {
     let branches: Vec<&Hir> = match hir.kind() {
         HirKind::Alternation(xs) => xs.iter().collect(),
-        _ => vec![&hir],
+        _ => vec![hir],
     };
-    let any = format!("{JSON_CHAR}*");
-    let mut alts = Vec::new();
+    let mut out = Vec::new();
     for b in branches {
         let mut items: Vec<&Hir> = match b.kind() {
             HirKind::Concat(xs) => xs.iter().collect(),
@@ -135,6 +144,36 @@ pub fn translate(pattern: &str, esc: Escapes) -> Result<String, PatternError> {
             items.pop();
             end = true;
         }
+        out.push(Branch { items, start, end });
+    }
+    out
+}
+
+/// Whether every string has a match of `pattern` somewhere: a branch
+/// anchored at most at one end whose items can all match the empty string
+/// with no assertion (`[\s\S]{0,5000}`, `^a*`, `x?$`) matches at the start
+/// or the end of any string. Such a pattern constrains nothing, and its
+/// automaton (5,000 counted repetitions) need not be built.
+pub fn matches_every_string(pattern: &str) -> bool {
+    let Ok(hir) = parse(pattern) else {
+        return false;
+    };
+    branches(&hir).iter().any(|b| {
+        !(b.start && b.end)
+            && b.items.iter().all(|h| {
+                let p = h.properties();
+                p.minimum_len() == Some(0) && p.look_set().is_empty()
+            })
+    })
+}
+
+/// The spelling regex (string content, without quotes) of strings that
+/// `pattern` matches somewhere.
+pub fn translate(pattern: &str, esc: Escapes) -> Result<String, PatternError> {
+    let hir = parse(pattern)?;
+    let any = format!("{JSON_CHAR}*");
+    let mut alts = Vec::new();
+    for Branch { items, start, end } in branches(&hir) {
         let mut s = String::new();
         if !start {
             s.push_str(&any);
@@ -201,6 +240,43 @@ mod tests {
 
     fn m(p: &str) -> impl Fn(&str) -> bool {
         full(&translate(p, Escapes::Any).unwrap())
+    }
+
+    /// Checked against the translated automaton on strings that a
+    /// universal pattern must match and a narrower one may miss.
+    #[test]
+    fn patterns_every_string_matches() {
+        let probes = ["", "a", "b", "ab", "ba", "xyz", "\\n", "0"];
+        for p in [
+            "[\\s\\S]{0,50}",
+            "^a*",
+            "x?$",
+            "",
+            "^",
+            "$",
+            "a|b*",
+            "(?:ab)?c*",
+            "^.*",
+        ] {
+            assert!(matches_every_string(p), "{p}");
+            let f = m(p);
+            assert!(probes.iter().all(|s| f(s)), "{p}");
+        }
+        for p in [
+            "^a*$",
+            "^$",
+            "a",
+            "a|b",
+            "[\\s\\S]{1,50}",
+            "(?m)^x*",
+            "x*\\b",
+        ] {
+            assert!(!matches_every_string(p), "{p}");
+            if let Ok(re) = translate(p, Escapes::Any) {
+                let f = full(&re);
+                assert!(probes.iter().any(|s| !f(s)), "{p} matches every probe");
+            }
+        }
     }
 
     #[test]
