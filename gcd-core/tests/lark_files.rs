@@ -3,8 +3,10 @@
 //! because of constructs gcd does not support (and that really are in the
 //! file). Run with `--nocapture` to see the table.
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use gcd_core::grammar::{Grammar, TerminalPattern};
 use gcd_core::lark::parse_grammar;
@@ -21,21 +23,6 @@ fn grammars_dir() -> Option<PathBuf> {
     } else {
         eprintln!("SKIPPED: shared grammar folder {} is absent", dir.display());
         None
-    }
-}
-
-fn lark_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            lark_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "lark") {
-            out.push(p);
-        }
     }
 }
 
@@ -280,7 +267,7 @@ fn observe(src: &str, res: &Result<Grammar, GrammarError>) -> (String, Observed)
 fn real_grammar_files() {
     let Some(dir) = grammars_dir() else { return };
     let mut files = Vec::new();
-    lark_files(&dir, &mut files);
+    common::data::lark_files(&dir, &mut files);
     assert!(!files.is_empty(), "no .lark files under {}", dir.display());
 
     let mut failures = Vec::new();
@@ -398,7 +385,7 @@ fn mutated_real_grammars_never_panic() {
     use rand::{Rng, SeedableRng};
     let Some(dir) = grammars_dir() else { return };
     let mut files = Vec::new();
-    lark_files(&dir, &mut files);
+    common::data::lark_files(&dir, &mut files);
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x6cd);
     let alphabet: Vec<char> = "()[]{}|:?!*+~.\"/\\%_-> \n\taZ0#,é".chars().collect();
     for f in &files {

@@ -21,7 +21,6 @@
 mod common;
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::Arc;
 
@@ -377,22 +376,6 @@ fn what_gcd_accepts_lark_accepts() {
     );
 }
 
-fn lark_files(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            lark_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "lark") {
-            out.push(p);
-        }
-    }
-}
-
 /// Budgeted samples from every real grammar gcd compiles parse with Lark,
 /// and so do their one-edit mutations that gcd accepts.
 #[test]
@@ -404,7 +387,7 @@ fn samples_of_real_grammars_parse_with_lark() {
         return;
     };
     let mut files = Vec::new();
-    lark_files(&root.join("grammars"), &mut files);
+    common::data::lark_files(&root.join("grammars"), &mut files);
     let (mut grammars, mut samples, mut near_misses) = (0, 0, 0);
     for file in &files {
         let text = std::fs::read_to_string(file).unwrap();

@@ -96,3 +96,19 @@ pub fn json_documents(stride: usize) -> Vec<Doc> {
     }
     docs
 }
+
+/// Every `.lark` file below `dir`, in sorted order, appended to `out`.
+pub fn lark_files(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            lark_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "lark") {
+            out.push(p);
+        }
+    }
+}
