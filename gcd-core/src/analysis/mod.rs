@@ -90,11 +90,14 @@ impl Sets {
         let nt = g.terminals.len();
         let nullable = nullable(g);
         let mut first = vec![TermSet::new(nt); g.nonterminals.len()];
+        // One buffer for every production and round: a fresh set per
+        // production per round dominated compile time on large grammars.
+        let mut acc = TermSet::new(nt);
         let mut changed = true;
         while changed {
             changed = false;
             for p in &g.productions {
-                let mut acc = TermSet::new(nt);
+                acc.clear();
                 for s in &p.rhs {
                     match s {
                         Symbol::T(t) => {
@@ -119,15 +122,15 @@ impl Sets {
             n_terms: nt,
         };
         sets.follow[g.start.index()].insert(nt);
+        let mut f = TermSet::new(nt);
         let mut changed = true;
         while changed {
             changed = false;
             for p in &g.productions {
                 for (i, s) in p.rhs.iter().enumerate() {
                     let Symbol::N(n) = s else { continue };
-                    let (mut f, nullable_rest) = sets.first_of_seq(&p.rhs[i + 1..]);
-                    if nullable_rest {
-                        f.union_with(&sets.follow[p.lhs.index()].clone());
+                    if sets.first_of_seq_into(&p.rhs[i + 1..], &mut f) {
+                        f.union_with(&sets.follow[p.lhs.index()]);
                     }
                     changed |= sets.follow[n.index()].union_with(&f);
                 }
@@ -139,21 +142,28 @@ impl Sets {
     /// FIRST of a symbol sequence and whether it is nullable.
     pub fn first_of_seq(&self, seq: &[Symbol]) -> (TermSet, bool) {
         let mut acc = TermSet::new(self.n_terms);
+        let nullable = self.first_of_seq_into(seq, &mut acc);
+        (acc, nullable)
+    }
+
+    /// [`first_of_seq`](Self::first_of_seq) into `acc` (cleared first).
+    fn first_of_seq_into(&self, seq: &[Symbol], acc: &mut TermSet) -> bool {
+        acc.clear();
         for s in seq {
             match s {
                 Symbol::T(t) => {
                     acc.insert(t.index());
-                    return (acc, false);
+                    return false;
                 }
                 Symbol::N(n) => {
                     acc.union_with(&self.first[n.index()]);
                     if !self.nullable[n.index()] {
-                        return (acc, false);
+                        return false;
                     }
                 }
             }
         }
-        (acc, true)
+        true
     }
 
     /// The terminals that can immediately follow terminal `t` in some

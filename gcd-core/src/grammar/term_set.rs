@@ -42,6 +42,10 @@ impl TermSet {
     pub fn intersects(&self, other: &TermSet) -> bool {
         self.words.iter().zip(&other.words).any(|(a, b)| a & b != 0)
     }
+    /// Removes every member, keeping the capacity (for reused buffers).
+    pub fn clear(&mut self) {
+        self.words.iter_mut().for_each(|w| *w = 0);
+    }
     pub fn is_empty(&self) -> bool {
         self.words.iter().all(|w| *w == 0)
     }
