@@ -123,7 +123,8 @@ fn adversarial_sampling_fits_every_budget() {
     check_budgets(12);
 }
 
-/// The full run of the issue: 1,000 seeds per budget (several minutes).
+/// The full run of the issue: 1,000 seeds per budget (over 27 minutes in
+/// release; see the README's list of long checks).
 #[test]
 #[ignore]
 fn adversarial_sampling_fits_every_budget_1000_seeds() {
