@@ -149,31 +149,37 @@ fn branches(hir: &Hir) -> Vec<Branch<'_>> {
     out
 }
 
-/// Whether every string has a match of `pattern` somewhere: a branch
-/// anchored at most at one end whose items can all match the empty string
-/// with no assertion (`[\s\S]{0,5000}`, `^a*`, `x?$`) matches at the start
-/// or the end of any string. Such a pattern constrains nothing, and its
-/// automaton (5,000 counted repetitions) need not be built.
-pub fn matches_every_string(pattern: &str) -> bool {
-    let Ok(hir) = parse(pattern) else {
-        return false;
-    };
-    branches(&hir).iter().any(|b| {
+/// The spelling regex of `pattern` as a constraint: `None` when every
+/// string has a match somewhere. A branch anchored at most at one end whose
+/// items can all match the empty string with no assertion
+/// (`[\s\S]{0,5000}`, `^a*`, `x?$`) matches at the start or the end of any
+/// string; such a pattern constrains nothing, and its automaton (5,000
+/// counted repetitions) need not be built.
+pub fn constraint(pattern: &str, esc: Escapes) -> Result<Option<String>, PatternError> {
+    let hir = parse(pattern)?;
+    let every_string = branches(&hir).iter().any(|b| {
         !(b.start && b.end)
             && b.items.iter().all(|h| {
                 let p = h.properties();
                 p.minimum_len() == Some(0) && p.look_set().is_empty()
             })
-    })
+    });
+    if every_string {
+        return Ok(None);
+    }
+    translate_hir(&hir, esc).map(Some)
 }
 
 /// The spelling regex (string content, without quotes) of strings that
 /// `pattern` matches somewhere.
 pub fn translate(pattern: &str, esc: Escapes) -> Result<String, PatternError> {
-    let hir = parse(pattern)?;
+    translate_hir(&parse(pattern)?, esc)
+}
+
+fn translate_hir(hir: &Hir, esc: Escapes) -> Result<String, PatternError> {
     let any = format!("{JSON_CHAR}*");
     let mut alts = Vec::new();
-    for Branch { items, start, end } in branches(&hir) {
+    for Branch { items, start, end } in branches(hir) {
         let mut s = String::new();
         if !start {
             s.push_str(&any);
@@ -258,7 +264,7 @@ mod tests {
             "(?:ab)?c*",
             "^.*",
         ] {
-            assert!(matches_every_string(p), "{p}");
+            assert_eq!(constraint(p, Escapes::Any), Ok(None), "{p}");
             let f = m(p);
             assert!(probes.iter().all(|s| f(s)), "{p}");
         }
@@ -271,7 +277,7 @@ mod tests {
             "(?m)^x*",
             "x*\\b",
         ] {
-            assert!(!matches_every_string(p), "{p}");
+            assert_ne!(constraint(p, Escapes::Any), Ok(None), "{p}");
             if let Ok(re) = translate(p, Escapes::Any) {
                 let f = full(&re);
                 assert!(probes.iter().any(|s| !f(s)), "{p} matches every probe");

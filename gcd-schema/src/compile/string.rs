@@ -65,13 +65,10 @@ impl Compiler<'_> {
             let p = p
                 .as_str()
                 .ok_or_else(|| SchemaError::invalid(Some("pattern"), ptr, "must be a string"))?;
-            // A pattern every string matches is no constraint at all.
-            if !pattern::matches_every_string(p) {
-                bodies.push(
-                    pattern::translate(p, self.esc)
-                        .map_err(|e| SchemaError::unsupported("pattern", ptr, e.0))?,
-                );
-            }
+            // `None`: every string matches, no constraint at all.
+            let body = pattern::constraint(p, self.esc)
+                .map_err(|e| SchemaError::unsupported("pattern", ptr, e.0))?;
+            bodies.extend(body);
         }
         if let Some(f) = m.get("format") {
             let f = f
