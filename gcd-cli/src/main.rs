@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
 use gcd_core::bind::BoundGrammar;
-use gcd_core::compiled::CompiledGrammar;
+use gcd_core::compiled::{CompiledGrammar, Lexing};
 use gcd_core::runtime::matcher::Matcher;
 use gcd_core::vocab::trie::TokenTrie;
 use gcd_core::vocab::Vocabulary;
@@ -24,6 +24,27 @@ use rand::{Rng, SeedableRng};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// How a Lark grammar's text is cut into lexemes: `maximal-munch` (a
+    /// lexeme grows while it can; grammars where that swallows the next
+    /// terminal are refused) or `dynamic` (a lexeme may end wherever a
+    /// terminal matches, as in Lark's Earley parser; slower masks, no budget).
+    #[arg(long, global = true, value_enum, default_value_t = LexingArg::MaximalMunch)]
+    lexing: LexingArg,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum LexingArg {
+    MaximalMunch,
+    Dynamic,
+}
+
+impl From<LexingArg> for Lexing {
+    fn from(a: LexingArg) -> Lexing {
+        match a {
+            LexingArg::MaximalMunch => Lexing::MaximalMunch,
+            LexingArg::Dynamic => Lexing::Dynamic,
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -113,14 +134,15 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let lexing = Lexing::from(cli.lexing);
     let result = match cli.command {
-        Command::Check { grammar, ll1 } => check(&grammar, ll1),
+        Command::Check { grammar, ll1 } => check(&grammar, ll1, lexing),
         Command::Replay {
             grammar,
             tokenizer,
             expect_reject,
             files,
-        } => replay(&grammar, &tokenizer, expect_reject, &files),
+        } => replay(&grammar, &tokenizer, expect_reject, &files, lexing),
         Command::Sample {
             grammar,
             tokenizer,
@@ -130,15 +152,15 @@ fn main() -> ExitCode {
             budget,
             timings,
         } => sample(
-            &grammar, &tokenizer, count, seed, max_tokens, budget, timings,
+            &grammar, &tokenizer, count, seed, max_tokens, budget, timings, lexing,
         ),
-        Command::Budget { grammar, tokenizer } => min_budget(&grammar, &tokenizer),
+        Command::Budget { grammar, tokenizer } => min_budget(&grammar, &tokenizer, lexing),
         Command::Bench {
             grammar,
             tokenizer,
             data,
             stride,
-        } => bench(&grammar, &tokenizer, &data, stride),
+        } => bench(&grammar, &tokenizer, &data, stride, lexing),
         Command::Maskbench {
             tokenizer,
             data,
@@ -164,7 +186,7 @@ fn main() -> ExitCode {
 
 type Result<T> = std::result::Result<T, String>;
 
-fn load_grammar(spec: &str) -> Result<Arc<CompiledGrammar>> {
+fn load_grammar(spec: &str, lexing: Lexing) -> Result<Arc<CompiledGrammar>> {
     if let Some(g) = gcd_core::lark::builtin::by_name(spec) {
         return g.map_err(|e| e.to_string());
     }
@@ -177,7 +199,8 @@ fn load_grammar(spec: &str) -> Result<Arc<CompiledGrammar>> {
     }
     let text = std::fs::read_to_string(spec).map_err(|e| format!("{spec}: {e}"))?;
     let g = gcd_core::lark::parse_grammar(&text).map_err(|e| format!("{spec}:\n{e}"))?;
-    CompiledGrammar::new(&g)
+    let config = gcd_core::compiled::Config::default().lexing(lexing);
+    CompiledGrammar::with_config(&g, &config)
         .map(Arc::new)
         .map_err(|e| format!("{spec}:\n{e}"))
 }
@@ -213,7 +236,7 @@ fn bind(grammar: Arc<CompiledGrammar>, vocab: Arc<Vocabulary>) -> Arc<BoundGramm
     Arc::new(bound)
 }
 
-fn check(spec: &str, ll1_only: bool) -> Result<ExitCode> {
+fn check(spec: &str, ll1_only: bool, lexing: Lexing) -> Result<ExitCode> {
     if spec.ends_with(".json") {
         return Ok(match load_schema(spec) {
             Ok(c) => {
@@ -250,7 +273,9 @@ fn check(spec: &str, ll1_only: bool) -> Result<ExitCode> {
         g.nonterminals.len(),
         g.productions.len()
     );
-    let config = gcd_core::compiled::Config::default().ll1_only(ll1_only);
+    let config = gcd_core::compiled::Config::default()
+        .ll1_only(ll1_only)
+        .lexing(lexing);
     match CompiledGrammar::with_config(&g, &config) {
         Ok(c) => {
             for w in c.warnings() {
@@ -262,7 +287,7 @@ fn check(spec: &str, ll1_only: bool) -> Result<ExitCode> {
                     None => println!("rewrite: {r}"),
                 }
             }
-            let verdict = if c.is_ll1() {
+            let mut verdict = if c.is_ll1() {
                 "LL(1): ok".to_string()
             } else {
                 format!(
@@ -270,6 +295,9 @@ fn check(spec: &str, ll1_only: bool) -> Result<ExitCode> {
                     c.conflicts().len()
                 )
             };
+            if lexing == Lexing::Dynamic {
+                verdict.push_str(", lexed dynamically");
+            }
             println!(
                 "{verdict} ({} productions after transforms, {} rewrites); lexer: {} states, {} contexts, {} byte classes",
                 c.grammar().productions.len(),
@@ -299,8 +327,9 @@ fn replay(
     tokenizer: &str,
     expect_reject: bool,
     files: &[PathBuf],
+    lexing: Lexing,
 ) -> Result<ExitCode> {
-    let g = load_grammar(grammar)?;
+    let g = load_grammar(grammar, lexing)?;
     let vocab = load_vocab(tokenizer)?;
     let t0 = Instant::now();
     let bound = bind(g, vocab.clone());
@@ -389,8 +418,8 @@ fn replay_tokens(
     Ok(())
 }
 
-fn min_budget(grammar: &str, tokenizer: &str) -> Result<ExitCode> {
-    let bound = bind(load_grammar(grammar)?, load_vocab(tokenizer)?);
+fn min_budget(grammar: &str, tokenizer: &str, lexing: Lexing) -> Result<ExitCode> {
+    let bound = bind(load_grammar(grammar, lexing)?, load_vocab(tokenizer)?);
     let min = Matcher::new(bound).min_tokens_to_complete();
     println!("minimum budget: {min} tokens");
     Ok(ExitCode::SUCCESS)
@@ -404,8 +433,9 @@ fn sample(
     max_tokens: usize,
     budget: Option<usize>,
     timings: bool,
+    lexing: Lexing,
 ) -> Result<ExitCode> {
-    let (g, t_compile) = timed(|| load_grammar(grammar))?;
+    let (g, t_compile) = timed(|| load_grammar(grammar, lexing))?;
     let (vocab, t_vocab) = timed(|| load_vocab(tokenizer))?;
     let t0 = Instant::now();
     let bound = bind(g, vocab.clone());
@@ -478,8 +508,14 @@ fn summarize(times: &mut [Duration]) -> String {
     )
 }
 
-fn bench(grammar: &str, tokenizer: &str, data: &Path, stride: usize) -> Result<ExitCode> {
-    let (g, t_compile) = timed(|| load_grammar(grammar))?;
+fn bench(
+    grammar: &str,
+    tokenizer: &str,
+    data: &Path,
+    stride: usize,
+    lexing: Lexing,
+) -> Result<ExitCode> {
+    let (g, t_compile) = timed(|| load_grammar(grammar, lexing))?;
     let (vocab, t_vocab) = timed(|| load_vocab(tokenizer))?;
     let t0 = Instant::now();
     let trie = Arc::new(TokenTrie::new(&vocab));

@@ -55,7 +55,7 @@ pub mod vocab;
 #[cfg(feature = "vocab")]
 pub use bind::BoundGrammar;
 pub use codec::SnapshotError;
-pub use compiled::{CompiledGrammar, Config};
+pub use compiled::{CompiledGrammar, Config, Lexing};
 pub use error::{Diagnostic, DiagnosticKind, GrammarError, Pos, Span};
 #[cfg(feature = "vocab")]
 pub use runtime::{MatchError, MatchErrorKind, Matcher};

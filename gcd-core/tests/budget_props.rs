@@ -62,6 +62,28 @@ fn budget_holds_with_member_sets() {
     assert!(points > 200);
 }
 
+/// The same under dynamic lexing, on random grammars that maximal munch
+/// refuses for a lexical hazard: a plan that cuts its text into lexemes at
+/// token boundaries is a plan under every cut, so the estimates stay
+/// upper bounds.
+#[test]
+fn budget_holds_with_dynamic_lexing() {
+    let dynamic = gcd_core::compiled::Config::default().lexing(gcd_core::Lexing::Dynamic);
+    let points = budget_holds(
+        |seed| {
+            let g = common::random_grammar(seed).build()?;
+            let hazard = CompiledGrammar::new(&g)
+                .is_err_and(|e| e.kind() == gcd_core::DiagnosticKind::LexicalHazard);
+            hazard
+                .then(|| CompiledGrammar::with_config(&g, &dynamic).ok())
+                .flatten()
+                .map(Arc::new)
+        },
+        150,
+    );
+    assert!(points > 500);
+}
+
 /// Checks `count` grammars from `compile`; returns at how many points the
 /// estimate was compared with the exact fewest tokens.
 fn budget_holds(compile: impl Fn(u64) -> Option<Arc<CompiledGrammar>>, count: usize) -> usize {

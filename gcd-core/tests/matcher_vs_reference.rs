@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use common::walk::check_walk;
 use gcd_core::bind::BoundGrammar;
-use gcd_core::compiled::CompiledGrammar;
+use gcd_core::compiled::{CompiledGrammar, Config, Lexing};
 use gcd_core::vocab::Vocabulary;
+use gcd_core::DiagnosticKind;
 use proptest::prelude::*;
 
 fn compile_random(seed: u64) -> Option<Arc<CompiledGrammar>> {
@@ -265,4 +266,79 @@ fn tables_shared_across_grammars_are_exact() {
     let shared = gcd_core::counters::state_tables_shared() - shared_before;
     println!("{grammars} grammars, {states} states compared, {shared} tables shared");
     assert!(grammars > 200 && states > 1500 && shared > 500);
+}
+
+/// Dynamic lexing (a lexeme may end wherever a candidate matches, as any
+/// matching candidate): masks agree with the reference, which cuts the
+/// text every possible way, on random grammars, LL(1) or not, including
+/// the ones maximal munch refuses for a lexical hazard.
+#[test]
+fn dynamic_lexing_masks_equal_reference() {
+    let dynamic = Config::default().lexing(Lexing::Dynamic);
+    let (mut grammars, mut hazardous, mut masks) = (0, 0, 0);
+    for seed in 0..5000u64 {
+        let Some(g) = common::random_grammar(seed).build() else {
+            continue;
+        };
+        let Ok(c) = CompiledGrammar::with_config(&g, &dynamic) else {
+            continue;
+        };
+        let munch = CompiledGrammar::new(&g);
+        if munch
+            .as_ref()
+            .is_err_and(|e| e.kind() == DiagnosticKind::LexicalHazard)
+        {
+            hazardous += 1;
+        } else if hazardous * 2 < grammars {
+            // Mostly grammars maximal munch cannot take.
+            continue;
+        }
+        let tokens = common::random_vocab(seed, 16 + (seed % 32) as usize);
+        masks += check_walk(Arc::new(c), tokens, seed, 8);
+        grammars += 1;
+        if grammars == 300 {
+            break;
+        }
+    }
+    println!("{grammars} grammars ({hazardous} refused by maximal munch), {masks} masks compared");
+    assert!(
+        grammars == 300 && hazardous >= 100 && masks > 1000,
+        "{grammars} {hazardous} {masks}"
+    );
+}
+
+/// `start: A A` with `A: /a+/` has no sentence under maximal munch (the
+/// first lexeme swallows every `a`); lexed dynamically it is `a{2,}`.
+#[test]
+fn dynamic_lexing_splits_a_run() {
+    let g = gcd_core::lark::parse_grammar("start: A A\nA: /a+/\n").unwrap();
+    let e = CompiledGrammar::new(&g).unwrap_err();
+    assert_eq!(e.kind(), DiagnosticKind::LexicalHazard, "{e}");
+    assert!(e.to_string().contains("--lexing dynamic"), "{e}");
+    let c = CompiledGrammar::with_config(&g, &Config::default().lexing(Lexing::Dynamic)).unwrap();
+    let tokens: Vec<Vec<u8>> = ["a", "aa", "b", "ab"]
+        .iter()
+        .map(|t| t.as_bytes().to_vec())
+        .collect();
+    let vocab = Arc::new(Vocabulary::from_tokens_with_eos(tokens, "</s>"));
+    let mut m = gcd_core::Matcher::new(Arc::new(BoundGrammar::new(Arc::new(c), vocab)));
+    let allowed = |m: &gcd_core::Matcher| m.compute_mask(5).iter_ones().collect::<Vec<_>>();
+    assert_eq!(allowed(&m), [0, 1]);
+    m.advance(0).unwrap();
+    assert!(!m.is_complete());
+    assert_eq!(allowed(&m), [0, 1]);
+    m.advance(0).unwrap();
+    assert!(m.is_complete());
+    assert_eq!(allowed(&m), [0, 1, 4]);
+    // The budget's plans spell each lexeme with its own tokens ("a", "a"),
+    // an upper bound on the fewest ("aa" alone is two lexemes).
+    let fresh = gcd_core::Matcher::new(m.bound().clone());
+    assert_eq!(fresh.min_tokens_to_complete(), 2);
+    assert!(fresh.clone().with_budget(1).is_err());
+    let mut b = fresh.with_budget(2).unwrap();
+    assert_eq!(allowed(&b), [0, 1]);
+    b.advance(1).unwrap();
+    assert!(b.is_complete());
+    b.advance(1).unwrap();
+    assert_eq!(allowed(&b), [4]);
 }

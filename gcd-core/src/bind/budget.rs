@@ -87,8 +87,9 @@ impl BudgetTables {
 
         // Shortest paths to a winning state, edges = tokens inside the lexeme.
         let mut lexeme = vec![INF; n_states * t];
+        // Under dynamic lexing a lexeme may end as any terminal matching it.
         for q in 0..n_states {
-            if let Some(w) = lx.winner(q as u32) {
+            for w in g.lexeme_ends(q as u32) {
                 lexeme[q * t + w as usize] = 0;
             }
         }
@@ -109,7 +110,17 @@ impl BudgetTables {
         }
 
         // Lexemes after a previous lexeme: worst context, best first token.
-        let ext = g.extending_bytes_of_winners();
+        // Under maximal munch the next lexeme's first byte must not extend
+        // the previous one; a dynamic lexer may end a lexeme anywhere.
+        let mut ext = g.extending_bytes_of_winners();
+        // (An ignored lexeme still ends at its longest match only.)
+        if g.lexing() == crate::compiled::Lexing::Dynamic {
+            for (x, e) in ext.iter_mut().enumerate() {
+                if !g.is_ignored(x as u32) {
+                    *e = [false; 256];
+                }
+            }
+        }
         let mut pair = vec![INF; cols * t];
         let mut seen = vec![false; t];
         for (ci, set) in g.candidate_sets.iter().enumerate() {

@@ -46,6 +46,31 @@ pub struct Config {
     /// generalized grammar; a token that would need more is refused with
     /// [`MatchErrorKind::TooManyConfigurations`](crate::runtime::matcher::MatchErrorKind).
     pub max_configurations: usize,
+    /// Where a lexeme may end: maximal munch (the default) or anywhere a
+    /// terminal matches (see [`Lexing`]).
+    pub lexing: Lexing,
+}
+
+/// How the text is cut into lexemes (ARCHITECTURE.md, "Semantics").
+///
+/// The two define different languages. Under [`MaximalMunch`](Self::MaximalMunch)
+/// a lexeme grows while the next byte extends a candidate, and the
+/// best-ranked matching candidate wins; a grammar where that rule would
+/// swallow the terminal the parser needs next is refused at compile time.
+/// Under [`Dynamic`](Self::Dynamic) a lexeme may end at any byte where
+/// some candidate matches, as any matching candidate: the text is in the
+/// language iff *some* cut into candidate lexemes (ignored ones between)
+/// spells a sentence. That is the language of Lark's Earley parser with
+/// `lexer='dynamic_complete'`; every maximal-munch sentence is one. It
+/// accepts grammars maximal munch refuses (C's `WS` before `"\n"`, CSV's
+/// unquoted fields) at the cost of a slower mask: the matcher forks at
+/// every possible lexeme end, so no precomputed token table applies.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub enum Lexing {
+    #[default]
+    MaximalMunch,
+    Dynamic,
 }
 
 impl Default for Config {
@@ -56,6 +81,7 @@ impl Default for Config {
             transforms: true,
             ll1_only: false,
             max_configurations: 1_000,
+            lexing: Lexing::MaximalMunch,
         }
     }
 }
@@ -70,6 +96,12 @@ impl Config {
     /// Sets [`max_configurations`](Self::max_configurations).
     pub fn max_configurations(mut self, n: usize) -> Self {
         self.max_configurations = n.max(1);
+        self
+    }
+
+    /// Sets [`lexing`](Self::lexing).
+    pub fn lexing(mut self, lexing: Lexing) -> Self {
+        self.lexing = lexing;
         self
     }
 }
@@ -103,6 +135,15 @@ pub struct CompiledGrammar {
     pub(crate) start_by_top_n: Vec<u32>,
     /// See [`Config::max_configurations`].
     pub(crate) max_configurations: u32,
+    pub(crate) lexing: Lexing,
+    /// Under [`Lexing::Dynamic`], per lexer state, every terminal that
+    /// matches there (each may end the lexeme) with the bytes that may not
+    /// follow the end: an index into `extenders` for an ignored terminal,
+    /// whose lexeme only ends at its longest match, as Lark's ignores do;
+    /// `u32::MAX` for the others. Empty under maximal munch.
+    pub(crate) matching: Vec<Vec<(u32, u32)>>,
+    /// Byte sets (256 bits) that extend an ignored lexeme, deduplicated.
+    pub(crate) extenders: Vec<[u64; 4]>,
     /// The LL(1) conflicts that generalized parsing resolves (not kept in
     /// snapshots).
     #[serde(skip)]
@@ -211,7 +252,7 @@ impl CompiledGrammar {
             &rank,
             &candidate_sets,
             config.max_lexer_states,
-            !grammar.member_sets.is_empty(),
+            !grammar.member_sets.is_empty() || config.lexing == Lexing::Dynamic,
         )
         .map_err(|e| {
             GrammarError::single(
@@ -224,7 +265,20 @@ impl CompiledGrammar {
                 ),
             )
         })?;
-        let set_problems = lexical::member_set_problems(&grammar, &sets, &lexer, &matching);
+        if config.lexing == Lexing::Dynamic && !grammar.member_sets.is_empty() {
+            return Err(GrammarError::single(
+                DiagnosticKind::Unsupported,
+                None,
+                "members in any order (JSON objects) need maximal-munch lexing: \
+                 a member set checks its keys against the one cut of the text into lexemes"
+                    .to_string(),
+            ));
+        }
+        let matching_terminals: Vec<Vec<u32>> = (matching.iter())
+            .map(|m| m.iter().map(|&(t, _)| t).collect())
+            .collect();
+        let set_problems =
+            lexical::member_set_problems(&grammar, &sets, &lexer, &matching_terminals);
         if !set_problems.is_empty() {
             return Err(GrammarError::new(set_problems));
         }
@@ -270,6 +324,9 @@ impl CompiledGrammar {
             tight_pairs,
             lexer,
             max_configurations: config.max_configurations.clamp(1, u32::MAX as usize) as u32,
+            lexing: config.lexing,
+            extenders: Vec::new(),
+            matching: Vec::new(),
             conflicts: Notes(
                 conflicts
                     .into_iter()
@@ -278,6 +335,13 @@ impl CompiledGrammar {
             ),
             warnings: Notes(warnings),
         };
+        let mut compiled = compiled;
+        if compiled.lexing == Lexing::Dynamic {
+            (compiled.matching, compiled.extenders) = dynamic_ends(&compiled, &matching);
+            // Any matching candidate may end a lexeme anywhere it matches,
+            // so no lexeme can swallow the next: there is nothing to prove.
+            return Ok(compiled);
+        }
         let hazards = lexical::lexical_hazards(
             &compiled.grammar,
             &compiled.sets,
@@ -287,7 +351,10 @@ impl CompiledGrammar {
             &compiled.tight_pairs,
         );
         if !hazards.is_empty() {
-            return Err(GrammarError::new(hazards));
+            let hint = "or let lexemes end wherever a terminal matches, as Lark's Earley parser \
+                        does: `gcd check --lexing dynamic`, `Config::lexing(Lexing::Dynamic)`";
+            let hazards = hazards.into_iter().map(|d| d.with_note(None, hint));
+            return Err(GrammarError::new(hazards.collect()));
         }
         Ok(compiled)
     }
@@ -314,6 +381,34 @@ impl CompiledGrammar {
     /// Records a warning for the caller (shown as such whatever `d` says).
     pub fn add_warning(&mut self, d: Diagnostic) {
         self.warnings.0.push(d.into_warning());
+    }
+
+    /// How lexemes are cut ([`Config::lexing`]).
+    pub fn lexing(&self) -> Lexing {
+        self.lexing
+    }
+
+    /// The terminals a lexeme may end as in lexer state `q` at the end of
+    /// the text: every matching one under [`Lexing::Dynamic`], else the
+    /// winner.
+    pub(crate) fn lexeme_ends(&self, q: u32) -> impl Iterator<Item = u32> + '_ {
+        let (dynamic, winner) = match self.lexing {
+            Lexing::Dynamic => (&self.matching[q as usize][..], None),
+            Lexing::MaximalMunch => (&[][..], self.lexer.winner(q)),
+        };
+        dynamic.iter().map(|&(t, _)| t).chain(winner)
+    }
+
+    /// Under [`Lexing::Dynamic`]: the terminals a lexeme in lexer state `q`
+    /// may end as when `byte` follows (an ignored one only if `byte` does
+    /// not extend it).
+    pub(crate) fn dynamic_ends_before(&self, q: u32, byte: u8) -> impl Iterator<Item = u32> + '_ {
+        (self.matching[q as usize].iter())
+            .filter(move |&&(_, x)| {
+                x == u32::MAX
+                    || self.extenders[x as usize][byte as usize / 64] >> (byte % 64) & 1 == 0
+            })
+            .map(|&(t, _)| t)
     }
 
     /// The most parser configurations a matcher follows at once.
@@ -393,7 +488,8 @@ impl CompiledGrammar {
     /// the pending lexeme): calls `each` with every configuration after it.
     /// The byte extends the lexeme, or closes it (unless `fresh`: nothing was
     /// read yet) and starts the next one on every derivation that takes
-    /// the winner.
+    /// the winner. Under [`Lexing::Dynamic`] it does both: it extends the
+    /// lexeme where it can, and closes it as each terminal matching it.
     pub(crate) fn step<S: crate::parser::Stack + Clone>(
         &self,
         stack: S,
@@ -403,12 +499,35 @@ impl CompiledGrammar {
         mut each: impl FnMut(S, u32),
     ) {
         let ns = self.lexer.next(q, byte);
+        if self.lexing == Lexing::Dynamic {
+            if ns != DEAD {
+                each(stack.clone(), ns);
+            }
+            if !fresh {
+                for w in self.dynamic_ends_before(q, byte) {
+                    self.start_next(stack.clone(), w, byte, &mut each);
+                }
+            }
+            return;
+        }
         if ns != DEAD {
             return each(stack, ns);
         }
         let Some(w) = self.lexer.winner(q).filter(|_| !fresh) else {
             return;
         };
+        self.start_next(stack, w, byte, &mut each);
+    }
+
+    /// Closes the pending lexeme as terminal `w` and starts the next one
+    /// with `byte`, on every derivation that takes `w`.
+    fn start_next<S: crate::parser::Stack + Clone>(
+        &self,
+        stack: S,
+        w: u32,
+        byte: u8,
+        each: &mut impl FnMut(S, u32),
+    ) {
         let mut go_on = |stack: S| {
             let q2 = self.start_state_top_down(stack.top_symbol(), || stack.top_down());
             let ns = if q2 == DEAD {
@@ -447,6 +566,41 @@ impl CompiledGrammar {
                 .get((s & !NT_BIT) as usize)
                 .is_some_and(|nt| nt.tight)
     }
+}
+
+/// Per lexer state, the terminals that may end a lexeme there under
+/// dynamic lexing, each with the bytes that may not follow its end (see
+/// `CompiledGrammar::matching`), and those byte sets.
+fn dynamic_ends(
+    g: &CompiledGrammar,
+    matching: &[Vec<(u32, u32)>],
+) -> (Vec<Vec<(u32, u32)>>, Vec<[u64; 4]>) {
+    let mut extenders: Vec<[u64; 4]> = Vec::new();
+    let mut index: FxHashMap<[u64; 4], u32> = FxHashMap::default();
+    let per_state = (matching.iter())
+        .map(|m| {
+            (m.iter())
+                .map(|&(t, s)| {
+                    if !g.is_ignored(t) {
+                        return (t, u32::MAX);
+                    }
+                    let mut bits = [0u64; 4];
+                    for b in 0..=255u8 {
+                        if g.dfas[t as usize].next(s, b) != DEAD {
+                            bits[b as usize / 64] |= 1 << (b % 64);
+                        }
+                    }
+                    let next = extenders.len() as u32;
+                    let x = *index.entry(bits).or_insert_with(|| {
+                        extenders.push(bits);
+                        next
+                    });
+                    (t, x)
+                })
+                .collect()
+        })
+        .collect();
+    (per_state, extenders)
 }
 
 /// One diagnostic per rule of `g` written by the user that the start rule

@@ -43,7 +43,8 @@ impl LexerAutomaton {
     }
 
     /// [`build`](Self::build); with `matching`, also returns per state
-    /// every terminal that matches there (the winner and those it beats),
+    /// every terminal that matches there (the winner and those it beats)
+    /// with its own DFA state,
     /// which the compiler's member-set check needs once and the automaton
     /// does not keep.
     pub fn build_with(
@@ -52,7 +53,7 @@ impl LexerAutomaton {
         candidate_sets: &[TermSet],
         max_states: usize,
         matching: bool,
-    ) -> Result<(LexerAutomaton, Vec<Vec<u32>>), TooManyStates> {
+    ) -> Result<(LexerAutomaton, Vec<Vec<(u32, u32)>>), TooManyStates> {
         let classes = ByteClasses::new(dfas);
         let nc = classes.len();
         let mut index: rustc_hash::FxHashMap<Vec<(u32, u32)>, u32> = Default::default();
@@ -118,7 +119,13 @@ impl LexerAutomaton {
             })
             .collect();
         let matching = match matching {
-            true => members.iter().map(|m| accepting(m).to_vec()).collect(),
+            true => (members.iter())
+                .map(|m| {
+                    (m.iter().copied())
+                        .filter(|&(t, s)| dfas[t as usize].is_accepting(s))
+                        .collect()
+                })
+                .collect(),
             false => Vec::new(),
         };
         let alive = members

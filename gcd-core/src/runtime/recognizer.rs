@@ -193,24 +193,49 @@ impl<'g> Recognizer<'g> {
     }
 
     /// Ends the pending lexeme: the best-ranked candidate matching it wins
-    /// and is shifted (ignored terminals are dropped). One configuration
-    /// per derivation that takes the winner; none if nothing matches.
-    fn close_lexeme(&self, c: Config) -> Vec<Config> {
+    /// and is shifted (ignored terminals are dropped); under dynamic
+    /// lexing every matching candidate does, each in its own
+    /// configurations. One configuration per derivation that takes the
+    /// terminal; none if nothing matches.
+    ///
+    /// `next` is the byte that follows (none at the end of the text): under
+    /// dynamic lexing an ignored lexeme ends only where `next` cannot
+    /// extend it (its longest match, as Lark's ignores).
+    fn close_lexeme(&self, c: Config, next: Option<u8>) -> Vec<Config> {
         if c.lexeme.is_empty() {
             return vec![c];
         }
-        let winner = c
+        let extends = |t: u32| {
+            next.is_some_and(|b| {
+                let mut longer = c.lexeme.clone();
+                longer.push(b);
+                self.g.dfas[t as usize].run(&longer).is_some()
+            })
+        };
+        let mut matching: Vec<u32> = c
             .candidates
             .iter()
             .copied()
             .filter(|&t| self.g.dfas[t as usize].matches(&c.lexeme))
-            .min_by_key(|&t| self.g.rank[t as usize]);
-        let Some(w) = winner else { return Vec::new() };
-        let stacks = if self.g.is_ignored(w) {
-            vec![c.stack]
-        } else {
-            self.shifts(&c.stack, w)
-        };
+            .collect();
+        if self.dynamic() {
+            matching.retain(|&t| !(self.g.is_ignored(t) && extends(t)));
+        }
+        if !self.dynamic() {
+            matching = matching
+                .into_iter()
+                .min_by_key(|&t| self.g.rank[t as usize])
+                .into_iter()
+                .collect();
+        }
+        let mut stacks = Vec::new();
+        for w in matching {
+            if self.g.is_ignored(w) {
+                stacks.push(c.stack.clone());
+            } else {
+                stacks.extend(self.shifts(&c.stack, w));
+            }
+        }
         stacks
             .into_iter()
             .map(|stack| Config {
@@ -221,17 +246,26 @@ impl<'g> Recognizer<'g> {
             .collect()
     }
 
-    /// Feeds one byte: the configurations that survive it.
+    fn dynamic(&self) -> bool {
+        self.g.lexing() == crate::compiled::Lexing::Dynamic
+    }
+
+    /// Feeds one byte: the configurations that survive it. The byte
+    /// extends the pending lexeme if it can; else (or also, under dynamic
+    /// lexing) it closes the lexeme and starts the next one.
     fn feed(&self, c: &Config, b: u8) -> Vec<Config> {
+        let mut out = Vec::new();
         if !c.lexeme.is_empty() {
             let mut longer = c.clone();
             longer.lexeme.push(b);
             if self.extends(&longer.candidates, &longer.lexeme) {
-                return vec![longer];
+                if !self.dynamic() {
+                    return vec![longer];
+                }
+                out.push(longer);
             }
         }
-        let mut out = Vec::new();
-        for mut next in self.close_lexeme(c.clone()) {
+        for mut next in self.close_lexeme(c.clone(), Some(b)) {
             next.candidates = self.candidates(&next.stack);
             next.lexeme.push(b);
             if self.extends(&next.candidates, &next.lexeme) {
@@ -242,7 +276,7 @@ impl<'g> Recognizer<'g> {
     }
 
     fn accepts_end(&self, c: &Config) -> bool {
-        self.close_lexeme(c.clone())
+        self.close_lexeme(c.clone(), None)
             .iter()
             .any(|c| self.ends(&c.stack))
     }

@@ -11,7 +11,7 @@ use crate::parser::NT_BIT;
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"gcd-gram";
 /// Bumped whenever a serialized table changes shape.
-const SNAPSHOT_VERSION: u32 = 6;
+const SNAPSHOT_VERSION: u32 = 7;
 
 impl CompiledGrammar {
     /// Serializes every table, so that a grammar known at build time (the
@@ -60,6 +60,19 @@ impl CompiledGrammar {
             (
                 self.parse.first.len() == nts && self.parse.nullable.len() == nts,
                 "per-rule sets",
+            ),
+            (
+                match self.lexing {
+                    crate::compiled::Lexing::Dynamic => {
+                        self.matching.len() == states
+                            && self.matching.iter().flatten().all(|&(t, x)| {
+                                (t as usize) < n
+                                    && (x == u32::MAX || (x as usize) < self.extenders.len())
+                            })
+                    }
+                    _ => self.matching.is_empty() && self.extenders.is_empty(),
+                },
+                "matching terminals per lexer state",
             ),
             (
                 self.parse.table.iter().all(|&p| {

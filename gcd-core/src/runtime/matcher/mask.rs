@@ -140,6 +140,9 @@ impl Matcher {
         if self.budget.is_some_and(|n| self.tokens.len() >= n) {
             return;
         }
+        if self.bound.grammar.lexing() == crate::compiled::Lexing::Dynamic {
+            return self.fill_dynamic(out);
+        }
         match self.bound.grammar.parse.is_generalized() {
             false => self.fill_with::<StackView>(out),
             true => self.fill_with::<SharedStack>(out),

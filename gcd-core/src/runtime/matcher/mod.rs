@@ -27,6 +27,7 @@ use crate::bind::BoundGrammar;
 use crate::compiled::CompiledGrammar;
 use crate::parser::{SharedStack, Stack, StackView};
 
+mod dynamic;
 mod forced;
 mod mask;
 
@@ -197,13 +198,12 @@ impl Matcher {
         if self.fresh {
             return g.parse.accepts_end_top_down(c.stack.top_down());
         }
-        let Some(w) = g.lexer.winner(c.lexer) else {
-            return false;
-        };
         let mut complete = false;
-        each_shift(g, StackView::of(&c.stack, None), w, |v| {
-            complete = complete || g.parse.accepts_end_top_down(v.top_down());
-        });
+        for w in g.lexeme_ends(c.lexer) {
+            each_shift(g, StackView::of(&c.stack, None), w, |v| {
+                complete = complete || g.parse.accepts_end_top_down(v.top_down());
+            });
+        }
         complete
     }
 
