@@ -64,12 +64,15 @@ def main() -> int:
     ap.add_argument("--tokenizer", required=True)
     ap.add_argument("--gcd", default="./target/release/gcd")
     ap.add_argument("--start", default="start")
+    ap.add_argument("--lexing", default="maximal-munch", choices=["maximal-munch", "dynamic"],
+                    help="gcd's lexing; `dynamic` is compared with Lark's dynamic_complete lexer")
     args = ap.parse_args()
 
     import lark
 
+    lexer = "dynamic_complete" if args.lexing == "dynamic" else "dynamic"
     with open(args.grammar) as f:
-        parser = lark.Lark(f.read(), start=args.start, parser="earley")
+        parser = lark.Lark(f.read(), start=args.start, parser="earley", lexer=lexer)
 
     work = tempfile.mkdtemp(prefix="gcd-corpus-")
     files = []
@@ -88,7 +91,8 @@ def main() -> int:
             lark_ok[path] = False
 
     run = subprocess.run(
-        [args.gcd, "replay", "--grammar", args.grammar, "--tokenizer", args.tokenizer, *files],
+        [args.gcd, "replay", "--lexing", args.lexing, "--grammar", args.grammar,
+         "--tokenizer", args.tokenizer, *files],
         capture_output=True,
         text=True,
     )

@@ -421,6 +421,12 @@ fn replay_tokens(
 fn min_budget(grammar: &str, tokenizer: &str, lexing: Lexing) -> Result<ExitCode> {
     let bound = bind(load_grammar(grammar, lexing)?, load_vocab(tokenizer)?);
     let min = Matcher::new(bound).min_tokens_to_complete();
+    if min >= gcd_core::bind::INF as usize {
+        return Err(format!(
+            "{grammar}: no budget plan completes it with this vocabulary (a terminal \
+             that no sequence of whole tokens spells); sample without --budget"
+        ));
+    }
     println!("minimum budget: {min} tokens");
     Ok(ExitCode::SUCCESS)
 }

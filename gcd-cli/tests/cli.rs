@@ -212,6 +212,60 @@ fn budget_prints_the_fewest_tokens() {
     assert_eq!(out.trim(), "minimum budget: 1 tokens");
 }
 
+/// `--lexing dynamic` takes a grammar maximal munch refuses (the first
+/// `A` would swallow every `a`), and samples from it stay complete under
+/// a budget.
+#[test]
+fn dynamic_lexing_takes_what_maximal_munch_refuses() {
+    let runs = temp_file("runs.lark", "start: A \",\" A A\nA: /a+/\n");
+    let path = runs.to_str().unwrap();
+    let (code, out, _) = gcd(&["check", path]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("maximal munch merges") && out.contains("--lexing dynamic"),
+        "{out}"
+    );
+    let (code, out, err) = gcd(&["check", "--lexing", "dynamic", path]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("LL(1): ok, lexed dynamically"), "{out}");
+    let (code, out, err) = gcd(&[
+        "budget",
+        "--lexing",
+        "dynamic",
+        "--grammar",
+        path,
+        "--tokenizer",
+        "cl100k",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), "minimum budget: 4 tokens");
+    let (code, out, err) = gcd(&[
+        "sample",
+        "--lexing",
+        "dynamic",
+        "--grammar",
+        path,
+        "--tokenizer",
+        "cl100k",
+        "--count",
+        "5",
+        "--budget",
+        "6",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for line in out.lines() {
+        let l: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(l["complete"], true, "{l}");
+        let text = l["text"].as_str().unwrap();
+        let (first, rest) = text.split_once(',').unwrap();
+        assert!(!first.is_empty() && rest.len() >= 2, "{text:?}");
+        assert!(
+            first.chars().chain(rest.chars()).all(|c| c == 'a'),
+            "{text:?}"
+        );
+    }
+}
+
 /// A folder of two MaskBench files: one schema that compiles, with a valid
 /// and an invalid instance, and one that uses a format gcd cannot enforce.
 fn maskbench_dir(tag: &str) -> PathBuf {

@@ -316,6 +316,13 @@ fn dynamic_lexing_splits_a_run() {
     assert_eq!(e.kind(), DiagnosticKind::LexicalHazard, "{e}");
     assert!(e.to_string().contains("--lexing dynamic"), "{e}");
     let c = CompiledGrammar::with_config(&g, &Config::default().lexing(Lexing::Dynamic)).unwrap();
+    // Parse trees would need every cut too: refused, by name.
+    let e = gcd_core::runtime::tree::parse(&c, "aa").unwrap_err();
+    assert_eq!(
+        e.kind(),
+        gcd_core::runtime::tree::ParseErrorKind::UnsupportedGrammar
+    );
+    assert!(e.to_string().contains("lexed dynamically"), "{e}");
     let tokens: Vec<Vec<u8>> = ["a", "aa", "b", "ab"]
         .iter()
         .map(|t| t.as_bytes().to_vec())

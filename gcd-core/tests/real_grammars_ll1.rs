@@ -1,12 +1,13 @@
 //! Every Lark grammar of the shared data either compiles (LL(1) after the
 //! transforms, or generalized, with no lexical hazard) or fails with
 //! diagnostics naming a real problem. The table below is what we observed; a
-//! change shows here. Under `Config::ll1_only` the generalized ones fail
+//! change shows here. Those refused for a lexical hazard compile under
+//! dynamic lexing. Under `Config::ll1_only` the generalized ones fail
 //! with their conflicts.
 
 mod common;
 
-use gcd_core::compiled::{CompiledGrammar, Config};
+use gcd_core::compiled::{CompiledGrammar, Config, Lexing};
 use gcd_core::lark;
 use gcd_core::DiagnosticKind;
 
@@ -122,6 +123,7 @@ fn real_grammars_compile_or_name_the_problem() {
         return;
     };
     let mut failures = Vec::new();
+    let mut lexed_dynamically = 0;
     for (file, expected) in EXPECTED {
         let text = std::fs::read_to_string(root.join("grammars").join(file)).unwrap();
         let got = lark::parse_grammar(&text).and_then(|g| CompiledGrammar::new(&g));
@@ -160,6 +162,15 @@ fn real_grammars_compile_or_name_the_problem() {
                 "{file}: expected {expected:?}, got {got_kind:?}: {first}"
             ));
         }
+        // What maximal munch refuses for a lexical hazard, dynamic lexing takes.
+        if got_kind == Err(DiagnosticKind::LexicalHazard) {
+            let g = lark::parse_grammar(&text).unwrap();
+            let dynamic = Config::default().lexing(Lexing::Dynamic);
+            match CompiledGrammar::with_config(&g, &dynamic) {
+                Ok(_) => lexed_dynamically += 1,
+                Err(e) => failures.push(format!("{file}: refused under dynamic lexing: {e}")),
+            }
+        }
         // Every diagnostic of a file read from text has a position.
         if let Err(e) = &got {
             for d in e.diagnostics() {
@@ -180,4 +191,5 @@ fn real_grammars_compile_or_name_the_problem() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(lexed_dynamically, 8);
 }

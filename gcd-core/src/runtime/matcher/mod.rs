@@ -16,7 +16,10 @@
 //! mask is their union, computed for all configurations in one walk
 //! ([`mask`]). The grammar was checked free of lexical hazards at
 //! compile time, so "the lexer is alive and the parser took every terminal"
-//! is exactly "some completion exists", per configuration.
+//! is exactly "some completion exists", per configuration. Under dynamic
+//! lexing there are no hazards to check, and the mask has its own walk
+//! ([`dynamic`]).
+
 
 use std::fmt;
 use std::sync::Arc;

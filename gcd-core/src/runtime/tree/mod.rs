@@ -235,7 +235,8 @@ pub enum ParseErrorKind {
     /// could accept.
     UnexpectedEnd,
     /// The grammar has member lists in any order
-    /// ([`MemberSet`](crate::grammar::MemberSet)), which parse trees do
+    /// ([`MemberSet`](crate::grammar::MemberSet)) or is lexed dynamically
+    /// ([`Lexing::Dynamic`](crate::compiled::Lexing)), which parse trees do
     /// not support yet; check such outputs with the matcher instead.
     UnsupportedGrammar,
     /// A generalized grammar whose derivations of this input grow past
@@ -295,9 +296,7 @@ impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let found = self.found.as_deref().unwrap_or("end of input");
         if self.kind == ParseErrorKind::UnsupportedGrammar {
-            return f.write_str(
-                "parse trees are not supported for grammars with member lists in any order",
-            );
+            return write!(f, "parse trees are not supported for grammars {found}");
         }
         if self.kind == ParseErrorKind::TooAmbiguous {
             return f.write_str(

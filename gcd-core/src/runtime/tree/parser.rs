@@ -132,8 +132,17 @@ impl<'g> TreeParser<'g> {
     }
 
     pub(super) fn run(mut self) -> Result<ParseOutput, ParseError> {
-        if self.g.parse.has_sets() {
-            return Err(self.error(ParseErrorKind::UnsupportedGrammar, 0, None, Vec::new()));
+        let unsupported = if self.g.parse.has_sets() {
+            Some("with member lists in any order")
+        } else if self.g.lexing() == crate::compiled::Lexing::Dynamic {
+            Some("lexed dynamically")
+        } else {
+            None
+        };
+        if let Some(why) = unsupported {
+            let mut e = self.error(ParseErrorKind::UnsupportedGrammar, 0, None, Vec::new());
+            e.found = Some(why.to_string());
+            return Err(e);
         }
         if !self.g.is_ll1() {
             let Some(c) = super::choices::choose(self.g, self.input) else {
