@@ -144,3 +144,29 @@ fn generalized_grammars_opt_in() {
     assert!(!without.contains("title"), "{without}");
     assert!(Names::parse("sir robin hood").is_err());
 }
+
+gcd::grammar! {
+    /// Two runs of `a` with nothing between: maximal munch would read one
+    /// run, so the grammar asks for dynamic lexing (a lexeme may end
+    /// wherever a terminal matches).
+    #[gcd(dynamic_lexing)]
+    Runs;
+    start: A A
+    A: /"a+"/
+}
+
+#[test]
+fn dynamic_lexing_opts_in() {
+    assert_eq!(Runs::compiled().lexing(), gcd::core::Lexing::Dynamic);
+    let vocab = Arc::new(Vocabulary::from_tokens(
+        ["a", "aa", "b"].iter().map(|s| s.as_bytes().to_vec()).collect(),
+        vec![],
+    ));
+    let mut m = Matcher::new(Runs::bind(vocab.clone()));
+    m.advance(1).unwrap();
+    assert!(m.is_complete(), "\"aa\" is two runs of one `a`");
+    let mask = m.compute_mask(vocab.len());
+    assert!(mask[0] && mask[1] && !mask[2]);
+    // The same text without the option is a compile error (tests/ui/fail/lexical_hazard.rs).
+    assert!(Runs::parse("aa").is_err(), "parse trees need maximal munch");
+}

@@ -353,7 +353,8 @@ impl CompiledGrammar {
         );
         if !hazards.is_empty() {
             let hint = "or let lexemes end wherever a terminal matches, as Lark's Earley parser \
-                        does: `gcd check --lexing dynamic`, `Config::lexing(Lexing::Dynamic)`";
+                        does: `gcd check --lexing dynamic`, `Config::lexing(Lexing::Dynamic)`, \
+                        `#[gcd(dynamic_lexing)]` on `grammar!`";
             let hazards = hazards.into_iter().map(|d| d.with_note(None, hint));
             return Err(GrammarError::new(hazards.collect()));
         }

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use gcd_core::compiled::{CompiledGrammar, Config};
+use gcd_core::compiled::{CompiledGrammar, Config, Lexing};
 use gcd_core::lark::parse_grammar;
 use gcd_core::{Diagnostic, GrammarError};
 use proc_macro2::{Literal, TokenStream};
@@ -46,7 +46,13 @@ pub fn expand(input: GrammarInput) -> syn::Result<TokenStream> {
     };
     let compiled = parse_grammar(&text)
         .and_then(|g| {
-            let config = Config::default().ll1_only(!input.generalized);
+            let lexing = match input.dynamic_lexing {
+                true => Lexing::Dynamic,
+                false => Lexing::MaximalMunch,
+            };
+            let config = Config::default()
+                .ll1_only(!input.generalized)
+                .lexing(lexing);
             CompiledGrammar::with_config(&g, &config)
         })
         .map_err(|e| origin.errors(&e))?;

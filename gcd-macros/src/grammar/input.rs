@@ -10,6 +10,9 @@
 //! LL(1) (conflicts are resolved by forking at run time, see gcd-core's
 //! ARCHITECTURE.md). Without it a conflict or an unused rule is a compile
 //! error, as LL(1) is what most inline grammars mean to be.
+//! `#[gcd(dynamic_lexing)]` lets a lexeme end wherever a terminal matches
+//! (gcd-core's `Lexing::Dynamic`) instead of refusing a grammar where
+//! maximal munch would swallow the next terminal.
 
 use proc_macro2::TokenStream;
 use syn::parse::{Parse, ParseStream};
@@ -22,6 +25,8 @@ pub struct GrammarInput {
     pub source: Source,
     /// `#[gcd(generalized)]` was given.
     pub generalized: bool,
+    /// `#[gcd(dynamic_lexing)]` was given.
+    pub dynamic_lexing: bool,
 }
 
 pub enum Source {
@@ -34,6 +39,7 @@ impl Parse for GrammarInput {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let mut attrs = input.call(Attribute::parse_outer)?;
         let mut generalized = false;
+        let mut dynamic_lexing = false;
         let mut bad = None;
         attrs.retain(|a| {
             if !a.path().is_ident("gcd") {
@@ -43,8 +49,13 @@ impl Parse for GrammarInput {
                 if m.path.is_ident("generalized") {
                     generalized = true;
                     Ok(())
+                } else if m.path.is_ident("dynamic_lexing") {
+                    dynamic_lexing = true;
+                    Ok(())
                 } else {
-                    Err(m.error("unknown gcd option; the one option is `generalized`"))
+                    Err(m.error(
+                        "unknown gcd option; the options are `generalized` and `dynamic_lexing`",
+                    ))
                 }
             });
             if let Err(e) = r {
@@ -102,6 +113,7 @@ impl Parse for GrammarInput {
             name,
             source,
             generalized,
+            dynamic_lexing,
         })
     }
 }
