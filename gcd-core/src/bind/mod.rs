@@ -4,8 +4,10 @@
 //! For every lexer state `q` the tables split the vocabulary three ways (the
 //! token spanner idea of Park et al., adapted to a contextual lexer):
 //!
-//! * `within[q]`: tokens whose bytes all extend the pending lexeme. They are
-//!   allowed whatever the parser stack is, so this part of a mask is a copy.
+//! * `within[q]`: tokens whose bytes all extend the pending lexeme (or, from
+//!   a start state, read ignored lexemes and then start the next one: see
+//!   [`transparent_starts`]). They are allowed whatever the parser stack
+//!   is, so this part of a mask is a copy.
 //! * boundaries: tokens that end the lexeme after at least one byte. They are
 //!   grouped by the terminal that wins at the boundary, so the parser is
 //!   consulted once per winner, and the trie nodes where the rest of the token
@@ -61,6 +63,33 @@ pub struct BoundGrammar {
     pub(crate) end_filters: Vec<(Box<[bool; 256]>, OnceLock<EndFilter>)>,
     /// Token-cost tables for budgeted masks; they need every state's tables.
     pub(crate) budget: OnceLock<BudgetTables>,
+    /// Per lexer state: whether an ignored lexeme read from it leads back
+    /// to it (see [`transparent_starts`]).
+    pub(crate) transparent: Vec<bool>,
+}
+
+/// Which lexer states are *transparent starts*: the start state of a
+/// candidate set with an ignored terminal, which no transition enters.
+/// Such a state is only ever the start of a lexeme in one parser context,
+/// and an ignored lexeme leaves the parser as it was, so the lexeme after
+/// it starts in the same state. Its tables then read through ignored
+/// lexemes: a token `" foo"` after a closed lexeme is whitespace and the
+/// start of `foo` in one precomputed set, instead of a boundary whose
+/// subtree (every space-led word of the vocabulary) the mask would walk.
+pub(crate) fn transparent_starts(g: &CompiledGrammar) -> Vec<bool> {
+    let lx = &g.lexer;
+    let mut entered = vec![false; lx.num_states()];
+    for &t in &lx.trans {
+        if t != DEAD {
+            entered[t as usize] = true;
+        }
+    }
+    let mut out = vec![false; lx.num_states()];
+    for &q in &lx.starts {
+        let q = q as usize;
+        out[q] = !entered[q] && lx.alive[q].iter().any(|&t| g.is_ignored(t));
+    }
+    out
 }
 
 impl BoundGrammar {
@@ -97,6 +126,7 @@ impl BoundGrammar {
             })
             .collect();
         BoundGrammar {
+            transparent: transparent_starts(&grammar),
             states: (0..n_states).map(|_| OnceLock::new()).collect(),
             end_filter_of,
             end_filters,
@@ -208,11 +238,13 @@ impl BoundGrammar {
             crate::counters::count_state_table(false);
             return self.walk_state(q, end_filter);
         };
-        let key = (
-            self.vocab.fingerprint(),
-            self.trie.num_nodes(),
-            behaviour.key,
-        );
+        let mut key = behaviour.key.clone();
+        if self.transparent[q as usize] {
+            // Reading through ignored lexemes depends on which winners are ignored.
+            key.push(u32::MAX - 1);
+            key.extend((behaviour.winners.iter()).map(|&w| u32::from(self.grammar.is_ignored(w))));
+        }
+        let key = (self.vocab.fingerprint(), self.trie.num_nodes(), key);
         let hit = lock_state_cache().get(&key).cloned();
         if let Some(local) = hit {
             crate::counters::count_state_table(true);
@@ -291,6 +323,7 @@ impl BoundGrammar {
         let mut first_ends: FxHashSet<(u8, u32)> = FxHashSet::default();
         let mut last_first_end = None;
         let mut by_winner: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+        let transparent = self.transparent[q as usize];
         depth_state[0] = q;
         let mut first = 0u8;
         let mut i = 1;
@@ -300,13 +333,19 @@ impl BoundGrammar {
                 first = trie.byte[i];
             }
             let s = depth_state[d - 1];
-            let ns = lx.next(s, trie.byte[i]);
-            if ns == DEAD {
-                if d > 1 {
-                    if let Some(w) = lx.winner(s) {
-                        by_winner.entry(w).or_default().push(i as u32);
+            let mut ns = lx.next(s, trie.byte[i]);
+            if ns == DEAD && d > 1 {
+                match lx.winner(s) {
+                    // An ignored lexeme from a transparent start: the next
+                    // one starts here again.
+                    Some(w) if transparent && self.grammar.is_ignored(w) => {
+                        ns = lx.next(q, trie.byte[i]);
                     }
+                    Some(w) => by_winner.entry(w).or_default().push(i as u32),
+                    None => {}
                 }
+            }
+            if ns == DEAD {
                 i = trie.subtree_end[i] as usize;
                 continue;
             }

@@ -13,7 +13,7 @@ use crate::vocab::Vocabulary;
 
 const BOUND_MAGIC: &[u8; 8] = b"gcd-bind";
 /// Bumped whenever a serialized table changes shape.
-const BOUND_VERSION: u32 = 1;
+const BOUND_VERSION: u32 = 2;
 
 /// What [`BoundGrammar::to_bytes`] writes.
 #[derive(serde::Serialize)]
@@ -126,6 +126,7 @@ impl BoundGrammar {
         t.trie.check(vocab.len()).map_err(SnapshotError::Corrupt)?;
         check_indices(&grammar, &t).map_err(SnapshotError::Corrupt)?;
         Ok(BoundGrammar {
+            transparent: crate::bind::transparent_starts(&grammar),
             grammar,
             vocab,
             trie: Arc::new(t.trie),
