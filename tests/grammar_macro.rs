@@ -159,7 +159,10 @@ gcd::grammar! {
 fn dynamic_lexing_opts_in() {
     assert_eq!(Runs::compiled().lexing(), gcd::core::Lexing::Dynamic);
     let vocab = Arc::new(Vocabulary::from_tokens(
-        ["a", "aa", "b"].iter().map(|s| s.as_bytes().to_vec()).collect(),
+        ["a", "aa", "b"]
+            .iter()
+            .map(|s| s.as_bytes().to_vec())
+            .collect(),
         vec![],
     ));
     let mut m = Matcher::new(Runs::bind(vocab.clone()));

@@ -25,7 +25,7 @@ mod cache;
 mod tables;
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use bitvec::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -66,7 +66,19 @@ pub struct BoundGrammar {
     /// Per lexer state: whether an ignored lexeme read from it leads back
     /// to it (see [`transparent_starts`]).
     pub(crate) transparent: Vec<bool>,
+    /// Tables of large trie subtrees entered in a lexer state (see
+    /// [`rooted`](Self::rooted)), built on first use.
+    pub(crate) rooted: Mutex<FxHashMap<(u32, u32), Arc<StateTables>>>,
+    /// Subtrees with at least this many nodes use rooted tables.
+    pub(crate) rooted_min_nodes: usize,
 }
+
+/// A subtree walked by masks gets its own tables once it has this many
+/// nodes: below it, walking is cheaper than a lookup (measured on Go and
+/// Java replays: 256 left a third of the walk, 64 a sixth).
+pub(crate) const ROOTED_MIN_NODES: usize = 64;
+/// Most rooted tables kept per binding (the cache starts over past it).
+const MAX_ROOTED: usize = 4096;
 
 /// Which lexer states are *transparent starts*: the start state of a
 /// candidate set with an ignored terminal, which no transition enters.
@@ -127,6 +139,8 @@ impl BoundGrammar {
             .collect();
         BoundGrammar {
             transparent: transparent_starts(&grammar),
+            rooted: Mutex::default(),
+            rooted_min_nodes: ROOTED_MIN_NODES,
             states: (0..n_states).map(|_| OnceLock::new()).collect(),
             end_filter_of,
             end_filters,
@@ -163,6 +177,13 @@ impl BoundGrammar {
             self.end_filter(i as u32);
         }
         self.budget();
+    }
+
+    /// Walks every subtree instead of using rooted tables when `false`:
+    /// the reference the tests compare rooted tables with.
+    #[doc(hidden)]
+    pub fn set_rooted_tables(&mut self, on: bool) {
+        self.rooted_min_nodes = if on { ROOTED_MIN_NODES } else { usize::MAX };
     }
 
     /// The compiled grammar this binding is for.
@@ -308,8 +329,35 @@ impl BoundGrammar {
         self.walk_state(q, self.end_filter_of[q as usize])
     }
 
+    /// The tables of the tokens below trie node `root` (whose byte is read
+    /// in lexer state `q`, at the start of a lexeme), as if `q` were
+    /// entered at `root`'s depth: the lexeme's tokens that stay within it
+    /// and its boundaries deeper down. A mask that crosses into a new
+    /// lexeme inside a token (a newline's indentation, then a word) would
+    /// otherwise walk that subtree every time; the subtree of `" t"` alone
+    /// holds thousands of tokens.
+    pub fn rooted(&self, q: u32, root: u32) -> Arc<StateTables> {
+        let lock = || self.rooted.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = lock().get(&(q, root)) {
+            return t.clone();
+        }
+        let tables = Arc::new(self.walk_from(q, root as usize, u32::MAX));
+        let mut cache = lock();
+        if cache.len() >= MAX_ROOTED {
+            cache.clear();
+        }
+        cache.insert((q, root), tables.clone());
+        tables
+    }
+
     /// Walks the trie from lexer state `q` once.
     fn walk_state(&self, q: u32, end_filter: u32) -> StateTables {
+        self.walk_from(q, 0, end_filter)
+    }
+
+    /// Walks the subtree of trie node `root` (the whole trie for the root,
+    /// node 0) with lexer state `q` before its first byte.
+    fn walk_from(&self, q: u32, root: usize, end_filter: u32) -> StateTables {
         let lx = &self.grammar.lexer;
         let trie = &*self.trie;
         let width = trie.vocab_len;
@@ -324,17 +372,23 @@ impl BoundGrammar {
         let mut last_first_end = None;
         let mut by_winner: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
         let transparent = self.transparent[q as usize];
-        depth_state[0] = q;
-        let mut first = 0u8;
-        let mut i = 1;
-        while i < trie.num_nodes() {
+        // The first byte of a token below `root`, and the depth its bytes
+        // start being read at.
+        let (top, mut first) = match root {
+            0 => (1, 0u8),
+            _ => (trie.depth[root] as usize, trie.first_byte_of_node(root)),
+        };
+        depth_state[top - 1] = q;
+        let mut i = root.max(1);
+        let end = trie.subtree_end[root] as usize;
+        while i < end {
             let d = trie.depth[i] as usize;
             if d == 1 {
                 first = trie.byte[i];
             }
             let s = depth_state[d - 1];
             let mut ns = lx.next(s, trie.byte[i]);
-            if ns == DEAD && d > 1 {
+            if ns == DEAD && d > top {
                 match lx.winner(s) {
                     // An ignored lexeme from a transparent start: the next
                     // one starts here again.

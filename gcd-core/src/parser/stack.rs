@@ -20,8 +20,8 @@
 //! restores the invariant after each shift by splitting a stack whose
 //! segment has run empty (or nullable) into its lower parts.
 
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::hash_map::Entry;
-use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
 use std::sync::{Arc, OnceLock};
 
@@ -149,7 +149,10 @@ impl SharedStack {
     pub fn merge<K: Hash + Eq + Clone, P>(
         items: Vec<(K, P, SharedStack)>,
     ) -> Vec<(K, P, SharedStack, bool)> {
-        let mut index: HashMap<(K, Vec<u32>, bool), usize> = HashMap::with_capacity(items.len());
+        // Fx, not SipHash: masks of generalized grammars merge at every
+        // lexeme boundary, and the items are few (the configuration cap).
+        let mut index: FxHashMap<(K, Vec<u32>, bool), usize> =
+            FxHashMap::with_capacity_and_hasher(items.len(), Default::default());
         let mut slots: Vec<(K, P, SharedStack, Vec<Arc<Below>>)> = Vec::new();
         for (k, p, s) in items {
             match index.entry((k.clone(), s.top.clone(), s.below.is_some())) {
@@ -183,7 +186,7 @@ impl SharedStack {
 impl Below {
     /// The lower parts of all of `belows`, each once.
     fn union(belows: &[Arc<Below>]) -> Below {
-        let mut seen = HashSet::new();
+        let mut seen = FxHashSet::default();
         let alts = (belows.iter())
             .flat_map(|b| b.alts.iter())
             .filter(|a| {

@@ -127,6 +127,8 @@ impl BoundGrammar {
         check_indices(&grammar, &t).map_err(SnapshotError::Corrupt)?;
         Ok(BoundGrammar {
             transparent: crate::bind::transparent_starts(&grammar),
+            rooted: Default::default(),
+            rooted_min_nodes: crate::bind::ROOTED_MIN_NODES,
             grammar,
             vocab,
             trie: Arc::new(t.trie),

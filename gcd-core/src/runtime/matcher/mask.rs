@@ -22,7 +22,7 @@
 use smallvec::SmallVec;
 
 use super::{Config, Matcher};
-use crate::bind::{set_bit, BoundGrammar, Boundary, EndFilter};
+use crate::bind::{set_bit, BoundGrammar, Boundary, EndFilter, StateTables};
 use crate::compiled::CompiledGrammar;
 use crate::grammar::TermSet;
 use crate::lexer::DEAD;
@@ -259,9 +259,20 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
 
     /// Adds the tokens allowed from lexer state `q` with group `gi`.
     fn add_state(&mut self, out: &mut [u64], gi: u32, q: u32, filter: Option<&EndFilter>) {
-        let b = self.b;
+        let tables = self.b.state(q);
+        self.add_tables(out, gi, tables, filter);
+    }
+
+    /// Adds the tokens `tables` allow with group `gi`: those within the
+    /// lexeme, and those crossing its boundaries.
+    fn add_tables(
+        &mut self,
+        out: &mut [u64],
+        gi: u32,
+        tables: &StateTables,
+        filter: Option<&EndFilter>,
+    ) {
         let g = self.g;
-        let tables = b.state(q);
         let exact = self.groups[gi as usize].exact.as_ref();
         if self.limit.is_none() && exact.is_none() {
             tables.within.or_into(out, filter.map(|f| &f.tokens));
@@ -315,6 +326,11 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
     fn walk(&mut self, out: &mut [u64], gi: u32, q: u32, root: usize) {
         let trie = &self.b.trie;
         let lx = &self.g.lexer;
+        if trie.subtree_end[root] as usize - root >= self.b.rooted_min_nodes {
+            // A large subtree: its tables, built once, instead of a walk.
+            let tables = self.b.rooted(q, root as u32);
+            return self.add_tables(out, gi, &tables, None);
+        }
         let base = trie.depth[root] as usize;
         self.state[base - 1] = q;
         self.group[base - 1] = gi;
@@ -332,7 +348,9 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
                     continue;
                 };
                 // The first group that goes on walks on here; each group
-                // in another lexer state walks this subtree on its own.
+                // in another lexer state walks this subtree on its own (a
+                // large subtree, every group: from its tables).
+                let big = trie.subtree_end[i] as usize - i >= self.b.rooted_min_nodes;
                 let mut next = None;
                 for k in self.shift(gi, w) {
                     let (q2, gj) = self.buckets[k];
@@ -340,7 +358,7 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
                     if n2 == DEAD {
                         continue;
                     }
-                    if next.is_none() {
+                    if next.is_none() && !big {
                         next = Some((gj, n2));
                     } else {
                         let saved = (self.state[d - 1], self.group[d - 1]);

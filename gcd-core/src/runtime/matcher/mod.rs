@@ -20,7 +20,6 @@
 //! lexing there are no hazards to check, and the mask has its own walk
 //! ([`dynamic`]).
 
-
 use std::fmt;
 use std::sync::Arc;
 
