@@ -28,8 +28,10 @@ struct Stacks<'a> {
     all: Vec<SharedStack>,
     /// By top segment and the identity of the lower part.
     index: FxHashMap<(Vec<u32>, usize), u32>,
-    /// (stack, terminal) → (stack after it, lexer state of the next lexeme).
-    shifted: FxHashMap<(u32, u32), SmallVec<[(u32, u32); 1]>>,
+    /// Per stack: (terminal, range of `after`) for each terminal shifted.
+    shifted: Vec<SmallVec<[(u32, u32, u32); 2]>>,
+    /// (stack after a terminal, lexer state of the next lexeme).
+    after: Vec<(u32, u32)>,
 }
 
 impl<'a> Stacks<'a> {
@@ -42,14 +44,18 @@ impl<'a> Stacks<'a> {
         let id = *self.index.entry((s.top.clone(), below)).or_insert(next);
         if id == next {
             self.all.push(s);
+            self.shifted.push(SmallVec::new());
         }
         id
     }
 
     /// The configurations that start a lexeme after stack `si` ends one
-    /// as terminal `w`.
-    fn after(&mut self, si: u32, w: u32) -> &[(u32, u32)] {
-        if !self.shifted.contains_key(&(si, w)) {
+    /// as terminal `w`, as a range of `self.after`.
+    fn after(&mut self, si: u32, w: u32) -> std::ops::Range<usize> {
+        if let Some(&(_, from, to)) = self.shifted[si as usize].iter().find(|s| s.0 == w) {
+            return from as usize..to as usize;
+        }
+        {
             let g = self.g;
             let mut made: SmallVec<[(SharedStack, u32); 1]> = SmallVec::new();
             let mut each = |v: SharedStack| {
@@ -64,10 +70,14 @@ impl<'a> Stacks<'a> {
             } else {
                 g.parse.shift_each(stack, w, each);
             }
-            let made = made.into_iter().map(|(v, q)| (self.intern(v), q)).collect();
-            self.shifted.insert((si, w), made);
+            let made: SmallVec<[(u32, u32); 2]> =
+                made.into_iter().map(|(v, q)| (self.intern(v), q)).collect();
+            let from = self.after.len() as u32;
+            self.after.extend(made);
+            let to = self.after.len() as u32;
+            self.shifted[si as usize].push((w, from, to));
+            from as usize..to as usize
         }
-        &self.shifted[&(si, w)]
     }
 }
 
@@ -82,7 +92,8 @@ impl Matcher {
             g,
             all: Vec::new(),
             index: FxHashMap::default(),
-            shifted: FxHashMap::default(),
+            shifted: Vec::new(),
+            after: Vec::new(),
         };
         // Per trie depth: (stack, lexer state) after that many bytes.
         let mut at: Vec<Vec<(u32, u32)>> = vec![Vec::new(); trie.max_depth + 1];
@@ -123,7 +134,8 @@ impl Matcher {
                     continue;
                 }
                 for w in g.dynamic_ends_before(q, byte) {
-                    for &(sj, q2) in stacks.after(si, w) {
+                    for k in stacks.after(si, w) {
+                        let (sj, q2) = stacks.after[k];
                         let n2 = g.lexer.next(q2, byte);
                         if n2 != DEAD {
                             next.push((sj, n2));
