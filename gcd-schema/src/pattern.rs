@@ -180,6 +180,21 @@ fn translate_hir(hir: &Hir, esc: Escapes) -> Result<String, PatternError> {
     let any = format!("{JSON_CHAR}*");
     let mut alts = Vec::new();
     for Branch { items, start, end } in branches(hir) {
+        // Next to the unanchored side, an item that matches the empty
+        // string with no assertion changes nothing: "contains a match of
+        // `a[\s\S]{0,5000}`" is "contains `a`". Dropping it spares the
+        // automaton its counted repetitions.
+        let mut items = &items[..];
+        let empty = |h: &&Hir| {
+            let p = h.properties();
+            p.minimum_len() == Some(0) && p.look_set().is_empty()
+        };
+        while !end && items.last().is_some_and(empty) {
+            items = &items[..items.len() - 1];
+        }
+        while !start && items.first().is_some_and(empty) {
+            items = &items[1..];
+        }
         let mut s = String::new();
         if !start {
             s.push_str(&any);
@@ -299,6 +314,28 @@ mod tests {
         assert!(f("ax"));
         assert!(f("xb"));
         assert!(!f("xa"));
+    }
+
+    /// Items that match the empty string next to an unanchored end are
+    /// dropped (the same language, without their repetitions); next to an
+    /// anchor they stay.
+    #[test]
+    fn empty_matching_items_at_unanchored_ends_are_dropped() {
+        let a = translate("a", Escapes::Any).unwrap();
+        for p in [
+            "a[\\s\\S]{0,5000}",
+            "x*a",
+            "(?:ab)?a[0-9]{0,9}",
+            "x?a(?:yz)*",
+        ] {
+            assert_eq!(translate(p, Escapes::Any).unwrap(), a, "{p}");
+        }
+        let kept = translate("a[0-9]{0,3}$", Escapes::Any).unwrap();
+        assert!(kept.contains("{0,3}"), "{kept}");
+        let f = m("a[0-9]{0,3}$");
+        assert!(f("xa12") && !f("a12345"));
+        let f = m("^x*a");
+        assert!(f("xxab") && !f("ya"));
     }
 
     #[test]

@@ -21,3 +21,25 @@ fn enum_of_thousands_of_strings() {
         assert!(!acceptor.accepts(bad), "{bad}");
     }
 }
+
+/// A pattern with a long counted repetition at its unanchored end means
+/// "contains `a`": it compiles to a small automaton (it took 12 s and was
+/// then refused as too large, building 5,000 repetitions) and takes exactly
+/// the strings that contain `a`.
+#[test]
+fn trailing_counted_repetition_of_a_pattern() {
+    let schema = json!({"type": "string", "pattern": "a[\\s\\S]{0,5000}"});
+    let g = compile(&schema, &Options::default()).unwrap();
+    assert!(
+        g.lexer().num_states() < 200,
+        "{} lexer states",
+        g.lexer().num_states()
+    );
+    let acceptor = common::Acceptor::new(g);
+    for ok in ["\"a\"", "\"xa\"", "\"bab\""] {
+        assert!(acceptor.accepts(ok), "{ok}");
+    }
+    for bad in ["\"\"", "\"b\"", "\"xyz\"", "1"] {
+        assert!(!acceptor.accepts(bad), "{bad}");
+    }
+}
