@@ -90,29 +90,50 @@ impl Sets {
         let nt = g.terminals.len();
         let nullable = nullable(g);
         let mut first = vec![TermSet::new(nt); g.nonterminals.len()];
-        // One buffer for every production and round: a fresh set per
-        // production per round dominated compile time on large grammars.
+        // A worklist, not rounds over every production: a rule's
+        // productions are looked at again only when the FIRST set of a rule
+        // they start with grew. (Rounds took one per link of a chain of
+        // rules declared in the wrong order: 1,001 rounds over 6,028
+        // productions for an object of 1,000 properties.)
+        let mut users: Vec<Vec<u32>> = vec![Vec::new(); g.nonterminals.len()];
+        for (i, p) in g.productions.iter().enumerate() {
+            for s in &p.rhs {
+                let Symbol::N(n) = s else { break };
+                users[n.index()].push(i as u32);
+                if !nullable[n.index()] {
+                    break;
+                }
+            }
+        }
+        let mut queue: std::collections::VecDeque<u32> = (0..g.productions.len() as u32).collect();
+        let mut queued = vec![true; g.productions.len()];
+        // One buffer for every production: a fresh set per visit dominated
+        // compile time on large grammars.
         let mut acc = TermSet::new(nt);
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for p in &g.productions {
-                acc.clear();
-                for s in &p.rhs {
-                    match s {
-                        Symbol::T(t) => {
-                            acc.insert(t.index());
+        while let Some(i) = queue.pop_front() {
+            queued[i as usize] = false;
+            let p = &g.productions[i as usize];
+            acc.clear();
+            for s in &p.rhs {
+                match s {
+                    Symbol::T(t) => {
+                        acc.insert(t.index());
+                        break;
+                    }
+                    Symbol::N(n) => {
+                        acc.union_with(&first[n.index()]);
+                        if !nullable[n.index()] {
                             break;
-                        }
-                        Symbol::N(n) => {
-                            acc.union_with(&first[n.index()]);
-                            if !nullable[n.index()] {
-                                break;
-                            }
                         }
                     }
                 }
-                changed |= first[p.lhs.index()].union_with(&acc);
+            }
+            if first[p.lhs.index()].union_with(&acc) {
+                for &u in &users[p.lhs.index()] {
+                    if !std::mem::replace(&mut queued[u as usize], true) {
+                        queue.push_back(u);
+                    }
+                }
             }
         }
         let mut sets = Sets {
