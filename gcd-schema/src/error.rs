@@ -14,6 +14,9 @@ pub enum SchemaErrorKind {
     Unsatisfiable,
     /// The generated grammar is not LL(1) / too large for gcd-core.
     Grammar,
+    /// The schema goes past a limit of [`Options`](crate::Options) (its
+    /// nesting depth), checked before any work that grows with it.
+    TooLarge,
 }
 
 /// A schema we refuse to compile, and where.

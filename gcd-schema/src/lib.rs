@@ -91,6 +91,7 @@ pub fn to_grammar(schema: &Value, options: &Options) -> Result<Grammar, SchemaEr
 
 /// The grammar IR and the annotations that were not enforced.
 fn lower(schema: &Value, options: &Options) -> Result<(Grammar, Vec<Diagnostic>), SchemaError> {
+    check_depth(schema, options.max_depth)?;
     let mut c = compile::Compiler::new(schema, options.escapes, options.draft, options.integers);
     let root = c.root_id();
     let b = emit::Emitter::new(&mut c, options.whitespace, options.properties).run(root)?;
@@ -123,6 +124,46 @@ pub fn compile(schema: &Value, options: &Options) -> Result<CompiledGrammar, Sch
         compiled.add_warning(d);
     }
     Ok(compiled)
+}
+
+/// Refuses a schema document nested deeper than `max` objects and arrays,
+/// naming where: measured without recursion, so any depth is measured
+/// safely and fast.
+fn check_depth(schema: &Value, max: usize) -> Result<(), SchemaError> {
+    // Depth-first: `path` holds the keys from the root to the node last
+    // taken off the stack, which are its ancestors' and its own.
+    let mut stack: Vec<(&Value, usize, String)> = vec![(schema, 1, String::new())];
+    let mut path: Vec<String> = Vec::new();
+    while let Some((v, depth, key)) = stack.pop() {
+        if depth > 1 {
+            path.truncate(depth - 2);
+            path.push(key);
+        }
+        if depth > max {
+            let pointer: String = (path.iter())
+                .map(|k| format!("/{}", k.replace('~', "~0").replace('/', "~1")))
+                .collect();
+            return Err(SchemaError::new(
+                SchemaErrorKind::TooLarge,
+                None,
+                &pointer,
+                format!(
+                    "the schema nests objects and arrays more than {max} deep \
+                     (the limit `Options::max_depth`)"
+                ),
+            ));
+        }
+        match v {
+            Value::Object(m) => stack.extend(m.iter().map(|(k, c)| (c, depth + 1, k.clone()))),
+            Value::Array(a) => stack.extend(
+                a.iter()
+                    .enumerate()
+                    .map(|(i, c)| (c, depth + 1, i.to_string())),
+            ),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 fn grammar_error(e: &gcd_core::error::GrammarError) -> SchemaError {

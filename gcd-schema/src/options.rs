@@ -80,6 +80,12 @@ pub struct Options {
     /// (gcd-core's default limit when `None`). Binding to a vocabulary
     /// costs time and memory per lexer state, so servers may want a cap.
     pub max_lexer_states: Option<usize>,
+    /// The deepest nesting of JSON objects and arrays the schema document
+    /// may have (256 by default; the deepest MaskBench schema has 63).
+    /// A schema built as a `serde_json::Value` can nest far deeper than
+    /// serde_json would parse, and compiling it takes time that grows
+    /// with the depth: past the limit it is refused before any of that.
+    pub max_depth: usize,
 }
 
 impl Default for Options {
@@ -91,6 +97,7 @@ impl Default for Options {
             draft: Draft::default(),
             integers: Integers::default(),
             max_lexer_states: None,
+            max_depth: 256,
         }
     }
 }
@@ -129,6 +136,12 @@ impl Options {
     /// A cap on the contextual lexer's states.
     pub fn max_lexer_states(mut self, max: usize) -> Options {
         self.max_lexer_states = Some(max);
+        self
+    }
+
+    /// A cap on the schema document's nesting depth.
+    pub fn max_depth(mut self, max: usize) -> Options {
+        self.max_depth = max;
         self
     }
 }

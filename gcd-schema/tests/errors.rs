@@ -40,3 +40,69 @@ fn invalid_schemas_and_grammar_limits_by_kind() {
         "names the limit: {e}"
     );
 }
+
+/// `items` nested `depth` times around a string schema, built without
+/// `json!` (which copies its arguments: quadratic at this depth).
+fn nested(depth: usize) -> serde_json::Value {
+    let mut v = json!({"type": "string"});
+    for _ in 0..depth {
+        let mut m = serde_json::Map::new();
+        m.insert("type".into(), "array".into());
+        m.insert("items".into(), v);
+        v = serde_json::Value::Object(m);
+    }
+    v
+}
+
+/// Takes a deep value apart level by level (its own drop recurses once per
+/// level and would overflow the stack).
+fn drop_nested(mut v: serde_json::Value) {
+    loop {
+        let inner = match &mut v {
+            serde_json::Value::Object(m) => m.remove("items"),
+            _ => None,
+        };
+        match inner {
+            Some(inner) => v = inner,
+            None => break,
+        }
+    }
+}
+
+/// A schema built as a value can nest far deeper than serde_json parses:
+/// a million levels are refused at once with the limit's name and where,
+/// never a stack overflow; a raised limit lets a deep one compile.
+#[test]
+fn nesting_deeper_than_the_limit_is_refused_first() {
+    let deep = nested(1_000_000);
+    let e = compile(&deep, &Options::default()).unwrap_err();
+    assert_eq!(e.kind(), SchemaErrorKind::TooLarge, "{e}");
+    assert!(e.to_string().contains("Options::max_depth"), "{e}");
+    assert!(e.pointer().starts_with("/items/items/"), "{}", e.pointer());
+    assert_eq!(
+        e.pointer().matches("/items").count(),
+        256,
+        "{}",
+        e.pointer()
+    );
+    drop_nested(deep);
+    // Within the default limit, and past it with a raised one.
+    assert!(compile(&nested(200), &Options::default()).is_ok());
+    let deeper = nested(300);
+    assert_eq!(
+        compile(&deeper, &Options::default()).unwrap_err().kind(),
+        SchemaErrorKind::TooLarge
+    );
+    assert!(compile(&deeper, &Options::default().max_depth(400)).is_ok());
+    // Where a sibling is deeper, the pointer names its path.
+    let e = compile(
+        &json!({"anyOf": [{"type": "null"}, nested(300)]}),
+        &Options::default(),
+    )
+    .unwrap_err();
+    assert!(
+        e.pointer().starts_with("/anyOf/1/items/"),
+        "{}",
+        e.pointer()
+    );
+}
