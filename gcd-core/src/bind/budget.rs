@@ -111,9 +111,9 @@ impl BudgetTables {
 
         // Lexemes after a previous lexeme: worst context, best first token.
         // Under maximal munch the next lexeme's first byte must not extend
-        // the previous one; a dynamic lexer may end a lexeme anywhere.
+        // the previous one; a dynamic lexer may end a lexeme anywhere it
+        // matches, except an ignored one, which ends at its longest match.
         let mut ext = g.extending_bytes_of_winners();
-        // (An ignored lexeme still ends at its longest match only.)
         if g.lexing() == crate::compiled::Lexing::Dynamic {
             for (x, e) in ext.iter_mut().enumerate() {
                 if !g.is_ignored(x as u32) {

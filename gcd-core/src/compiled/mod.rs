@@ -14,8 +14,9 @@
 //! every lexeme can always be closed before the terminal the parser wants
 //! next. [`analysis::lexical`] proves that per adjacent terminal pair, or
 //! reports the pair. Under [`Lexing::Dynamic`] a lexeme may end wherever a
-//! terminal matches, and there is nothing to prove. This module is the driver: the stages live in their
-//! own modules, and snapshots of the result in [`crate::snapshot`].
+//! terminal matches, and there is nothing to prove. This module is the
+//! driver: the stages live in their own modules, and snapshots of the
+//! result in [`crate::snapshot`].
 
 use rustc_hash::FxHashMap;
 
