@@ -531,7 +531,7 @@ impl CompiledGrammar {
         byte: u8,
         each: &mut impl FnMut(S, u32),
     ) {
-        let mut go_on = |stack: S| {
+        let go_on = |stack: S| {
             let q2 = self.start_state_top_down(stack.top_symbol(), || stack.top_down());
             let ns = if q2 == DEAD {
                 DEAD
@@ -542,10 +542,23 @@ impl CompiledGrammar {
                 each(stack, ns);
             }
         };
+        self.each_shift(stack, w, go_on);
+    }
+
+    /// Calls `each` with the parser stack after a lexeme of terminal `w`:
+    /// `stack` itself for an ignored terminal, else once per derivation
+    /// that takes `w`.
+    #[inline]
+    pub(crate) fn each_shift<S: crate::parser::Stack + Clone>(
+        &self,
+        stack: S,
+        w: u32,
+        mut each: impl FnMut(S),
+    ) {
         if self.is_ignored(w) {
-            go_on(stack);
+            each(stack);
         } else {
-            self.parse.shift_each(stack, w, go_on);
+            self.parse.shift_each(stack, w, each);
         }
     }
 

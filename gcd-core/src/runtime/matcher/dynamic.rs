@@ -58,18 +58,13 @@ impl<'a> Stacks<'a> {
         {
             let g = self.g;
             let mut made: SmallVec<[(SharedStack, u32); 1]> = SmallVec::new();
-            let mut each = |v: SharedStack| {
+            let each = |v: SharedStack| {
                 let q = g.start_state_top_down(v.top_symbol(), || v.top_down());
                 if q != DEAD {
                     made.push((v, q));
                 }
             };
-            let stack = self.all[si as usize].clone();
-            if g.is_ignored(w) {
-                each(stack);
-            } else {
-                g.parse.shift_each(stack, w, each);
-            }
+            g.each_shift(self.all[si as usize].clone(), w, each);
             let made: SmallVec<[(u32, u32); 2]> =
                 made.into_iter().map(|(v, q)| (self.intern(v), q)).collect();
             let from = self.after.len() as u32;

@@ -218,7 +218,7 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
         let g = self.g;
         let mut after: SmallVec<[(u32, S); 1]> = SmallVec::new();
         for view in &self.groups[gi as usize].views {
-            super::each_shift(g, view.clone(), w, |v| {
+            g.each_shift(view.clone(), w, |v| {
                 let q2 = g.start_state_top_down(v.top_symbol(), || v.top_down());
                 if q2 != DEAD {
                     after.push((q2, v));

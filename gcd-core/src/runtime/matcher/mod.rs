@@ -26,7 +26,6 @@ use std::sync::Arc;
 use bitvec::prelude::*;
 
 use crate::bind::BoundGrammar;
-use crate::compiled::CompiledGrammar;
 use crate::parser::{SharedStack, Stack, StackView};
 
 mod dynamic;
@@ -202,7 +201,7 @@ impl Matcher {
         }
         let mut complete = false;
         for w in g.lexeme_ends(c.lexer) {
-            each_shift(g, StackView::of(&c.stack, None), w, |v| {
+            g.each_shift(StackView::of(&c.stack, None), w, |v| {
                 complete = complete || g.parse.accepts_end_top_down(v.top_down());
             });
         }
@@ -533,22 +532,6 @@ impl Matcher {
     /// Whether appending `bytes` keeps the output a valid prefix.
     pub fn accepts_bytes(&self, bytes: &[u8]) -> bool {
         !self.finished && self.run_bytes(bytes).is_ok()
-    }
-}
-
-/// Calls `each` with the parser stack after lexeme `w`: `stack` itself for
-/// an ignored terminal, else once per derivation that takes `w`.
-#[inline]
-fn each_shift<S: crate::parser::Stack + Clone>(
-    g: &CompiledGrammar,
-    stack: S,
-    w: u32,
-    mut each: impl FnMut(S),
-) {
-    if g.is_ignored(w) {
-        each(stack);
-    } else {
-        g.parse.shift_each(stack, w, each);
     }
 }
 
