@@ -20,9 +20,8 @@
 //! restores the invariant after each shift by splitting a stack whose
 //! segment has run empty (or nullable) into its lower parts.
 
-use rustc_hash::{FxHashMap, FxHashSet};
-use std::collections::hash_map::Entry;
-use std::hash::Hash;
+use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
+use std::hash::{Hash, Hasher};
 use std::sync::{Arc, OnceLock};
 
 use smallvec::SmallVec;
@@ -95,10 +94,26 @@ impl Stack for Vec<u32> {
 
 /// A set of parser stacks: `top` (bottom first) over any of `below`'s
 /// stacks, or over nothing.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct SharedStack {
     pub top: Vec<u32>,
     pub below: Option<Arc<Below>>,
+}
+
+/// Room a copy leaves for pushes: a shift pops a few symbols and pushes a
+/// production's right-hand side, and the mask walk copies a stack for
+/// every shift it tries, so an exact-size copy would reallocate at once.
+const PUSH_ROOM: usize = 8;
+
+impl Clone for SharedStack {
+    fn clone(&self) -> SharedStack {
+        let mut top = Vec::with_capacity(self.top.len() + PUSH_ROOM);
+        top.extend_from_slice(&self.top);
+        SharedStack {
+            top,
+            below: self.below.clone(),
+        }
+    }
 }
 
 /// The lower parts a [`SharedStack`] may continue with.
@@ -142,50 +157,89 @@ impl SharedStack {
             .collect()
     }
 
-    /// Merges stacks that have the same key and the same top segment into
-    /// one over the union of their lower parts (exact repeats just drop),
-    /// in first-seen order, each with the first one's payload and whether
-    /// it was merged from different lower parts.
-    pub fn merge<K: Hash + Eq + Clone, P>(
-        items: Vec<(K, P, SharedStack)>,
-    ) -> Vec<(K, P, SharedStack, bool)> {
-        // Fx, not SipHash: masks of generalized grammars merge at every
-        // lexeme boundary, and the items are few (the configuration cap).
-        let mut index: FxHashMap<(K, Vec<u32>, bool), usize> =
-            FxHashMap::with_capacity_and_hasher(items.len(), Default::default());
-        let mut slots: Vec<(K, P, SharedStack, Vec<Arc<Below>>)> = Vec::new();
-        for (k, p, s) in items {
-            match index.entry((k.clone(), s.top.clone(), s.below.is_some())) {
-                Entry::Occupied(e) => {
-                    // Without lower parts, the same top is the same stack.
-                    let Some(b) = s.below else { continue };
-                    let belows = &mut slots[*e.get()].3;
-                    if !belows.iter().any(|x| Arc::ptr_eq(x, &b)) {
-                        belows.push(b);
-                    }
-                }
-                Entry::Vacant(e) => {
-                    e.insert(slots.len());
-                    let belows = s.below.iter().cloned().collect();
-                    slots.push((k, p, s, belows));
-                }
+    /// Merges items whose stacks have the same lexer state and the same top
+    /// segment into the first of them, over the union of their lower parts
+    /// (exact repeats just drop), keeping first-seen order. `part` reads an
+    /// item's lexer state and stack; `set_union` gives a merged item its
+    /// union of lower parts.
+    ///
+    /// Masks of generalized grammars merge after every shift they try, so
+    /// this neither copies tops for keys nor allocates for the usual few
+    /// items: tops are compared in place, by hash first.
+    pub fn merge_in_place<T>(
+        items: &mut Vec<T>,
+        part: impl Fn(&T) -> (u32, &SharedStack),
+        mut set_union: impl FnMut(&mut T, Arc<Below>),
+    ) {
+        if items.len() < 2 {
+            return;
+        }
+        let hash_of = |item: &T| {
+            let (q, s) = part(item);
+            let mut h = FxHasher::default();
+            (q, &s.top[..], s.below.is_some()).hash(&mut h);
+            h.finish()
+        };
+        let same = |a: &T, b: &T| {
+            let ((qa, sa), (qb, sb)) = (part(a), part(b));
+            qa == qb && sa.top == sb.top && sa.below.is_some() == sb.below.is_some()
+        };
+        // Per item: the first item it merges into (itself if none), and
+        // for such a first item, the lower parts gathered from the others.
+        let hashes: SmallVec<[u64; 8]> = items.iter().map(hash_of).collect();
+        let mut first: SmallVec<[u32; 8]> = SmallVec::new();
+        let mut belows: FxHashMap<u32, SmallVec<[Arc<Below>; 2]>> = FxHashMap::default();
+        for i in 0..items.len() {
+            let j = (0..i)
+                .find(|&j| {
+                    first[j] == j as u32 && hashes[j] == hashes[i] && same(&items[j], &items[i])
+                })
+                .unwrap_or(i);
+            first.push(j as u32);
+            if j == i {
+                continue;
+            }
+            // Without lower parts, the same top is the same stack.
+            let (Some(bj), Some(bi)) = (&part(&items[j]).1.below, &part(&items[i]).1.below) else {
+                continue;
+            };
+            let gathered = belows
+                .entry(j as u32)
+                .or_insert_with(|| smallvec::smallvec![bj.clone()]);
+            if !gathered.iter().any(|x| Arc::ptr_eq(x, bi)) {
+                gathered.push(bi.clone());
             }
         }
-        (slots.into_iter())
-            .map(|(k, p, mut s, belows)| {
-                let merged = belows.len() > 1;
-                if merged {
-                    s.below = Some(Arc::new(Below::union(&belows)));
-                }
-                (k, p, s, merged)
-            })
-            .collect()
+        let mut i = 0;
+        items.retain_mut(|item| {
+            let keep = first[i] == i as u32;
+            if let Some(gathered) = belows.get(&(i as u32)).filter(|g| g.len() > 1) {
+                set_union(item, Arc::new(Below::union(gathered)));
+            }
+            i += 1;
+            keep
+        });
     }
 }
 
 impl Below {
     /// The lower parts of all of `belows`, each once.
     fn union(belows: &[Arc<Below>]) -> Below {
+        if belows.iter().all(|b| b.alts.len() == 1) {
+            // Forks sealed at a shift each leave one lower part: point at
+            // them instead of copying their tops, which a walk that never
+            // pops this deep would copy for nothing.
+            let alts = (belows.iter())
+                .map(|b| SharedStack {
+                    top: Vec::new(),
+                    below: Some(b.clone()),
+                })
+                .collect();
+            return Below {
+                alts,
+                costs: OnceLock::new(),
+            };
+        }
         let mut seen = FxHashSet::default();
         let alts = (belows.iter())
             .flat_map(|b| b.alts.iter())

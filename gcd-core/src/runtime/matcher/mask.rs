@@ -69,8 +69,8 @@ pub(super) fn viable(g: &CompiledGrammar, q: u32, exact: &TermSet) -> bool {
 /// they reach the same top again.
 trait WalkStack<'a>: Stack + Clone {
     fn root(c: &'a Config) -> Self;
-    /// `items` with stacks of one key that stand for a common top merged.
-    fn merge(items: Vec<(u32, Self)>) -> Vec<(u32, Self)>;
+    /// Merges `items` whose stacks of one lexer state share their top.
+    fn merge(items: &mut Vec<(u32, Self)>);
     fn exact(&self, g: &CompiledGrammar) -> Option<TermSet>;
     fn estimate(&self, b: &BoundGrammar, q: u32) -> u32;
 }
@@ -79,9 +79,7 @@ impl<'a> WalkStack<'a> for StackView<'a> {
     fn root(c: &'a Config) -> Self {
         c.view()
     }
-    fn merge(items: Vec<(u32, Self)>) -> Vec<(u32, Self)> {
-        items
-    }
+    fn merge(_: &mut Vec<(u32, Self)>) {}
     fn exact(&self, g: &CompiledGrammar) -> Option<TermSet> {
         exact_candidates(g, self)
     }
@@ -94,10 +92,12 @@ impl<'a> WalkStack<'a> for SharedStack {
     fn root(c: &'a Config) -> Self {
         c.stack.clone()
     }
-    fn merge(items: Vec<(u32, Self)>) -> Vec<(u32, Self)> {
-        let items = items.into_iter().map(|(q, s)| (q, (), s)).collect();
-        let merged = SharedStack::merge(items).into_iter();
-        merged.map(|(q, (), s, _)| (q, s)).collect()
+    fn merge(items: &mut Vec<(u32, Self)>) {
+        SharedStack::merge_in_place(
+            items,
+            |(q, s)| (*q, s),
+            |(_, s), below| s.below = Some(below),
+        );
     }
     fn exact(&self, g: &CompiledGrammar) -> Option<TermSet> {
         exact_candidates(g, &StackView::of(self, None))
@@ -228,7 +228,9 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
         // Derivations that pushed the same symbols go on as one, over all
         // their lower parts.
         if after.len() > 1 {
-            after = SmallVec::from_vec(S::merge(after.into_vec()));
+            let mut items = after.into_vec();
+            S::merge(&mut items);
+            after = SmallVec::from_vec(items);
         }
         let mut by_state: SmallVec<[(u32, SmallVec<[S; 1]>); 1]> = SmallVec::new();
         for (q2, v) in after {

@@ -539,7 +539,12 @@ impl Matcher {
 /// segment of their stacks (see [`SharedStack::merge`]); an exact repeat
 /// keeps the first's origin, a merged one has none (`usize::MAX`).
 fn merge_runs(runs: &mut Runs) {
-    let items = runs.drain(..).map(|(s, q, from)| (q, from, s)).collect();
-    let merged = SharedStack::merge(items).into_iter();
-    runs.extend(merged.map(|(q, from, s, merged)| (s, q, if merged { usize::MAX } else { from })));
+    SharedStack::merge_in_place(
+        runs,
+        |(s, q, _)| (*q, s),
+        |(s, _, from), below| {
+            s.below = Some(below);
+            *from = usize::MAX;
+        },
+    );
 }
