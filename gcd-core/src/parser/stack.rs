@@ -119,7 +119,8 @@ impl Clone for SharedStack {
 /// The lower parts a [`SharedStack`] may continue with.
 #[derive(Debug)]
 pub struct Below {
-    pub alts: Vec<SharedStack>,
+    /// Inline for one: every fork seals its stack into a single part.
+    pub alts: SmallVec<[SharedStack; 1]>,
     /// The budget's cost vector of this set (the cheapest of its stacks),
     /// filled on first use by [`crate::bind::BudgetTables`].
     pub costs: OnceLock<Vec<u32>>,
@@ -280,7 +281,7 @@ impl Stack for SharedStack {
         if !self.top.is_empty() {
             let whole = std::mem::take(self);
             self.below = Some(Arc::new(Below {
-                alts: vec![whole],
+                alts: smallvec::smallvec![whole],
                 costs: OnceLock::new(),
             }));
         }
