@@ -394,6 +394,7 @@ impl CompiledGrammar {
     /// The terminals a lexeme may end as in lexer state `q` at the end of
     /// the text: every matching one under [`Lexing::Dynamic`], else the
     /// winner.
+    #[cfg(feature = "vocab")]
     pub(crate) fn lexeme_ends(&self, q: u32) -> impl Iterator<Item = u32> + '_ {
         let (dynamic, winner) = match self.lexing {
             Lexing::Dynamic => (&self.matching[q as usize][..], None),

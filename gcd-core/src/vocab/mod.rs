@@ -224,6 +224,14 @@ impl Vocabulary {
         tiktoken::from_ranks(ranks, &origin, file_stem(path), None)
     }
 
+    /// Loads a tiktoken rank file from memory; `name` names the vocabulary
+    /// and appears in errors. Encodes only when the ranks are an embedded
+    /// encoding's, as with [`Vocabulary::from_tiktoken_file`].
+    pub fn from_tiktoken_bytes(bytes: &[u8], name: &str) -> Result<Self> {
+        let ranks = tiktoken::parse_ranks(bytes, name)?;
+        tiktoken::from_ranks(ranks, name, name.to_string(), None)
+    }
+
     /// Loads a tiktoken rank file with its split regex and special tokens
     /// (`(text, id)` pairs), for encodings not embedded in tiktoken-rs.
     pub fn from_tiktoken_file_with(
