@@ -6,11 +6,12 @@
 #
 # Crashes land in fuzz/artifacts/<target>/; copy each into
 # fuzz/regressions/<target>/ so `cargo test --test fuzz_regressions`
-# replays it. Per input, -timeout=10 treats a hostile input that takes
-# more than 10 s as a finding, and -rss_limit_mb=2048 one that takes more
-# than 2 GB. No sanitizer (-s none): the crates are safe Rust, and
-# AddressSanitizer made the schema target 5x slower, so slow that its own
-# overhead tripped the timeout.
+# replays it. Per input, -timeout=30 treats an input that takes more than
+# 30 s as a finding (the coverage-instrumented build runs 5-10x slower than
+# a release build: time a finding there before calling it slow), and
+# -rss_limit_mb=2048 one that takes more than 2 GB. No sanitizer (-s none):
+# the crates are safe Rust, and AddressSanitizer slowed the schema target
+# further still.
 set -euo pipefail
 cd "$(dirname "$0")"
 secs=${1:-600}
@@ -47,6 +48,6 @@ for t in "${targets[@]}"; do
     mkdir -p "corpus/$t"
     echo "== $t: $secs s"
     cargo +nightly fuzz run -O -s none "$t" "corpus/$t" "$seeds/$t" -- \
-        -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 \
+        -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 \
         2>&1 | grep -E "^(#[0-9]+.*(DONE|INITED)|stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb|==[0-9]+==|SUMMARY|artifact_prefix|Test unit written)" || true
 done
