@@ -70,6 +70,55 @@ fn cheapest(vs: impl Iterator<Item = Vec<u32>>, cols: usize) -> Vec<u32> {
         .unwrap_or_else(|| vec![INF; cols])
 }
 
+/// `costs[q * t + y]`: the fewest edges from state `q` to a state among
+/// whose `ends` is `y` (`INF` if none), where `edges[q]` are the states one
+/// token leads to.
+///
+/// Every edge costs one, so a breadth-first search per terminal back from
+/// where it ends finds them all in linear time; relaxing every edge until
+/// nothing changed took a round per edge of the longest path (thousands,
+/// for a `maxLength: 2048` string's chain of lexer states).
+fn in_lexeme_costs(t: usize, ends: &[Vec<u32>], edges: &[Vec<u32>]) -> Vec<u32> {
+    let n = edges.len();
+    let mut costs = vec![INF; n * t];
+    for (q, ys) in ends.iter().enumerate() {
+        for &y in ys {
+            costs[q * t + y as usize] = 0;
+        }
+    }
+    // The edges reversed, as offsets into one list.
+    let mut into_off = vec![0u32; n + 1];
+    for &e in edges.iter().flatten() {
+        into_off[e as usize + 1] += 1;
+    }
+    for q in 0..n {
+        into_off[q + 1] += into_off[q];
+    }
+    let mut from = vec![0u32; into_off[n] as usize];
+    let mut fill = into_off.clone();
+    for (q, es) in edges.iter().enumerate() {
+        for &e in es {
+            from[fill[e as usize] as usize] = q as u32;
+            fill[e as usize] += 1;
+        }
+    }
+    let mut queue = std::collections::VecDeque::new();
+    for y in 0..t {
+        queue.extend((0..n).filter(|&q| costs[q * t + y] == 0));
+        while let Some(e) = queue.pop_front() {
+            let c = add(1, costs[e * t + y]);
+            for &q in &from[into_off[e] as usize..into_off[e + 1] as usize] {
+                let slot = &mut costs[q as usize * t + y];
+                if c < *slot {
+                    *slot = c;
+                    queue.push_back(q as usize);
+                }
+            }
+        }
+    }
+    costs
+}
+
 /// A parse-table symbol as a grammar symbol.
 fn decode(s: u32) -> Symbol {
     match s & NT_BIT {
@@ -86,49 +135,14 @@ impl BudgetTables {
         let n_states = lx.num_states();
 
         // Shortest paths to a winning state, edges = tokens inside the lexeme.
-        let mut lexeme = vec![INF; n_states * t];
         // Under dynamic lexing a lexeme may end as any terminal matching it.
-        for q in 0..n_states {
-            for w in g.lexeme_ends(q as u32) {
-                lexeme[q * t + w as usize] = 0;
-            }
-        }
-        // Every edge costs one token, so a breadth-first search per
-        // terminal back from where it wins finds them all in linear time;
-        // relaxing every edge until nothing changed took one round per
-        // token of the longest path (thousands, for a `maxLength: 2048`
-        // string's chain of states: 8 s for one Snowplow schema).
-        let mut into_off = vec![0u32; n_states + 1];
-        for st in &states[..n_states] {
-            for (end, _) in &st.within_by_end {
-                into_off[*end as usize + 1] += 1;
-            }
-        }
-        for q in 0..n_states {
-            into_off[q + 1] += into_off[q];
-        }
-        let mut from = vec![0u32; into_off[n_states] as usize];
-        let mut fill = into_off.clone();
-        for (q, st) in states[..n_states].iter().enumerate() {
-            for (end, _) in &st.within_by_end {
-                from[fill[*end as usize] as usize] = q as u32;
-                fill[*end as usize] += 1;
-            }
-        }
-        let mut queue = std::collections::VecDeque::new();
-        for y in 0..t {
-            queue.extend((0..n_states).filter(|&q| lexeme[q * t + y] == 0));
-            while let Some(e) = queue.pop_front() {
-                let c = add(1, lexeme[e * t + y]);
-                for &q in &from[into_off[e] as usize..into_off[e + 1] as usize] {
-                    let slot = &mut lexeme[q as usize * t + y];
-                    if c < *slot {
-                        *slot = c;
-                        queue.push_back(q as usize);
-                    }
-                }
-            }
-        }
+        let ends: Vec<Vec<u32>> = (0..n_states as u32)
+            .map(|q| g.lexeme_ends(q).collect())
+            .collect();
+        let edges: Vec<Vec<u32>> = (states[..n_states].iter())
+            .map(|st| st.within_by_end.iter().map(|(end, _)| *end).collect())
+            .collect();
+        let lexeme = in_lexeme_costs(t, &ends, &edges);
 
         // Lexemes after a previous lexeme: worst context, best first token.
         // Under maximal munch the next lexeme's first byte must not extend
@@ -436,5 +450,57 @@ impl BudgetTables {
 
     pub fn heap_bytes(&self) -> usize {
         (self.lexeme.len() + self.pair.len() + self.nt.len()) * 4
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// The breadth-first costs equal relaxing every edge to a fixpoint, on
+    /// random graphs with chains, cycles and unreachable states.
+    #[test]
+    fn in_lexeme_costs_match_relaxation() {
+        for seed in 0..300u64 {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+            let n = rng.random_range(1..40);
+            let t = rng.random_range(1..5);
+            let edges: Vec<Vec<u32>> = (0..n)
+                .map(|q| {
+                    let k = rng.random_range(0..4);
+                    let mut es: Vec<u32> = (0..k).map(|_| rng.random_range(0..n) as u32).collect();
+                    if q + 1 < n && rng.random_bool(0.5) {
+                        es.push(q as u32 + 1); // chains: long shortest paths
+                    }
+                    es
+                })
+                .collect();
+            let ends: Vec<Vec<u32>> = (0..n)
+                .map(|_| (0..t as u32).filter(|_| rng.random_bool(0.1)).collect())
+                .collect();
+            let mut want = vec![INF; n * t];
+            for (q, ys) in ends.iter().enumerate() {
+                for &y in ys {
+                    want[q * t + y as usize] = 0;
+                }
+            }
+            let mut changed = true;
+            while changed {
+                changed = false;
+                for q in 0..n {
+                    for &e in &edges[q] {
+                        for y in 0..t {
+                            let c = add(1, want[e as usize * t + y]);
+                            if c < want[q * t + y] {
+                                want[q * t + y] = c;
+                                changed = true;
+                            }
+                        }
+                    }
+                }
+            }
+            assert_eq!(in_lexeme_costs(t, &ends, &edges), want, "seed {seed}");
+        }
     }
 }
