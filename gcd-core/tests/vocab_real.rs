@@ -593,3 +593,16 @@ fn load_timings() {
         );
     }
 }
+
+/// A rank file whose one rank is huge is refused at once, by name, instead
+/// of allocating a table indexed by it (found by the tokenizer_file fuzz
+/// target: 43 bytes asked for over 2 GB).
+#[test]
+fn huge_ids_are_refused_not_allocated() {
+    let e = Vocabulary::from_tiktoken_bytes(b"YQ== 0\nYg== 4000000000\n", "huge").unwrap_err();
+    assert_eq!(e.kind(), gcd_core::vocab::VocabErrorKind::Malformed);
+    assert!(e.to_string().contains("ids span 0..4000000001"), "{e}");
+    // Nearly contiguous ids with gaps still load.
+    let v = Vocabulary::from_tiktoken_bytes(b"YQ== 0\nYg== 7\n", "gaps").unwrap();
+    assert_eq!(v.len(), 8);
+}

@@ -114,6 +114,7 @@ pub(super) fn load(
         .map(|&id| id as usize + 1)
         .max()
         .unwrap_or(0);
+    super::check_id_span(n, model_vocab.len() + added.len(), origin)?;
     let mut tokens = vec![Vec::new(); n];
     let mut kinds = vec![TokenKind::Special; n];
     let mut byte_ids = [u32::MAX; 256];

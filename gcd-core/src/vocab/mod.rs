@@ -526,6 +526,26 @@ impl Vocabulary {
     }
 }
 
+/// Most ids a vocabulary may span: real ones have up to about 260,000.
+const MAX_IDS: usize = 1 << 22;
+
+/// Refuses a file whose largest id would make the id-indexed tables huge
+/// while it lists few tokens (one line `... 4000000000` asked for 100 GB):
+/// `span` ids (largest + 1) for `listed` tokens.
+fn check_id_span(span: usize, listed: usize, origin: &str) -> Result<()> {
+    if span > MAX_IDS || span > 4 * listed + 1024 {
+        return Err(VocabError::new(
+            VocabErrorKind::Malformed,
+            origin,
+            format!(
+                "ids span 0..{span} but the file lists {listed} tokens; \
+                 ids must be nearly contiguous and below {MAX_IDS}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn read_file(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).map_err(|e| {
         VocabError::new(

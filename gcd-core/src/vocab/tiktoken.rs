@@ -261,6 +261,7 @@ pub(super) fn from_ranks(
         .map(|&i| i as usize + 1)
         .max()
         .unwrap_or(0);
+    super::check_id_span(n, by_id.len() + specials.len(), origin)?;
     let mut tokens = vec![Vec::new(); n];
     let mut kinds = vec![TokenKind::Special; n];
     for (&id, b) in &by_id {
