@@ -190,12 +190,23 @@ impl SharedStack {
         let hashes: SmallVec<[u64; 8]> = items.iter().map(hash_of).collect();
         let mut first: SmallVec<[u32; 8]> = SmallVec::new();
         let mut belows: FxHashMap<u32, SmallVec<[Arc<Below>; 2]>> = FxHashMap::default();
+        // Few items: scan the earlier ones; many: index them by hash, so a
+        // merge stays linear up to the configuration cap.
+        let mut by_hash: FxHashMap<u64, SmallVec<[u32; 1]>> = FxHashMap::default();
+        let scan = items.len() <= 32;
         for i in 0..items.len() {
-            let j = (0..i)
-                .find(|&j| {
-                    first[j] == j as u32 && hashes[j] == hashes[i] && same(&items[j], &items[i])
-                })
-                .unwrap_or(i);
+            let matches = |j: usize| hashes[j] == hashes[i] && same(&items[j], &items[i]);
+            let j = if scan {
+                (0..i).find(|&j| first[j] == j as u32 && matches(j))
+            } else {
+                let firsts = by_hash.entry(hashes[i]).or_default();
+                let found = firsts.iter().map(|&j| j as usize).find(|&j| matches(j));
+                if found.is_none() {
+                    firsts.push(i as u32);
+                }
+                found
+            }
+            .unwrap_or(i);
             first.push(j as u32);
             if j == i {
                 continue;
