@@ -38,8 +38,9 @@ pub(crate) fn acceptable_sets(
         init.insert(n);
     }
     out.insert(init);
+    let by_rule = g.productions_by_rule();
     while let Some((a, below)) = work.pop() {
-        for (_, p) in g.productions_of(a) {
+        for p in by_rule[a.index()].iter().map(|&p| g.production(p)) {
             for (i, s) in p.rhs.iter().enumerate() {
                 let (mut after, nullable) = sets.first_of_seq(&p.rhs[i + 1..]);
                 if nullable {

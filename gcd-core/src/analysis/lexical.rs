@@ -113,9 +113,9 @@ pub(crate) fn lexical_hazards(
     let n = g.terminals.len();
     let states = lx.num_states();
     let ext_acc = lx.extending_bytes_of_winners(n);
-    // reach[s]: terminals that win in some state reachable from s, by one
-    // backward search per terminal (a forward fixpoint needs as many rounds
-    // as the longest lexeme and dominated compile time on long strings).
+    // reach[s]: terminals that win in some state reachable from s (a
+    // forward fixpoint in rounds needs as many as the longest lexeme and
+    // dominated compile time on long strings).
     let nc = lx.classes.len();
     let mut preds: Vec<Vec<u32>> = vec![Vec::new(); states];
     for s in 0..states {
@@ -130,48 +130,57 @@ pub(crate) fn lexical_hazards(
         p.sort_unstable();
         p.dedup();
     }
-    // The states each terminal wins in, gathered once (a scan of every
-    // state per terminal is quadratic with thousands of literals).
-    let mut won: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for s in 0..states {
+    // Each state's own winner, then through the predecessor edges, once
+    // per component (`propagate`); a backward search per terminal
+    // visited each state once per terminal it reaches.
+    let mut reach = vec![TermSet::new(n); states];
+    for (s, r) in reach.iter_mut().enumerate() {
         if let Some(w) = lx.winner(s as u32).filter(|&w| (w as usize) < n) {
-            won[w as usize].push(s);
+            r.insert(w as usize);
         }
     }
-    let mut reach = vec![TermSet::new(n); states];
-    let mut stack = Vec::new();
-    for (w, won_here) in won.iter().enumerate() {
-        for &s in won_here {
-            if !reach[s].contains(w) {
-                reach[s].insert(w);
-                stack.push(s);
+    super::propagate(&mut reach, &preds);
+    // clean_first[Y]: bytes that start a lexeme Y wins, in every candidate
+    // set with Y. Per set, the first bytes are grouped by the state they
+    // lead to, so each member costs a few word operations, not 256
+    // lookups (an object of 3,000 optional properties has millions of
+    // set members).
+    let mut clean_bits: Vec<Option<[u64; 4]>> = vec![None; n];
+    let mut groups: Vec<(u32, [u64; 4])> = Vec::new();
+    for (ci, set) in candidate_sets.iter().enumerate() {
+        let start = lx.starts[ci];
+        let mut dead = [0u64; 4];
+        groups.clear();
+        for b in 0..=255u8 {
+            let bit = (b as usize / 64, 1u64 << (b % 64));
+            let t = lx.next(start, b);
+            if t == DEAD {
+                dead[bit.0] |= bit.1;
+            } else if let Some(g) = groups.iter_mut().find(|g| g.0 == t) {
+                g.1[bit.0] |= bit.1;
+            } else {
+                let mut bytes = [0u64; 4];
+                bytes[bit.0] = bit.1;
+                groups.push((t, bytes));
             }
         }
-        while let Some(s) = stack.pop() {
-            for &p in &preds[s] {
-                if !reach[p as usize].contains(w) {
-                    reach[p as usize].insert(w);
-                    stack.push(p as usize);
+        for y in set.iter() {
+            let slot = clean_bits[y].get_or_insert([u64::MAX; 4]);
+            for w in 0..4 {
+                slot[w] &= !dead[w];
+            }
+            for (t, bytes) in &groups {
+                if !reach[*t as usize].contains(y) {
+                    for w in 0..4 {
+                        slot[w] &= !bytes[w];
+                    }
                 }
             }
         }
     }
-    // clean_first[Y]: bytes that start a lexeme Y wins, in every candidate set with Y.
-    let mut clean_first: Vec<Option<[bool; 256]>> = vec![None; n];
-    for (ci, set) in candidate_sets.iter().enumerate() {
-        let start = lx.starts[ci];
-        for y in set.iter() {
-            let mut here = [false; 256];
-            for b in 0..=255u8 {
-                let t = lx.next(start, b);
-                here[b as usize] = t != DEAD && reach[t as usize].contains(y);
-            }
-            let slot = clean_first[y].get_or_insert([true; 256]);
-            for b in 0..256 {
-                slot[b] &= here[b];
-            }
-        }
-    }
+    let clean_first: Vec<Option<[bool; 256]>> = (clean_bits.iter())
+        .map(|bits| bits.map(|w| std::array::from_fn(|b| w[b / 64] & (1 << (b % 64)) != 0)))
+        .collect();
     let clean = |y: usize| clean_first[y].unwrap_or([false; 256]);
     let closes = |x: usize, y: usize| -> Option<u8> {
         let cf = clean(y);

@@ -246,6 +246,17 @@ impl Grammar {
         &self.productions[p.index()]
     }
 
+    /// Every rule's productions in declaration order, indexed by rule: one
+    /// pass, for analyses that visit many rules (`productions_of` scans
+    /// every production each time).
+    pub fn productions_by_rule(&self) -> Vec<Vec<ProdId>> {
+        let mut by_rule = vec![Vec::new(); self.nonterminals.len()];
+        for (i, p) in self.productions.iter().enumerate() {
+            by_rule[p.lhs.index()].push(ProdId(i as u32));
+        }
+        by_rule
+    }
+
     /// Productions of `n`, in declaration order.
     pub fn productions_of(&self, n: NtId) -> impl Iterator<Item = (ProdId, &Production)> {
         self.productions

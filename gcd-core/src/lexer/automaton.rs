@@ -56,62 +56,65 @@ impl LexerAutomaton {
     ) -> Result<(LexerAutomaton, Vec<Vec<(u32, u32)>>), TooManyStates> {
         let classes = ByteClasses::new(dfas);
         let nc = classes.len();
-        let mut index: rustc_hash::FxHashMap<Vec<(u32, u32)>, u32> = Default::default();
-        let mut members: Vec<Vec<(u32, u32)>> = Vec::new();
-        let intern = |m: Vec<(u32, u32)>,
-                      index: &mut rustc_hash::FxHashMap<Vec<(u32, u32)>, u32>,
-                      members: &mut Vec<Vec<(u32, u32)>>|
-         -> u32 {
-            let next = members.len() as u32;
-            *index.entry(m.clone()).or_insert_with(|| {
-                members.push(m);
-                next
-            })
-        };
+        // Each terminal state's live transitions by class: a product state
+        // costs the transitions its members have, not members × classes
+        // (a literal has one; an object of 3,000 optional properties has
+        // product states with thousands of members).
+        let mut row_of_dfa = Vec::with_capacity(dfas.len() + 1);
+        let mut row_start: Vec<u32> = vec![0];
+        let mut edges: Vec<(u8, u32)> = Vec::new();
+        for d in dfas {
+            row_of_dfa.push(row_start.len() - 1);
+            for q in 0..d.len() as u32 {
+                for (c, &b) in classes.representatives.iter().enumerate() {
+                    let n = d.next(q, b);
+                    if n != DEAD {
+                        edges.push((c as u8, n));
+                    }
+                }
+                row_start.push(edges.len() as u32);
+            }
+        }
+        let mut states = StateStore::default();
         let mut starts = Vec::with_capacity(candidate_sets.len());
+        let mut buf: Vec<(u32, u32)> = Vec::new();
         for set in candidate_sets {
-            let m: Vec<(u32, u32)> = set
-                .iter()
-                .filter(|&t| t < dfas.len())
-                .map(|t| (t as u32, 0))
-                .collect();
-            starts.push(intern(m, &mut index, &mut members));
+            buf.clear();
+            buf.extend(set.iter().filter(|&t| t < dfas.len()).map(|t| (t as u32, 0)));
+            starts.push(states.intern(&buf));
         }
         let mut trans = Vec::new();
-        // One buffer for every step; a state's members are copied only
-        // when the state is new (most steps land on a known one).
-        let mut next: Vec<(u32, u32)> = Vec::new();
+        // Members are kept in terminal order, so equal sets compare equal.
+        let mut by_class: Vec<Vec<(u32, u32)>> = vec![Vec::new(); nc];
         let mut i = 0;
-        while i < members.len() {
-            if members.len() > max_states {
-                return Err(TooManyStates(members.len()));
+        while i < states.len() {
+            if states.len() > max_states {
+                return Err(TooManyStates(states.len()));
             }
-            for &b in &classes.representatives {
-                next.clear();
-                next.extend(members[i].iter().filter_map(|&(t, s)| {
-                    let n = dfas[t as usize].next(s, b);
-                    (n != DEAD).then_some((t, n))
-                }));
-                let id = if next.is_empty() {
-                    DEAD
-                } else if let Some(&id) = index.get(next.as_slice()) {
-                    id
-                } else {
-                    intern(next.clone(), &mut index, &mut members)
-                };
-                trans.push(id);
+            by_class.iter_mut().for_each(Vec::clear);
+            for &(t, q) in states.members(i) {
+                let row = row_of_dfa[t as usize] + q as usize;
+                let live = &edges[row_start[row] as usize..row_start[row + 1] as usize];
+                for &(c, n) in live {
+                    by_class[c as usize].push((t, n));
+                }
+            }
+            for next in &by_class {
+                trans.push(if next.is_empty() { DEAD } else { states.intern(next) });
             }
             i += 1;
         }
+        let members = states;
         debug_assert_eq!(trans.len(), members.len() * nc);
         // The terminals matching in a state of `members`.
-        let accepting = |m: &Vec<(u32, u32)>| {
+        let accepting = |m: &[(u32, u32)]| {
             (m.iter())
                 .filter(|&&(t, s)| dfas[t as usize].is_accepting(s))
                 .map(|&(t, _)| t)
                 .collect::<smallvec::SmallVec<[u32; 2]>>()
         };
-        let winner = (members.iter())
+        let winner = (0..members.len())
+            .map(|i| members.members(i))
             .map(|m| {
                 (accepting(m).into_iter())
                     .min_by_key(|&t| rank[t as usize])
@@ -119,7 +122,8 @@ impl LexerAutomaton {
             })
             .collect();
         let matching = match matching {
-            true => (members.iter())
+            true => (0..members.len())
+                .map(|i| members.members(i))
                 .map(|m| {
                     (m.iter().copied())
                         .filter(|&(t, s)| dfas[t as usize].is_accepting(s))
@@ -128,9 +132,8 @@ impl LexerAutomaton {
                 .collect(),
             false => Vec::new(),
         };
-        let alive = members
-            .iter()
-            .map(|m| m.iter().map(|&(t, _)| t).collect())
+        let alive = (0..members.len())
+            .map(|i| members.members(i).iter().map(|&(t, _)| t).collect())
             .collect();
         let automaton = LexerAutomaton {
             classes,
@@ -180,5 +183,47 @@ impl LexerAutomaton {
             }
         }
         ext
+    }
+}
+
+/// The product states built so far: their members stored once, end to
+/// end, and found again by hash.
+#[derive(Default)]
+struct StateStore {
+    flat: Vec<(u32, u32)>,
+    /// State `i`'s members are `flat[bounds[i]..bounds[i + 1]]`.
+    bounds: Vec<usize>,
+    /// Hash of the members → the last state with that hash; earlier ones
+    /// are chained through `same_hash`.
+    by_hash: rustc_hash::FxHashMap<u64, u32>,
+    same_hash: Vec<u32>,
+}
+
+impl StateStore {
+    fn len(&self) -> usize {
+        self.same_hash.len()
+    }
+
+    fn members(&self, i: usize) -> &[(u32, u32)] {
+        let from = if i == 0 { 0 } else { self.bounds[i - 1] };
+        &self.flat[from..self.bounds[i]]
+    }
+
+    /// The state with exactly these members, added if new.
+    fn intern(&mut self, m: &[(u32, u32)]) -> u32 {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        let h = BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(m);
+        let mut at = self.by_hash.get(&h).copied().unwrap_or(u32::MAX);
+        while at != u32::MAX {
+            if self.members(at as usize) == m {
+                return at;
+            }
+            at = self.same_hash[at as usize];
+        }
+        let id = self.len() as u32;
+        self.flat.extend_from_slice(m);
+        self.bounds.push(self.flat.len());
+        self.same_hash.push(self.by_hash.insert(h, id).unwrap_or(u32::MAX));
+        id
     }
 }
