@@ -3,6 +3,10 @@
 //! This facade re-exports the engine ([`core`]), the JSON Schema front end
 //! ([`schema`]) and the procedural macros ([`grammar!`]).
 
+// Library code never unwraps or panics on what callers pass in: an
+// invariant states itself with `expect`, and CI runs clippy with these.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::panic))]
+
 // Lets code emitted by the macros name `::gcd` inside this crate's own
 // tests and doc tests too.
 extern crate self as gcd;

@@ -30,6 +30,10 @@
 //! with them the tokenizer stack; without it only the compile-time stages
 //! are built (what the proc macros need).
 
+// Library code never unwraps or panics on what callers pass in: an
+// invariant states itself with `expect`, and CI runs clippy with these.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::panic))]
+
 #[doc(hidden)]
 pub mod analysis;
 #[cfg(feature = "vocab")]
@@ -43,6 +47,7 @@ pub mod grammar;
 pub mod json;
 pub mod lark;
 pub mod lexer;
+pub mod limits;
 // Without `vocab` the matcher and the budget, which use most of the
 // parser's stack API, are not built.
 #[cfg_attr(not(feature = "vocab"), allow(dead_code, unused_imports))]
@@ -57,6 +62,7 @@ pub use bind::BoundGrammar;
 pub use codec::SnapshotError;
 pub use compiled::{CompiledGrammar, Config, Lexing};
 pub use error::{Diagnostic, DiagnosticKind, GrammarError, Pos, Span};
+pub use limits::Limits;
 #[cfg(feature = "vocab")]
 pub use runtime::{MatchError, MatchErrorKind, Matcher};
 #[cfg(feature = "vocab")]

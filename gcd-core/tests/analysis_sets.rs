@@ -26,7 +26,8 @@ fn naive(g: &Grammar) -> Naive {
         changed = false;
         for p in &g.productions {
             let a = p.lhs.index();
-            let all_nullable = (p.rhs.iter()).all(|s| matches!(s, Symbol::N(m) if nullable[m.index()]));
+            let all_nullable =
+                (p.rhs.iter()).all(|s| matches!(s, Symbol::N(m) if nullable[m.index()]));
             let all_productive = p.rhs.iter().all(|s| match s {
                 Symbol::T(_) => true,
                 Symbol::N(m) => productive[m.index()],
@@ -90,7 +91,11 @@ fn check(g: &Grammar, what: &str) {
     let sets = Sets::new(g);
     let want = naive(g);
     assert_eq!(sets.nullable, want.nullable, "nullable of {what}");
-    assert_eq!(analysis::productive(g), want.productive, "productive of {what}");
+    assert_eq!(
+        analysis::productive(g),
+        want.productive,
+        "productive of {what}"
+    );
     assert_eq!(sets.first, want.first, "FIRST of {what}");
     assert_eq!(sets.follow, want.follow, "FOLLOW of {what}");
 }

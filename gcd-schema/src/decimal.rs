@@ -199,7 +199,7 @@ fn magnitude(lo: (&Dec, bool), hi: Option<(&Dec, bool)>) -> Result<Option<String
             }
             alts.push(format!(
                 "{}{ANY_FRAC}",
-                natural_range(l.int + 1, None).unwrap()
+                natural_range(l.int + 1, None).expect("unbounded above")
             ));
         }
         Some((h, hi_incl)) => {
@@ -216,7 +216,7 @@ fn magnitude(lo: (&Dec, bool), hi: Option<(&Dec, bool)>) -> Result<Option<String
                 if l.int + 1 < h.int {
                     alts.push(format!(
                         "{}{ANY_FRAC}",
-                        natural_range(l.int + 1, Some(h.int - 1)).unwrap()
+                        natural_range(l.int + 1, Some(h.int - 1)).expect("l.int + 1 < h.int")
                     ));
                 }
                 if let Some(s) = suffix(hi_op, &h.frac) {

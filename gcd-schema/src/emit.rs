@@ -23,8 +23,6 @@ use crate::options::{PropertyOrder, Whitespace};
 use crate::other_keys::other_keys_dfa;
 use crate::spell::{other_than, JSON_CHAR};
 
-/// More array positions than this are refused (rule count grows with it).
-const MAX_POSITIONS: u64 = 1000;
 /// Object unions with members in any order: at most this many members in
 /// all (a shape of n properties has n member sets of n - 1).
 const MAX_UNION_MEMBERS: usize = 5000;
@@ -296,15 +294,15 @@ impl<'c, 'a> Emitter<'c, 'a> {
         let open = self.lit("[");
         let close = self.lit("]");
         let last = a.max.unwrap_or(k.max(a.min));
-        if a.min.max(last) > MAX_POSITIONS {
+        // The rule count grows with the positions spelled out.
+        let max = self.c.limits.max_array_positions;
+        if a.min.max(last) > max {
             return Err(SchemaError::unsupported(
-                if a.min > MAX_POSITIONS {
-                    "minItems"
-                } else {
-                    "maxItems"
-                },
+                if a.min > max { "minItems" } else { "maxItems" },
                 &self.c.pointer(id),
-                format!("more than {MAX_POSITIONS} array positions"),
+                format!(
+                    "more than {max} array positions (the limit `Limits::max_array_positions`)"
+                ),
             ));
         }
         // t{i}: the rest after i elements (only if an element can come).

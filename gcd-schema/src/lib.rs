@@ -58,6 +58,10 @@
 //! Pipeline: `compile` (schema → per-type `node`s, lazily per location)
 //! → `emit` (nodes → rules) → gcd-core's LL(1) compiler.
 
+// Library code never unwraps or panics on what callers pass in: an
+// invariant states itself with `expect`, and CI runs clippy with these.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::panic))]
+
 mod compile;
 pub(crate) mod decimal;
 mod emit;
@@ -80,7 +84,7 @@ use gcd_core::grammar::Grammar;
 use serde_json::Value;
 
 pub use error::{SchemaError, SchemaErrorKind};
-pub use options::{Draft, Escapes, Integers, Options, PropertyOrder, Whitespace};
+pub use options::{Draft, Escapes, Integers, Limits, Options, PropertyOrder, Whitespace};
 #[cfg(feature = "schemars")]
 pub use schemars_bridge::{for_type, schema_for};
 
@@ -91,8 +95,9 @@ pub fn to_grammar(schema: &Value, options: &Options) -> Result<Grammar, SchemaEr
 
 /// The grammar IR and the annotations that were not enforced.
 fn lower(schema: &Value, options: &Options) -> Result<(Grammar, Vec<Diagnostic>), SchemaError> {
-    check_depth(schema, options.max_depth)?;
+    check_depth(schema, options.limits.max_schema_depth)?;
     let mut c = compile::Compiler::new(schema, options.escapes, options.draft, options.integers);
+    c.limits = options.limits.clone();
     let root = c.root_id();
     let b = emit::Emitter::new(&mut c, options.whitespace, options.properties).run(root)?;
     let g = b.build().map_err(|e| grammar_error(&e))?;
@@ -115,10 +120,7 @@ fn lower(schema: &Value, options: &Options) -> Result<(Grammar, Vec<Diagnostic>)
 /// [`warnings`](CompiledGrammar::warnings).
 pub fn compile(schema: &Value, options: &Options) -> Result<CompiledGrammar, SchemaError> {
     let (g, ignored) = lower(schema, options)?;
-    let mut config = gcd_core::compiled::Config::default();
-    if let Some(n) = options.max_lexer_states {
-        config.max_lexer_states = n;
-    }
+    let config = gcd_core::compiled::Config::default().limits(options.limits.clone());
     let mut compiled = CompiledGrammar::with_config(&g, &config).map_err(|e| grammar_error(&e))?;
     for d in ignored {
         compiled.add_warning(d);
@@ -149,7 +151,7 @@ fn check_depth(schema: &Value, max: usize) -> Result<(), SchemaError> {
                 &pointer,
                 format!(
                     "the schema nests objects and arrays more than {max} deep \
-                     (the limit `Options::max_depth`)"
+                     (the limit `Limits::max_schema_depth`)"
                 ),
             ));
         }

@@ -18,10 +18,6 @@ pub const ANY_NUMBER: &str = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]
 /// [`long_string`]).
 pub const LONG_STRING_ABOVE: u64 = 1000;
 
-/// Length bounds above this are refused (a long string's rules grow with
-/// its bound).
-pub const MAX_STRING_LENGTH: u64 = 1 << 18;
-
 /// The regex of JSON strings of `lo..=hi` characters (no upper bound for
 /// `None`).
 pub fn string_of_length(lo: u64, hi: Option<u64>) -> String {

@@ -6,6 +6,7 @@
 /// shared with `#[derive(Constrained)]`. [`Options::default()`] takes
 /// [`Whitespace::Json`].
 pub use gcd_core::json::Whitespace;
+pub use gcd_core::Limits;
 
 /// Which spellings of a character constrained strings and object keys
 /// accept (unconstrained strings always accept every spelling).
@@ -76,16 +77,10 @@ pub struct Options {
     /// Default dialect; a root `$schema` naming a known draft overrides it.
     pub draft: Draft,
     pub integers: Integers,
-    /// Refuse grammars whose contextual lexer needs more states than this
-    /// (gcd-core's default limit when `None`). Binding to a vocabulary
-    /// costs time and memory per lexer state, so servers may want a cap.
-    pub max_lexer_states: Option<usize>,
-    /// The deepest nesting of JSON objects and arrays the schema document
-    /// may have (256 by default; the deepest MaskBench schema has 63).
-    /// A schema built as a `serde_json::Value` can nest far deeper than
-    /// serde_json would parse, and compiling it takes time that grows
-    /// with the depth: past the limit it is refused before any of that.
-    pub max_depth: usize,
+    /// What compiling the schema may cost: nesting depth, string and
+    /// array bounds, lexer size, time (see [`Limits`]). A schema over one
+    /// is refused with an error naming the limit.
+    pub limits: Limits,
 }
 
 impl Default for Options {
@@ -96,8 +91,7 @@ impl Default for Options {
             escapes: Escapes::default(),
             draft: Draft::default(),
             integers: Integers::default(),
-            max_lexer_states: None,
-            max_depth: 256,
+            limits: Limits::default(),
         }
     }
 }
@@ -133,15 +127,23 @@ impl Options {
         self
     }
 
-    /// A cap on the contextual lexer's states.
-    pub fn max_lexer_states(mut self, max: usize) -> Options {
-        self.max_lexer_states = Some(max);
+    /// The limits on compiling (see [`Limits`]).
+    pub fn limits(mut self, limits: Limits) -> Options {
+        self.limits = limits;
         self
     }
 
-    /// A cap on the schema document's nesting depth.
+    /// Sets [`Limits::max_lexer_states`]: binding to a vocabulary costs
+    /// time and memory per lexer state, so servers may want a lower cap.
+    pub fn max_lexer_states(mut self, max: usize) -> Options {
+        self.limits.max_lexer_states = max;
+        self
+    }
+
+    /// Sets [`Limits::max_schema_depth`]: past it a schema is refused
+    /// before compiling, whose time grows with the depth.
     pub fn max_depth(mut self, max: usize) -> Options {
-        self.max_depth = max;
+        self.limits.max_schema_depth = max;
         self
     }
 }

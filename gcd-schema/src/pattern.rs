@@ -63,7 +63,7 @@ fn rewrite(p: &str) -> Result<String, PatternError> {
                 in_class = true;
                 out.push('[');
                 if chars.peek() == Some(&'^') {
-                    out.push(chars.next().unwrap());
+                    out.extend(chars.next());
                 }
                 // A leading ']' is literal in regex-syntax but ends an empty
                 // class in ECMA: refuse rather than guess.

@@ -46,7 +46,7 @@ fn raw_ok(c: char) -> bool {
 fn unit(u: u32) -> String {
     let mut s = String::from(r"\\u");
     for shift in [12, 8, 4, 0] {
-        let ch = char::from_digit((u >> shift) & 0xf, 16).unwrap();
+        let ch = char::from_digit((u >> shift) & 0xf, 16).expect("a nibble is a hex digit");
         if ch.is_ascii_alphabetic() {
             s.extend(['[', ch, ch.to_ascii_uppercase(), ']']);
         } else {
@@ -122,7 +122,10 @@ pub fn char_spelling(c: char, esc: Escapes) -> String {
         .into_iter()
         .map(|f| match f {
             Form::Raw => regex_syntax::escape(c.encode_utf8(&mut [0; 4])),
-            Form::Short => SHORT.iter().find(|(x, _)| *x == c).unwrap().1.to_string(),
+            Form::Short => (SHORT.iter().find(|(x, _)| *x == c))
+                .expect("char_forms offers Short only for SHORT's characters")
+                .1
+                .to_string(),
             Form::Unicode => {
                 let cp = c as u32;
                 if cp < 0x10000 {
@@ -135,7 +138,7 @@ pub fn char_spelling(c: char, esc: Escapes) -> String {
         })
         .collect();
     if alts.len() == 1 {
-        alts.pop().unwrap()
+        alts.pop().unwrap_or_default()
     } else {
         format!("(?:{})", alts.join("|"))
     }
@@ -390,7 +393,7 @@ fn diverge(
         // Skip the surrogate gap, which `char` cannot hold.
         .flat_map(|(a, b)| [(a, b.min(0xd7ff)), (a.max(0xe000), b)])
         .filter(|(a, b)| a <= b)
-        .map(|(a, b)| (char::from_u32(a).unwrap(), char::from_u32(b).unwrap()))
+        .filter_map(|(a, b)| Some((char::from_u32(a)?, char::from_u32(b)?)))
         .collect();
     let mut alts = Alts::open(out);
     let mark = alts.next(out);

@@ -6,7 +6,7 @@
 mod common;
 
 use common::error;
-use gcd_schema::{compile, Options, SchemaErrorKind};
+use gcd_schema::{compile, Limits, Options, SchemaErrorKind};
 use serde_json::json;
 
 /// Malformed schemas and grammars past gcd-core's limits, by kind, with the
@@ -77,7 +77,7 @@ fn nesting_deeper_than_the_limit_is_refused_first() {
     let deep = nested(1_000_000);
     let e = compile(&deep, &Options::default()).unwrap_err();
     assert_eq!(e.kind(), SchemaErrorKind::TooLarge, "{e}");
-    assert!(e.to_string().contains("Options::max_depth"), "{e}");
+    assert!(e.to_string().contains("Limits::max_schema_depth"), "{e}");
     assert!(e.pointer().starts_with("/items/items/"), "{}", e.pointer());
     assert_eq!(
         e.pointer().matches("/items").count(),
@@ -105,4 +105,51 @@ fn nesting_deeper_than_the_limit_is_refused_first() {
         "{}",
         e.pointer()
     );
+}
+
+/// The limits a schema can reach, each lowered below a small schema that
+/// compiles by default: the error names the limit.
+#[test]
+fn lowered_limits_name_themselves() {
+    let named = |schema: serde_json::Value, limits: Limits, limit: &str| {
+        assert!(compile(&schema, &Options::default()).is_ok(), "{schema}");
+        let e = compile(&schema, &Options::default().limits(limits)).unwrap_err();
+        assert!(e.to_string().contains(limit), "names `{limit}`: {e}");
+    };
+    let mut l = Limits::default();
+    l.max_string_length = 100;
+    named(
+        json!({"type": "string", "maxLength": 200}),
+        l,
+        "Limits::max_string_length",
+    );
+    let mut l = Limits::default();
+    l.max_array_positions = 5;
+    named(
+        json!({"type": "array", "minItems": 6, "items": {"type": "integer"}}),
+        l,
+        "Limits::max_array_positions",
+    );
+    let mut l = Limits::default();
+    l.max_schema_depth = 2;
+    named(
+        json!({"type": "array", "items": {"type": "array", "items": {"type": "null"}}}),
+        l,
+        "Limits::max_schema_depth",
+    );
+    // Optional properties in schema order: every later key may follow
+    // each member, so the lexer's states share long lists of keys.
+    let props: serde_json::Map<_, _> = (0..100)
+        .map(|i| (format!("key{i}"), json!({"type": "integer"})))
+        .collect();
+    let mut l = Limits::default();
+    l.max_lexer_members = 1_000;
+    named(
+        json!({"type": "object", "properties": props}),
+        l,
+        "Limits::max_lexer_members",
+    );
+    let mut l = Limits::default();
+    l.max_compile_time = Some(std::time::Duration::ZERO);
+    named(json!({"type": "integer"}), l, "Limits::max_compile_time");
 }

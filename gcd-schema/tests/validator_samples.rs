@@ -146,7 +146,9 @@ fn run(want: usize, per_schema: usize, max_states: Option<usize>, properties: Pr
     let ws = whitespace_tokens(&vocab);
     // The cap stops the lexer's construction early, saving compile time too.
     let mut options = Options::default().properties(properties);
-    options.max_lexer_states = max_states;
+    if let Some(n) = max_states {
+        options.limits.max_lexer_states = n;
+    }
     let mut c = Counts::default();
     // Per category: (tried, compiled).
     let mut categories = BTreeMap::<String, (usize, usize)>::new();

@@ -27,27 +27,26 @@ use crate::analysis::{self, contexts, lexical, tight, Ll1Table, Sets};
 use crate::error::{Diagnostic, DiagnosticKind, Diagnostics, GrammarError};
 use crate::grammar::TermSet;
 use crate::grammar::{Grammar, RuleKind, TerminalPattern};
+use crate::lexer::automaton::BuildError;
 use crate::lexer::{lookaround, DfaError, LexerAutomaton, TerminalDfa, DEAD};
+use crate::limits::{Deadline, Limits};
 use crate::parser::{ParseTables, NT_BIT};
 use completion::ShortestCompletion;
 
-/// Limits that keep pathological grammars from exhausting memory. Start
-/// from `Config::default()` and set fields: more limits will join them.
+/// How a grammar is compiled. Start from `Config::default()` and set
+/// fields or chain the setters.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct Config {
-    pub max_candidate_sets: usize,
-    pub max_lexer_states: usize,
+    /// What compilation may cost (see [`Limits`]); its
+    /// `max_configurations` also bounds the matchers of this grammar.
+    pub limits: Limits,
     /// Run left-recursion removal and left factoring first.
     pub transforms: bool,
     /// Refuse a grammar that is not LL(1) after the transforms, reporting
     /// its conflicts, instead of parsing it with forks (ARCHITECTURE.md,
     /// "Beyond LL(1)"). Unused rules are then errors too.
     pub ll1_only: bool,
-    /// The most parser configurations a matcher may follow at once on a
-    /// generalized grammar; a token that would need more is refused with
-    /// [`MatchErrorKind::TooManyConfigurations`](crate::runtime::matcher::MatchErrorKind).
-    pub max_configurations: usize,
     /// Where a lexeme may end: maximal munch (the default) or anywhere a
     /// terminal matches (see [`Lexing`]).
     pub lexing: Lexing,
@@ -78,11 +77,9 @@ pub enum Lexing {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            max_candidate_sets: 50_000,
-            max_lexer_states: 200_000,
+            limits: Limits::default(),
             transforms: true,
             ll1_only: false,
-            max_configurations: 1_000,
             lexing: Lexing::MaximalMunch,
         }
     }
@@ -95,9 +92,18 @@ impl Config {
         self
     }
 
-    /// Sets [`max_configurations`](Self::max_configurations).
+    /// Sets [`Limits::max_configurations`]: the most parser
+    /// configurations a matcher may follow at once on a generalized
+    /// grammar; a token that would need more is refused with
+    /// [`MatchErrorKind::TooManyConfigurations`](crate::runtime::matcher::MatchErrorKind).
     pub fn max_configurations(mut self, n: usize) -> Self {
-        self.max_configurations = n.max(1);
+        self.limits.max_configurations = n.max(1);
+        self
+    }
+
+    /// Sets [`limits`](Self::limits).
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
         self
     }
 
@@ -135,7 +141,7 @@ pub struct CompiledGrammar {
     /// (a terminal or a non-nullable rule), by encoded symbol; else `DEAD`.
     pub(crate) start_by_top_t: Vec<u32>,
     pub(crate) start_by_top_n: Vec<u32>,
-    /// See [`Config::max_configurations`].
+    /// See [`Limits::max_configurations`].
     pub(crate) max_configurations: u32,
     pub(crate) lexing: Lexing,
     /// Under [`Lexing::Dynamic`], per lexer state, every terminal that
@@ -173,8 +179,13 @@ impl CompiledGrammar {
     }
 
     pub fn with_config(g: &Grammar, config: &Config) -> Result<CompiledGrammar, GrammarError> {
+        let deadline = Deadline::start(&config.limits);
+        let too_large = |m: String| GrammarError::single(DiagnosticKind::TooLarge, None, m);
         // Terminal problems are independent of rule problems: report both.
         let dfas = build_dfas(g);
+        deadline
+            .check("compiling the terminals")
+            .map_err(too_large)?;
         let (reachable, unused) = transform::drop_unreachable(g);
         let mut warnings = unused_rule_warnings(g, &unused, config.ll1_only);
         if config.ll1_only && !warnings.is_empty() {
@@ -189,6 +200,7 @@ impl CompiledGrammar {
         } else {
             (reachable, TransformReport::default())
         };
+        deadline.check("rewriting the rules").map_err(too_large)?;
         let (sets, table, conflicts) = match analysis::analyze_general(&grammar) {
             Ok(x) => x,
             Err(e) => return Err(merge(dfas.err(), e)),
@@ -232,7 +244,8 @@ impl CompiledGrammar {
         if !tight_problems.is_empty() {
             return Err(GrammarError::new(tight_problems));
         }
-        let acceptable = contexts::acceptable_sets(&grammar, &sets, config.max_candidate_sets)?;
+        let acceptable =
+            contexts::acceptable_sets(&grammar, &sets, config.limits.max_candidate_sets)?;
         let mut candidate_sets = Vec::new();
         let mut candidate_index = FxHashMap::default();
         let tight_firsts = (grammar.nonterminals.iter().enumerate())
@@ -249,23 +262,33 @@ impl CompiledGrammar {
                 candidate_sets.push(a);
             }
         }
+        deadline
+            .check("finding the parser contexts")
+            .map_err(too_large)?;
         let (lexer, matching) = LexerAutomaton::build_with(
             &dfas,
             &rank,
             &candidate_sets,
-            config.max_lexer_states,
+            &config.limits,
+            &deadline,
             !grammar.member_sets.is_empty() || config.lexing == Lexing::Dynamic,
         )
         .map_err(|e| {
-            GrammarError::single(
-                DiagnosticKind::TooLarge,
-                None,
-                format!(
+            too_large(match e {
+                BuildError::TooManyStates(n) => format!(
                     "the contextual lexer needs more than {} states (the limit \
-                     `max_lexer_states`; {} were built when it stopped); simplify the terminals",
-                    config.max_lexer_states, e.0
+                     `Limits::max_lexer_states`; {n} were built when it stopped); simplify the terminals",
+                    config.limits.max_lexer_states
                 ),
-            )
+                BuildError::TooManyMembers(n) => format!(
+                    "the contextual lexer's states hold more than {} terminal states in all \
+                     (the limit `Limits::max_lexer_members`; {n} when it stopped): many \
+                     contexts share long lists of terminals, as an object with thousands of \
+                     optional properties in schema order does",
+                    config.limits.max_lexer_members
+                ),
+                BuildError::OutOfTime(m) => m,
+            })
         })?;
         if config.lexing == Lexing::Dynamic && !grammar.member_sets.is_empty() {
             return Err(GrammarError::single(
@@ -308,7 +331,11 @@ impl CompiledGrammar {
                 }
             })
             .collect();
+        deadline.check("checking the lexer").map_err(too_large)?;
         let completion = ShortestCompletion::new(&grammar, &dfas);
+        deadline
+            .check("finding the shortest completions")
+            .map_err(too_large)?;
         let compiled = CompiledGrammar {
             completion,
             start_by_top_t,
@@ -325,7 +352,7 @@ impl CompiledGrammar {
             candidate_index,
             tight_pairs,
             lexer,
-            max_configurations: config.max_configurations.clamp(1, u32::MAX as usize) as u32,
+            max_configurations: config.limits.max_configurations.clamp(1, u32::MAX as usize) as u32,
             lexing: config.lexing,
             extenders: Vec::new(),
             matching: Vec::new(),

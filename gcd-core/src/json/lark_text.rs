@@ -6,6 +6,9 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
+/// Writing to a `String` cannot fail.
+const WRITE: &str = "writing to a String";
+
 use super::number::{finite_f32_number_regex, finite_number_regex, int_range_regex};
 use super::{
     check_pattern_needs_no_escapes, json_quote, json_string_regex, Field, Shape, ShapeError,
@@ -28,7 +31,7 @@ pub fn to_lark(root: &Shape, set: &ShapeSet, ws: Whitespace) -> Result<String, S
             .get(&name)
             .ok_or_else(|| ShapeError(format!("shape `{name}` is used but never defined")))?;
         let body = w.expr(shape)?;
-        writeln!(w.rules, "{rule}: {body}").unwrap();
+        writeln!(w.rules, "{rule}: {body}").expect(WRITE);
     }
     let mut out = format!("start: {start}\n{}", w.rules);
     writeln!(
@@ -37,16 +40,16 @@ pub fn to_lark(root: &Shape, set: &ShapeSet, ws: Whitespace) -> Result<String, S
         lark_terminal(&ws.colon()),
         lark_terminal(&ws.comma())
     )
-    .unwrap();
+    .expect(WRITE);
     writeln!(
         out,
         "STRING: {}",
         lark_regex(&json_string_regex(&format!("{CHAR}*")))
     )
-    .unwrap();
-    writeln!(out, "NUMBER: {}", lark_regex(&finite_number_regex())).unwrap();
+    .expect(WRITE);
+    writeln!(out, "NUMBER: {}", lark_regex(&finite_number_regex())).expect(WRITE);
     if let Some(ignored) = ws.ignored() {
-        writeln!(out, "%ignore {}", lark_terminal(&ignored)).unwrap();
+        writeln!(out, "%ignore {}", lark_terminal(&ignored)).expect(WRITE);
     }
     Ok(out)
 }
@@ -82,7 +85,7 @@ impl LarkWriter<'_> {
 
     fn rule(&mut self, what: &str, body: String) -> String {
         let name = self.fresh(what);
-        writeln!(self.rules, "{name}: {body}").unwrap();
+        writeln!(self.rules, "{name}: {body}").expect(WRITE);
         name
     }
 
@@ -109,7 +112,7 @@ impl LarkWriter<'_> {
                 if max_items.is_some_and(|m| m < *min_items) {
                     return Err(ShapeError(format!(
                         "min_items {min_items} > max_items {}",
-                        max_items.unwrap()
+                        max_items.unwrap_or_default()
                     )));
                 }
                 let item = self.expr(items)?;
@@ -210,7 +213,7 @@ impl LarkWriter<'_> {
                 if hi.is_some_and(|h| h < lo) {
                     return Err(ShapeError(format!(
                         "min_len {lo} > max_len {}",
-                        hi.unwrap()
+                        hi.unwrap_or_default()
                     )));
                 }
                 match hi {
@@ -291,11 +294,11 @@ impl LarkWriter<'_> {
             if is_pick {
                 if !std::mem::replace(&mut picks[i], true) {
                     let (text, next) = pick_body(i);
-                    writeln!(body, "{}: {text}", pick(i)).unwrap();
+                    writeln!(body, "{}: {text}", pick(i)).expect(WRITE);
                     work.extend(next.into_iter().map(|j| (false, j)));
                 }
             } else if !std::mem::replace(&mut afters[i], true) {
-                writeln!(body, "{}: {}", after(i), after_body(i)).unwrap();
+                writeln!(body, "{}: {}", after(i), after_body(i)).expect(WRITE);
                 if i < n {
                     work.push((true, i));
                 }
@@ -318,7 +321,7 @@ fn lark_literal(text: &str) -> String {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            c if c.is_control() => write!(out, "\\u{:04x}", c as u32).unwrap(),
+            c if c.is_control() => write!(out, "\\u{:04x}", c as u32).expect(WRITE),
             c => out.push(c),
         }
     }

@@ -16,10 +16,6 @@ use super::{
 };
 use crate::grammar::{Expr, Grammar, GrammarBuilder, TerminalPattern};
 
-/// An alternative of a rule expanding to more symbols than this is
-/// refused (`~` repetitions of long arrays multiply), as in Lark text.
-const MAX_RULE_EXPANSION: u64 = 100_000;
-
 /// The grammar IR for `root`.
 pub fn to_grammar(root: &Shape, set: &ShapeSet, ws: Whitespace) -> Result<Grammar, ShapeError> {
     let mut w = IrWriter {
@@ -61,10 +57,14 @@ pub fn to_grammar(root: &Shape, set: &ShapeSet, ws: Whitespace) -> Result<Gramma
     if let Some(ignored) = ws.ignored() {
         b.ignore_pattern(ignored, None);
     }
+    // Types are the program's own, not input: the default limit, as in
+    // Lark text (`~` repetitions of long arrays multiply).
+    let max = crate::limits::Limits::default().max_rule_expansion;
     for (name, alternatives) in rules {
-        if alternatives.iter().any(|a| cost(a) > MAX_RULE_EXPANSION) {
+        if alternatives.iter().any(|a| cost(a) > max) {
             return Err(ShapeError(format!(
-                "this alternative of `{name}` expands to more than {MAX_RULE_EXPANSION} symbols (`~` repetitions)"
+                "this alternative of `{name}` expands to more than {max} symbols \
+                 (`~` repetitions; the limit `Limits::max_rule_expansion`)"
             )));
         }
         b.rule(&name, alternatives);
@@ -172,7 +172,7 @@ impl IrWriter<'_> {
                 if max_items.is_some_and(|m| m < *min_items) {
                     return Err(ShapeError(format!(
                         "min_items {min_items} > max_items {}",
-                        max_items.unwrap()
+                        max_items.unwrap_or_default()
                     )));
                 }
                 let item = self.expr(items)?;
@@ -305,7 +305,7 @@ impl IrWriter<'_> {
                 if hi.is_some_and(|h| h < lo) {
                     return Err(ShapeError(format!(
                         "min_len {lo} > max_len {}",
-                        hi.unwrap()
+                        hi.unwrap_or_default()
                     )));
                 }
                 match hi {

@@ -44,8 +44,8 @@ fn class(lo: u32, hi: u32, base: u32) -> String {
     if hi >= 10 {
         let l = lo.max(10);
         let (lc, hc) = (
-            char::from_digit(l, 16).unwrap(),
-            char::from_digit(hi, 16).unwrap(),
+            char::from_digit(l, 16).expect("a hex digit: 10 <= l <= hi <= 15"),
+            char::from_digit(hi, 16).expect("a hex digit: hi <= 15"),
         );
         s.push_str(&format!(
             "{lc}-{hc}{}-{}",

@@ -30,6 +30,7 @@ pub(super) fn common_terminals() -> &'static HashMap<String, Frag> {
             state: vec![TState::Todo; out.terms.len()],
             stack: Vec::new(),
             nest: 0,
+            max_regex_len: crate::limits::Limits::default().max_regex_len,
             diags: &mut diags,
         };
         let frags: HashMap<String, Frag> = (0..out.terms.len())

@@ -9,9 +9,9 @@ use std::collections::{HashMap, HashSet};
 use super::ast::{Frag, Node, Parsed};
 use super::regex::range_regex;
 use super::terminals::{check_terminal, TState, TermCompiler};
-use super::MAX_RULE_EXPANSION;
 use crate::error::{Diagnostic, DiagnosticKind, GrammarError};
 use crate::grammar::{Alternative, Expr, GrammarBuilder, TerminalPattern};
+use crate::limits::Limits;
 
 fn rule_expr(node: &Node, diags: &mut Vec<Diagnostic>) -> Expr {
     let is_empty = |e: &Expr| matches!(e, Expr::Seq(items) if items.is_empty());
@@ -78,6 +78,7 @@ fn sort_diags(diags: &mut [Diagnostic]) {
 pub(super) fn compile(
     parsed: Parsed,
     mut diags: Vec<Diagnostic>,
+    limits: &Limits,
 ) -> Result<GrammarBuilder, GrammarError> {
     let Parsed {
         terms,
@@ -130,6 +131,7 @@ pub(super) fn compile(
         state: vec![TState::Todo; terms.len()],
         stack: Vec::new(),
         nest: 0,
+        max_regex_len: limits.max_regex_len,
         diags: &mut diags,
     };
     let compiled: Vec<Option<Frag>> = unique
@@ -165,13 +167,14 @@ pub(super) fn compile(
     for r in &rules {
         let mut alternatives = Vec::with_capacity(r.alts.len());
         for a in &r.alts {
-            if a.node.cost() > MAX_RULE_EXPANSION {
+            if a.node.cost() > limits.max_rule_expansion {
                 diags.push(Diagnostic::new(
                     DiagnosticKind::TooLarge,
                     Some(a.span),
                     format!(
-                        "this alternative of `{}` expands to more than {MAX_RULE_EXPANSION} symbols (`~` repetitions)",
-                        r.name
+                        "this alternative of `{}` expands to more than {} symbols (`~` repetitions; \
+                         the limit `Limits::max_rule_expansion`)",
+                        r.name, limits.max_rule_expansion
                     ),
                 ));
                 continue;

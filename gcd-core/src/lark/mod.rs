@@ -104,6 +104,7 @@ use crate::error::GrammarError;
 #[cfg(doc)]
 use crate::grammar::{Expr, RuleKind, TerminalPattern};
 use crate::grammar::{Grammar, GrammarBuilder};
+use crate::limits::Limits;
 
 use lower::compile;
 use parser::parse_text;
@@ -119,10 +120,6 @@ const MAX_TERMINAL_DEPTH: usize = 100;
 /// Terminal compilation recursing deeper than this (groups inside terminals
 /// inside terminals...) is an error: keeps the stack bounded.
 const MAX_COMPILE_DEPTH: usize = 400;
-/// A compiled terminal regex longer than this (in bytes) is an error.
-const MAX_REGEX_LEN: usize = 1 << 20;
-/// `~` repetitions in a rule alternative may expand to at most this many symbols.
-const MAX_RULE_EXPANSION: u64 = 100_000;
 
 /// Parses grammar text into a builder (so callers can add more before building).
 ///
@@ -130,13 +127,24 @@ const MAX_RULE_EXPANSION: u64 = 100_000;
 /// found; problems that need the whole grammar (undefined rules, duplicate
 /// rules) are reported by [`GrammarBuilder::build`].
 pub fn parse(src: &str) -> Result<GrammarBuilder, GrammarError> {
+    parse_with(src, &Limits::default())
+}
+
+/// [`parse`] under the given limits (regex length, rule expansion,
+/// template instances).
+pub fn parse_with(src: &str, limits: &Limits) -> Result<GrammarBuilder, GrammarError> {
     let source = Source::new(src);
     let (out, mut diags) = parse_text(&source);
-    let out = templates::expand(out, &mut diags);
-    compile(out, diags)
+    let out = templates::expand(out, &mut diags, limits);
+    compile(out, diags, limits)
 }
 
 /// [`parse`], then [`GrammarBuilder::build`].
 pub fn parse_grammar(src: &str) -> Result<Grammar, GrammarError> {
     parse(src)?.build()
+}
+
+/// [`parse_with`], then [`GrammarBuilder::build`].
+pub fn parse_grammar_with(src: &str, limits: &Limits) -> Result<Grammar, GrammarError> {
+    parse_with(src, limits)?.build()
 }

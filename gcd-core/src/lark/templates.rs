@@ -19,13 +19,12 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use super::ast::{Node, Parsed, RuleDef, TemplateDef};
 use super::parser::is_terminal_name;
 use crate::error::{Diagnostic, DiagnosticKind, Span};
+use crate::limits::Limits;
 
 /// A chain of instantiations (an instance whose body instantiates another...)
 /// deeper than this is refused: templates whose arguments grow each time
 /// they are used (`f{x}: f{(x x)}`) never stop.
 const MAX_TEMPLATE_DEPTH: usize = 64;
-/// More distinct instances than this are refused.
-const MAX_INSTANCES: usize = 10_000;
 /// An instance name (the template and its arguments as Lark text) longer
 /// than this is refused: arguments that double at each level stay within
 /// the depth limit but not within memory.
@@ -35,12 +34,13 @@ const MAX_INSTANCE_NAME: usize = 1_000;
 /// and adds the instances as rules; templates themselves are dropped.
 /// Problems are pushed to `diags`; a faulty use becomes the empty sequence,
 /// so later stages still report what else is wrong.
-pub(super) fn expand(mut parsed: Parsed, diags: &mut Vec<Diagnostic>) -> Parsed {
+pub(super) fn expand(mut parsed: Parsed, diags: &mut Vec<Diagnostic>, limits: &Limits) -> Parsed {
     let templates = std::mem::take(&mut parsed.templates);
     if templates.is_empty() && !uses_templates(&parsed.rules) {
         return parsed;
     }
     let mut ex = Expander::new(&templates, &parsed.rules, diags);
+    ex.max_instances = limits.max_template_instances;
     for r in &parsed.rules {
         for a in &r.alts {
             ex.check(&a.node, &[]);
@@ -103,6 +103,8 @@ struct Expander<'t, 'd> {
     queue: VecDeque<Pending>,
     /// A limit was hit (and reported): no more instances are made.
     stopped: bool,
+    /// [`Limits::max_template_instances`].
+    max_instances: usize,
     diags: &'d mut Vec<Diagnostic>,
 }
 
@@ -144,6 +146,7 @@ impl<'t, 'd> Expander<'t, 'd> {
             made: HashSet::new(),
             queue: VecDeque::new(),
             stopped: false,
+            max_instances: Limits::default().max_template_instances,
             diags,
         }
     }
@@ -262,9 +265,11 @@ impl<'t, 'd> Expander<'t, 'd> {
             Some(format!(
                 "templates instantiate each other more than {MAX_TEMPLATE_DEPTH} levels deep"
             ))
-        } else if self.made.len() >= MAX_INSTANCES {
+        } else if self.made.len() >= self.max_instances {
             Some(format!(
-                "templates make more than {MAX_INSTANCES} distinct instances"
+                "templates make more than {} distinct instances (the limit \
+                 `Limits::max_template_instances`)",
+                self.max_instances
             ))
         } else if instance.len() > MAX_INSTANCE_NAME {
             Some(format!(

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use super::ast::{Frag, Node, Prec, TermBody, TermDef};
 use super::parser::is_terminal_name;
 use super::regex::{range_regex, regex_error};
-use super::{MAX_COMPILE_DEPTH, MAX_REGEX_LEN, MAX_TERMINAL_DEPTH};
+use super::{MAX_COMPILE_DEPTH, MAX_TERMINAL_DEPTH};
 use crate::error::{Diagnostic, DiagnosticKind, Span};
 use crate::grammar::TerminalPattern;
 use crate::lexer::lookaround;
@@ -28,6 +28,8 @@ pub(super) struct TermCompiler<'c> {
     pub(super) stack: Vec<usize>,
     /// How deep `node` recursion is (terminal references and groups).
     pub(super) nest: usize,
+    /// [`Limits::max_regex_len`](crate::limits::Limits::max_regex_len).
+    pub(super) max_regex_len: usize,
     pub(super) diags: &'c mut Vec<Diagnostic>,
 }
 
@@ -64,13 +66,13 @@ impl TermCompiler<'_> {
     }
 
     fn sized(&mut self, re: String, prec: Prec, owner: &(String, Span)) -> Option<Frag> {
-        if re.len() > MAX_REGEX_LEN {
+        if re.len() > self.max_regex_len {
             self.diags.push(Diagnostic::new(
                 DiagnosticKind::TooLarge,
                 Some(owner.1),
                 format!(
-                    "{} compiles to a regex longer than {MAX_REGEX_LEN} bytes",
-                    owner.0
+                    "{} compiles to a regex longer than {} bytes (the limit `Limits::max_regex_len`)",
+                    owner.0, self.max_regex_len
                 ),
             ));
             return None;
@@ -175,7 +177,7 @@ impl TermCompiler<'_> {
                                 Frag::Re { .. } => "",
                             })
                             .collect();
-                        if text.len() > MAX_REGEX_LEN {
+                        if text.len() > self.max_regex_len {
                             return self.sized(text, Prec::Seq, owner);
                         }
                         return Some(Frag::Lit { text, ci });

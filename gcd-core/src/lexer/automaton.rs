@@ -3,6 +3,7 @@
 
 use super::{ByteClasses, TerminalDfa, DEAD};
 use crate::grammar::TermSet;
+use crate::limits::{Deadline, Limits};
 
 /// Marks "no winner": the lexeme so far matches no candidate.
 pub const NO_TERMINAL: u32 = u32::MAX;
@@ -26,9 +27,17 @@ pub struct LexerAutomaton {
     pub alive: Vec<Vec<u32>>,
 }
 
-/// The lexer automaton grew past this many states.
+/// Why the lexer automaton was not built.
 #[derive(Clone, Debug)]
-pub struct TooManyStates(pub usize);
+pub enum BuildError {
+    /// It grew past [`Limits::max_lexer_states`]; this many were built.
+    TooManyStates(usize),
+    /// Its states' members grew past [`Limits::max_lexer_members`]; this
+    /// many were built.
+    TooManyMembers(usize),
+    /// [`Limits::max_compile_time`] passed (the message says so).
+    OutOfTime(String),
+}
 
 impl LexerAutomaton {
     /// Builds the product automaton for the given candidate sets.
@@ -38,8 +47,20 @@ impl LexerAutomaton {
         rank: &[u32],
         candidate_sets: &[TermSet],
         max_states: usize,
-    ) -> Result<LexerAutomaton, TooManyStates> {
-        Self::build_with(dfas, rank, candidate_sets, max_states, false).map(|(a, _)| a)
+    ) -> Result<LexerAutomaton, BuildError> {
+        let limits = Limits {
+            max_lexer_states: max_states,
+            ..Limits::default()
+        };
+        Self::build_with(
+            dfas,
+            rank,
+            candidate_sets,
+            &limits,
+            &Deadline::none(),
+            false,
+        )
+        .map(|(a, _)| a)
     }
 
     /// [`build`](Self::build); with `matching`, also returns per state
@@ -51,9 +72,10 @@ impl LexerAutomaton {
         dfas: &[TerminalDfa],
         rank: &[u32],
         candidate_sets: &[TermSet],
-        max_states: usize,
+        limits: &Limits,
+        deadline: &Deadline,
         matching: bool,
-    ) -> Result<(LexerAutomaton, Vec<Vec<(u32, u32)>>), TooManyStates> {
+    ) -> Result<(LexerAutomaton, Vec<Vec<(u32, u32)>>), BuildError> {
         let classes = ByteClasses::new(dfas);
         let nc = classes.len();
         // Each terminal state's live transitions by class: a product state
@@ -80,7 +102,11 @@ impl LexerAutomaton {
         let mut buf: Vec<(u32, u32)> = Vec::new();
         for set in candidate_sets {
             buf.clear();
-            buf.extend(set.iter().filter(|&t| t < dfas.len()).map(|t| (t as u32, 0)));
+            buf.extend(
+                set.iter()
+                    .filter(|&t| t < dfas.len())
+                    .map(|t| (t as u32, 0)),
+            );
             starts.push(states.intern(&buf));
         }
         let mut trans = Vec::new();
@@ -88,8 +114,16 @@ impl LexerAutomaton {
         let mut by_class: Vec<Vec<(u32, u32)>> = vec![Vec::new(); nc];
         let mut i = 0;
         while i < states.len() {
-            if states.len() > max_states {
-                return Err(TooManyStates(states.len()));
+            if states.len() > limits.max_lexer_states {
+                return Err(BuildError::TooManyStates(states.len()));
+            }
+            if states.flat.len() > limits.max_lexer_members {
+                return Err(BuildError::TooManyMembers(states.flat.len()));
+            }
+            if i % 256 == 0 {
+                deadline
+                    .check("building the contextual lexer")
+                    .map_err(BuildError::OutOfTime)?;
             }
             by_class.iter_mut().for_each(Vec::clear);
             for &(t, q) in states.members(i) {
@@ -100,7 +134,11 @@ impl LexerAutomaton {
                 }
             }
             for next in &by_class {
-                trans.push(if next.is_empty() { DEAD } else { states.intern(next) });
+                trans.push(if next.is_empty() {
+                    DEAD
+                } else {
+                    states.intern(next)
+                });
             }
             i += 1;
         }
@@ -223,7 +261,8 @@ impl StateStore {
         let id = self.len() as u32;
         self.flat.extend_from_slice(m);
         self.bounds.push(self.flat.len());
-        self.same_hash.push(self.by_hash.insert(h, id).unwrap_or(u32::MAX));
+        self.same_hash
+            .push(self.by_hash.insert(h, id).unwrap_or(u32::MAX));
         id
     }
 }

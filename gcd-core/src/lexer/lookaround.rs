@@ -59,6 +59,8 @@ pub fn split(regex: &str) -> Result<Option<Split>, String> {
     let (mut marked, mut plain) = (String::new(), String::new());
     let mut assertions = Vec::new();
     // The flag groups in force in each open group, innermost group last.
+    // The flags in force per open group; the outermost is never popped.
+    const OUTER: &str = "the outermost level stays";
     let mut flags: Vec<Vec<&str>> = vec![Vec::new()];
     let (mut i, mut copied) = (0, 0);
     while i < b.len() {
@@ -83,7 +85,7 @@ pub fn split(regex: &str) -> Result<Option<Split>, String> {
                     plain.push_str(&regex[copied..i]);
                     plain.push_str("(?:)");
                     let mut body = inner.to_string();
-                    for f in flags.last().unwrap().iter().rev() {
+                    for f in flags.last().expect(OUTER).iter().rev() {
                         body = format!("(?{f}:{body})");
                     }
                     assertions.push(Assertion {
@@ -95,11 +97,11 @@ pub fn split(regex: &str) -> Result<Option<Split>, String> {
                     copied = i;
                     continue;
                 }
-                let mut inner = flags.last().unwrap().clone();
+                let mut inner = flags.last().expect(OUTER).clone();
                 match flag_group(regex, i) {
                     // `(?flags)` changes the rest of the enclosing group.
                     Some((f, false, len)) => {
-                        flags.last_mut().unwrap().push(f);
+                        flags.last_mut().expect(OUTER).push(f);
                         i += len;
                         continue;
                     }

@@ -14,13 +14,13 @@
 //! grammar. A state of it knows which candidates are still alive and which
 //! one wins if the lexeme ends now.
 
-mod automaton;
+pub mod automaton;
 mod classes;
 mod determinize;
 mod dfa;
 pub mod lookaround;
 
-pub use automaton::{LexerAutomaton, TooManyStates, NO_TERMINAL};
+pub use automaton::{LexerAutomaton, NO_TERMINAL};
 pub use classes::ByteClasses;
 pub(crate) use dfa::predecessors;
 pub use dfa::{DfaError, TerminalDfa};

@@ -292,9 +292,8 @@ impl Vocabulary {
         let kinds = vec![TokenKind::Normal; tokens.len()];
         let mut v = Self::assemble("synthetic".into(), tokens, kinds, None, "");
         v.no_encoder_reason = "a synthetic vocabulary (from_tokens) has no tokenizer";
-        if let Err(e) = v.set_eos_ids(eos) {
-            panic!("Vocabulary::from_tokens: {e}");
-        }
+        v.set_eos_ids(eos)
+            .expect("Vocabulary::from_tokens: EOS ids in range");
         v
     }
 

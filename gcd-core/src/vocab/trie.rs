@@ -59,7 +59,7 @@ impl TokenTrie {
                 node_tokens.push(Vec::new());
                 path.push(node);
             }
-            node_tokens[*path.last().unwrap()].push(id);
+            node_tokens[*path.last().expect("the path holds the root")].push(id);
             prev = bytes;
         }
         for &node in &path {

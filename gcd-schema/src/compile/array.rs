@@ -40,7 +40,8 @@ impl<'a> Compiler<'a> {
                     max = Some(max.map_or(i as u64, |x| x.min(i as u64)));
                     break;
                 }
-                let sv = v.sub(|x| x.get(prefix_kw).and_then(|a| a.get(i))).unwrap();
+                let sv = (v.sub(|x| x.get(prefix_kw).and_then(|a| a.get(i))))
+                    .expect("position i of the prefix array was just read");
                 prefix.push(self.intern(sv, ptr_join(&ptr_join(ptr, prefix_kw), &i.to_string())));
             }
         }
@@ -48,7 +49,7 @@ impl<'a> Compiler<'a> {
             None => Some(self.any),
             Some(Value::Bool(false)) => None,
             Some(_) => {
-                let sv = v.sub(|x| x.get(rest_kw)).unwrap();
+                let sv = v.sub(|x| x.get(rest_kw)).expect("matched as present");
                 Some(self.intern(sv, ptr_join(ptr, rest_kw)))
             }
         };

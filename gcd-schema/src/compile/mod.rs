@@ -20,6 +20,7 @@ mod union;
 use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
 
+use gcd_core::Limits;
 use serde_json::{Map, Value};
 
 pub(crate) use self::number::FINITE;
@@ -129,6 +130,8 @@ pub struct Compiler<'a> {
     pub any: Id,
     pub esc: Escapes,
     integers: Integers,
+    /// What the schema may make compilation cost.
+    pub limits: Limits,
     /// Drafts before 2019-09: `$ref` makes its siblings ignored.
     ref_overrides: bool,
     /// The schema may be draft 4 or 6, whose `hostname` is RFC 1034's.
@@ -176,6 +179,7 @@ impl<'a> Compiler<'a> {
             any: 0,
             esc,
             integers,
+            limits: Limits::default(),
             ref_overrides,
             legacy_formats,
             ignored_formats: Default::default(),
@@ -353,7 +357,7 @@ impl<'a> Compiler<'a> {
                 let k = DEPENDENCY_KEYWORDS
                     .into_iter()
                     .find(|k| m.contains_key(*k))
-                    .unwrap();
+                    .expect("the dependency keyword found above");
                 return Err(SchemaError::unsupported(k, ptr, "beside anyOf"));
             }
             own.insert("anyOf".into(), Value::Array(branches));
@@ -434,7 +438,8 @@ impl<'a> Compiler<'a> {
                     let merged = splice(m, kw, &p, |acc| merge(acc, &bi, &p))?;
                     self.intern(V::O(Rc::new(Value::Object(merged))), p.clone())
                 } else {
-                    let bv = v.sub(|x| x.get(kw).and_then(|a| a.get(i))).unwrap();
+                    let bv = (v.sub(|x| x.get(kw).and_then(|a| a.get(i))))
+                        .expect("branch i of the array being read");
                     self.intern(bv, p.clone())
                 };
                 nodes.push(self.node(id)?);

@@ -142,7 +142,7 @@ impl Compiler<'_> {
             return Ok(Some(if int_only && plain {
                 Scalar::some(numeric::PLAIN_INTEGER.to_string())
             } else if int_only {
-                let digits = numeric::integer_range(None, None).unwrap();
+                let digits = numeric::integer_range(None, None).expect("unbounded is not empty");
                 Scalar::some(format!("(?:{digits}|{})", numeric::EXPONENT_INTEGER))
             } else {
                 Scalar::full(ANY_NUMBER)
@@ -317,7 +317,7 @@ pub(super) fn number_scalar(x: &Number) -> Scalar {
         });
     let (regex, key) = match int {
         Some(i) => (
-            numeric::integer_range(Some(i), Some(i)).unwrap(),
+            numeric::integer_range(Some(i), Some(i)).expect("i..=i is not empty"),
             i.to_string(),
         ),
         None => {

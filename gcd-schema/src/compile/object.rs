@@ -25,7 +25,7 @@ impl<'a> Compiler<'a> {
             Some(Value::Bool(false)) => None,
             Some(x) if is_trivial(x) => Some(self.any),
             Some(_) => {
-                let sv = v.sub(|x| x.get("additionalProperties")).unwrap();
+                let sv = (v.sub(|x| x.get("additionalProperties"))).expect("matched as present");
                 Some(self.intern(sv, ptr_join(ptr, "additionalProperties")))
             }
         };
@@ -61,7 +61,7 @@ impl<'a> Compiler<'a> {
                 }
                 let sv = v
                     .sub(|x| x.get("properties").and_then(|p| p.get(name)))
-                    .unwrap();
+                    .expect("a property of the map being read");
                 let id = self.intern(sv, ptr_join(&ptr_join(ptr, "properties"), name));
                 props.push(Property {
                     name: name.clone(),
@@ -255,7 +255,7 @@ impl<'a> Compiler<'a> {
             }
             let sv = v
                 .sub(|x| x.get("patternProperties").and_then(|p| p.get(source)))
-                .unwrap();
+                .expect("a pattern of the map being read");
             let id = if is_trivial(schema) {
                 self.any
             } else {
@@ -300,7 +300,7 @@ impl KeyPattern {
     fn matches(&self, name: &str) -> bool {
         // Canonical JSON text of the name: one member of its spellings.
         self.lang
-            .contains(serde_json::to_string(name).unwrap().as_bytes())
+            .contains(gcd_core::json::json_quote(name).as_bytes())
     }
 }
 

@@ -41,15 +41,13 @@ impl Compiler<'_> {
             if hi.is_some_and(|h| h < lo) {
                 return Ok(Scalar::some("[^\\x00-\\x{10FFFF}]".into()));
             }
-            if lo > MAX_STRING_LENGTH || hi.is_some_and(|h| h > MAX_STRING_LENGTH) {
+            // A long string's rules grow with its bound.
+            let max = self.limits.max_string_length;
+            if lo > max || hi.is_some_and(|h| h > max) {
                 return Err(SchemaError::unsupported(
-                    if lo > MAX_STRING_LENGTH {
-                        "minLength"
-                    } else {
-                        "maxLength"
-                    },
+                    if lo > max { "minLength" } else { "maxLength" },
                     ptr,
-                    format!("length bounds above {MAX_STRING_LENGTH}"),
+                    format!("length bounds above {max} (the limit `Limits::max_string_length`)"),
                 ));
             }
             if lo > LONG_STRING_ABOVE || hi.is_some_and(|h| h > LONG_STRING_ABOVE) {

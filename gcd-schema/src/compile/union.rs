@@ -377,7 +377,7 @@ fn one_scalar(
     if parts.iter().all(|p| p.values.is_some()) {
         let mut count: HashMap<String, usize> = HashMap::new();
         for p in &parts {
-            for v in p.values.as_ref().unwrap() {
+            for v in p.values.iter().flatten() {
                 *count.entry(v.clone()).or_default() += 1;
             }
         }
@@ -393,7 +393,8 @@ fn one_scalar(
                     .map_err(|_| SchemaError::unsupported("oneOf", ptr, "number value"))?;
                 number_scalar(&n)
             } else {
-                let s: String = serde_json::from_str(&v).unwrap();
+                let s: String = serde_json::from_str(&v)
+                    .map_err(|_| SchemaError::unsupported("oneOf", ptr, "string value"))?;
                 Scalar::of(quoted(&s, esc), Some(BTreeSet::from([v.clone()])))
             };
             keep.push(s);

@@ -53,7 +53,7 @@ pub enum MatchErrorKind {
     /// The token budget is below what the output still needs.
     BudgetTooSmall,
     /// A generalized grammar would need more live parser configurations
-    /// than [`Config::max_configurations`](crate::compiled::Config) allows.
+    /// than [`Limits::max_configurations`](crate::limits::Limits) allows.
     TooManyConfigurations,
 }
 
@@ -348,7 +348,7 @@ impl Matcher {
                     kind: MatchErrorKind::TooManyConfigurations,
                     message: format!(
                         "token {token} would leave {n} parser configurations alive, more than the \
-                         limit of {} (the grammar is ambiguous here; raise Config::max_configurations \
+                         limit of {} (the grammar is ambiguous here; raise Limits::max_configurations \
                          or make the grammar less ambiguous)",
                         self.bound.grammar.max_configurations()
                     ),

@@ -240,7 +240,7 @@ pub enum ParseErrorKind {
     /// not support yet; check such outputs with the matcher instead.
     UnsupportedGrammar,
     /// A generalized grammar whose derivations of this input grow past
-    /// [`Config::max_configurations`](crate::compiled::Config).
+    /// [`Limits::max_configurations`](crate::limits::Limits).
     TooAmbiguous,
 }
 
