@@ -49,11 +49,19 @@ impl TermSet {
     pub fn is_empty(&self) -> bool {
         self.words.iter().all(|w| *w == 0)
     }
+    /// Members in increasing order, a word at a time: sparse sets over
+    /// thousands of terminals are common (one literal per JSON key).
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
         self.words.iter().enumerate().flat_map(|(wi, &w)| {
-            (0..64)
-                .filter(move |b| w & (1u64 << b) != 0)
-                .map(move |b| wi * 64 + b)
+            let mut rest = w;
+            std::iter::from_fn(move || {
+                if rest == 0 {
+                    return None;
+                }
+                let b = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                Some(wi * 64 + b)
+            })
         })
     }
     pub fn remove(&mut self, i: usize) {

@@ -47,17 +47,17 @@ impl<'g> Work<'g> {
             return (false, Vec::new());
         }
         let predicts: Vec<TermSet> = alts.iter().map(|x| predict(sets, a, &x.rhs)).collect();
-        let mut firsts: Vec<Symbol> = Vec::new();
+        // Alternatives grouped by first symbol, groups in order of first
+        // appearance (a rule may have 20,000 alternatives).
+        let mut group_of: rustc_hash::FxHashMap<Symbol, usize> = Default::default();
         let mut groups: Vec<Vec<usize>> = Vec::new();
         for (i, x) in alts.iter().enumerate() {
             let Some(&f) = x.rhs.first() else { continue };
-            match firsts.iter().position(|&s| s == f) {
-                Some(j) => groups[j].push(i),
-                None => {
-                    firsts.push(f);
-                    groups.push(vec![i]);
-                }
-            }
+            let j = *group_of.entry(f).or_insert_with(|| {
+                groups.push(Vec::new());
+                groups.len() - 1
+            });
+            groups[j].push(i);
         }
         let mut removed = vec![false; alts.len()];
         let mut replaced: Vec<Option<Alt>> = vec![None; alts.len()];
