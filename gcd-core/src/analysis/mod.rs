@@ -329,8 +329,9 @@ pub const SEVERAL: u32 = 1 << 31;
 pub struct Ll1Table {
     /// Row-major, `(n_terms + 1)` columns, the last is end of input. A
     /// production, [`NO_PRODUCTION`], or [`SEVERAL`] plus an index into
-    /// `several_off`.
-    cells: Vec<u32>,
+    /// `several_off`. Shared with the parser's tables: rules × terminals
+    /// is the largest table of a grammar with thousands of keys.
+    cells: std::sync::Arc<[u32]>,
     columns: usize,
     /// The conflicting cells' productions, in grammar order, as
     /// `several[several_off[k]..several_off[k + 1]]`.
@@ -361,7 +362,7 @@ impl Ll1Table {
     pub fn columns(&self) -> usize {
         self.columns
     }
-    pub fn cells(&self) -> &[u32] {
+    pub fn cells(&self) -> &std::sync::Arc<[u32]> {
         &self.cells
     }
     /// The alternatives of the conflicting cells, and their offsets.
@@ -407,7 +408,11 @@ pub(crate) fn check_symbols(g: &Grammar, diags: &mut Diagnostics) {
 /// and one diagnostic per conflicting pair of alternatives.
 pub fn predict_table(g: &Grammar, sets: &Sets) -> (Ll1Table, Vec<Diagnostic>) {
     let columns = g.terminals.len() + 1;
-    let mut cells = vec![NO_PRODUCTION; g.nonterminals.len() * columns];
+    // Built in place (a Vec turned into an Arc would be copied, twice the
+    // largest table at once).
+    let mut shared: std::sync::Arc<[u32]> =
+        std::iter::repeat_n(NO_PRODUCTION, g.nonterminals.len() * columns).collect();
+    let cells = std::sync::Arc::get_mut(&mut shared).expect("just built, not shared");
     // Conflicting cells only (few), by cell index: every production predicted.
     let mut several: std::collections::BTreeMap<usize, Vec<u32>> = Default::default();
     let mut diags = Vec::new();
@@ -431,17 +436,19 @@ pub fn predict_table(g: &Grammar, sets: &Sets) -> (Ll1Table, Vec<Diagnostic>) {
             }
         }
     }
-    let mut table = Ll1Table {
-        cells,
-        columns,
-        several: Vec::new(),
-        several_off: vec![0],
-    };
+    let mut several_prods = Vec::new();
+    let mut several_off = vec![0];
     for (k, (i, prods)) in several.into_iter().enumerate() {
-        table.cells[i] = SEVERAL | k as u32;
-        table.several.extend_from_slice(&prods);
-        table.several_off.push(table.several.len() as u32);
+        cells[i] = SEVERAL | k as u32;
+        several_prods.extend_from_slice(&prods);
+        several_off.push(several_prods.len() as u32);
     }
+    let table = Ll1Table {
+        cells: shared,
+        columns,
+        several: several_prods,
+        several_off,
+    };
     (table, diags)
 }
 

@@ -61,7 +61,7 @@ pub struct ParseTables {
     pub n_terms: usize,
     /// `nt * (n_terms + 1) + lookahead` → production, `u32::MAX`, or
     /// [`SEVERAL`] plus an index into `several_off` (see [`Ll1Table`]).
-    pub table: Vec<u32>,
+    pub table: std::sync::Arc<[u32]>,
     pub several: Vec<u32>,
     pub several_off: Vec<u32>,
     /// Right-hand sides, reversed (ready to push), as `rhs[off[p]..off[p+1]]`.
@@ -121,7 +121,7 @@ impl ParseTables {
         let (several, several_off) = table.several();
         ParseTables {
             n_terms: g.terminals.len(),
-            table: table.cells().to_vec(),
+            table: table.cells().clone(),
             several: several.to_vec(),
             several_off: several_off.to_vec(),
             rhs,
