@@ -4,6 +4,8 @@
 //! that every fast path is tested against.
 
 #[cfg(feature = "vocab")]
+pub mod batch;
+#[cfg(feature = "vocab")]
 pub mod decode;
 #[cfg(feature = "vocab")]
 pub mod matcher;
