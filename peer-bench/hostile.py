@@ -62,7 +62,9 @@ def run(binary, path):
     else:
         lines = [l for l in (p.stdout + p.stderr).splitlines()
                  if l.strip() and not l.startswith("RSS_KB=")]
-        verdict = "refused: " + (lines[0][:90] if lines else "?")
+        # The line that says why, else the first.
+        why = [l for l in lines if "error" in l or "unsupported" in l] or lines
+        verdict = "refused: " + (why[0].split(": ", 1)[-1][:110] if why else "?")
     return verdict, secs, mb
 
 

@@ -30,27 +30,7 @@ pub struct ShortestCompletion {
 impl ShortestCompletion {
     pub fn new(g: &Grammar, dfas: &[TerminalDfa]) -> ShortestCompletion {
         let terminal_state: Vec<Vec<u32>> = dfas.iter().map(distances_to_match).collect();
-        let mut rule = vec![UNREACHABLE; g.nonterminals.len()];
-        // Costs only fall; each pass settles at least one more rule.
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for p in &g.productions {
-                let cost = p.rhs.iter().try_fold(0u32, |acc, s| {
-                    let c = match *s {
-                        Symbol::T(t) => terminal_state[t.index()][0],
-                        Symbol::N(n) => rule[n.index()],
-                    };
-                    (c != UNREACHABLE).then(|| acc.saturating_add(c))
-                });
-                if let Some(c) = cost {
-                    if c < rule[p.lhs.index()] {
-                        rule[p.lhs.index()] = c;
-                        changed = true;
-                    }
-                }
-            }
-        }
+        let rule = shortest_derivations(g, &terminal_state);
         ShortestCompletion {
             terminal_state,
             rule,
@@ -61,6 +41,57 @@ impl ShortestCompletion {
     pub fn min_sentence_bytes(&self, g: &Grammar) -> u32 {
         self.rule[g.start.index()]
     }
+}
+
+/// Fewest bytes of a derivation of each rule, settling the cheapest rule
+/// first (Knuth's generalization of Dijkstra's algorithm: a production's
+/// cost is a sum that never falls below its parts). Rounds over every
+/// production until nothing changed took one per link of a chain of rules.
+fn shortest_derivations(g: &Grammar, terminal_state: &[Vec<u32>]) -> Vec<u32> {
+    use std::cmp::Reverse;
+    let mut rule = vec![UNREACHABLE; g.nonterminals.len()];
+    // Per production: the bytes of its parts known so far, and how many
+    // rule occurrences are not settled yet.
+    let mut partial = vec![0u32; g.productions.len()];
+    let mut missing = vec![0u32; g.productions.len()];
+    let mut uses: Vec<Vec<u32>> = vec![Vec::new(); g.nonterminals.len()];
+    let mut heap = std::collections::BinaryHeap::new();
+    for (i, p) in g.productions.iter().enumerate() {
+        for s in &p.rhs {
+            match *s {
+                Symbol::T(t) => {
+                    let c = terminal_state[t.index()]
+                        .first()
+                        .copied()
+                        .unwrap_or(UNREACHABLE);
+                    partial[i] = partial[i].saturating_add(c);
+                }
+                Symbol::N(n) => {
+                    missing[i] += 1;
+                    uses[n.index()].push(i as u32);
+                }
+            }
+        }
+        if missing[i] == 0 && partial[i] != UNREACHABLE {
+            heap.push(Reverse((partial[i], p.lhs.0)));
+        }
+    }
+    let mut settled = vec![false; g.nonterminals.len()];
+    while let Some(Reverse((c, a))) = heap.pop() {
+        if std::mem::replace(&mut settled[a as usize], true) {
+            continue;
+        }
+        rule[a as usize] = c;
+        for &i in &uses[a as usize] {
+            let i = i as usize;
+            partial[i] = partial[i].saturating_add(c);
+            missing[i] -= 1;
+            if missing[i] == 0 && partial[i] != UNREACHABLE {
+                heap.push(Reverse((partial[i], g.productions[i].lhs.0)));
+            }
+        }
+    }
+    rule
 }
 
 /// Breadth-first search backwards from the accepting states.
