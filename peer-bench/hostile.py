@@ -22,6 +22,8 @@ def cases():
     out = []
     alts = " | ".join(f'"w{i}x"' for i in range(20000))
     out.append(("20,000 literal alternatives", "alts.lark", f"start: {alts}\n"))
+    alts = " | ".join(f'"w{i}x"' for i in range(100000))
+    out.append(("100,000 literal alternatives", "alts100k.lark", f"start: {alts}\n"))
     out.append(("groups nested 10,000 deep", "nest.lark", "start: " + "(" * 10000 + '"a"' + ")" * 10000 + "\n"))
     enum = {"enum": [f"value-{i}" for i in range(20000)]}
     out.append(("enum of 20,000 strings", "enum.json", json.dumps(enum)))

@@ -25,6 +25,11 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Limits {
+    /// Terminals of the grammar (literals and regexes, keys of a schema's
+    /// objects among them). The lexer's analysis keeps a set of terminals
+    /// per lexer state, so its memory grows with their square: checked
+    /// first, before any of that work.
+    pub max_terminals: usize,
     /// States of the contextual lexer (the product of the terminals' DFAs
     /// per parser context). Binding to a vocabulary costs time and memory
     /// per state.
@@ -64,6 +69,7 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
+            max_terminals: 32_768,
             max_lexer_states: 200_000,
             max_lexer_members: 32_000_000,
             max_candidate_sets: 50_000,

@@ -57,6 +57,16 @@ fn lexer_states_and_members() {
 }
 
 #[test]
+fn terminals() {
+    let src = optional_keys(200);
+    let mut l = Limits::default();
+    l.max_terminals = 150;
+    refused(&src, &l, "Limits::max_terminals");
+    l.max_terminals = 202;
+    assert!(compile(&src, &l).is_ok(), "200 keys, the braces");
+}
+
+#[test]
 fn candidate_sets() {
     let src = optional_keys(50);
     let mut l = Limits::default();

@@ -181,6 +181,13 @@ impl CompiledGrammar {
     pub fn with_config(g: &Grammar, config: &Config) -> Result<CompiledGrammar, GrammarError> {
         let deadline = Deadline::start(&config.limits);
         let too_large = |m: String| GrammarError::single(DiagnosticKind::TooLarge, None, m);
+        if g.terminals.len() > config.limits.max_terminals {
+            return Err(too_large(format!(
+                "the grammar has {} terminals, more than {} (the limit `Limits::max_terminals`)",
+                g.terminals.len(),
+                config.limits.max_terminals
+            )));
+        }
         // Terminal problems are independent of rule problems: report both.
         let dfas = build_dfas(g);
         deadline
