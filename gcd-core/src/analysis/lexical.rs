@@ -151,17 +151,22 @@ pub(crate) fn lexical_hazards(
         let start = lx.starts[ci];
         let mut dead = [0u64; 4];
         groups.clear();
-        for b in 0..=255u8 {
-            let bit = (b as usize / 64, 1u64 << (b % 64));
-            let t = lx.next(start, b);
+        // Bytes sorted by the state they lead to, then cut into groups.
+        let mut by_target: Vec<(u32, u8)> = (0..=255u8).map(|b| (lx.next(start, b), b)).collect();
+        by_target.sort_unstable();
+        for (t, b) in by_target {
+            let (w, bit) = (b as usize / 64, 1u64 << (b % 64));
             if t == DEAD {
-                dead[bit.0] |= bit.1;
-            } else if let Some(g) = groups.iter_mut().find(|g| g.0 == t) {
-                g.1[bit.0] |= bit.1;
-            } else {
-                let mut bytes = [0u64; 4];
-                bytes[bit.0] = bit.1;
-                groups.push((t, bytes));
+                dead[w] |= bit;
+                continue;
+            }
+            match groups.last_mut() {
+                Some(g) if g.0 == t => g.1[w] |= bit,
+                _ => {
+                    let mut bytes = [0u64; 4];
+                    bytes[w] = bit;
+                    groups.push((t, bytes));
+                }
             }
         }
         for y in set.iter() {
