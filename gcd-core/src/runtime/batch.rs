@@ -43,41 +43,38 @@ pub struct ShapeError {
     pub rows: usize,
 }
 
-/// The row length of a buffer of `len` values for `rows` rows.
-fn row_len(len: usize, rows: usize) -> Result<usize, ShapeError> {
-    match len.checked_div(rows) {
-        Some(n) if n * rows == len => Ok(n),
-        _ => Err(ShapeError { len, rows }),
+/// Splits `buf` into one equal row per matcher and fills each row with
+/// `fill`, in parallel.
+fn fill_rows<T: Send>(
+    matchers: &[&Matcher],
+    buf: &mut [T],
+    fill: impl Fn(&Matcher, &mut [T]) + Sync,
+) -> Result<(), ShapeError> {
+    let (len, rows) = (buf.len(), matchers.len());
+    if len == 0 && rows == 0 {
+        return Ok(());
     }
+    let row = match len.checked_div(rows) {
+        Some(n) if n * rows == len => n,
+        _ => return Err(ShapeError { len, rows }),
+    };
+    if row > 0 {
+        (buf.par_chunks_mut(row))
+            .zip(matchers.par_iter())
+            .for_each(|(r, m)| fill(m, r));
+    }
+    Ok(())
 }
 
 /// Fills `bitmask`, row-major with `bitmask.len() / matchers.len()` words
 /// per row, one row per matcher, in parallel.
 pub fn fill_bitmasks(matchers: &[&Matcher], bitmask: &mut [i32]) -> Result<(), ShapeError> {
-    if matchers.is_empty() && bitmask.is_empty() {
-        return Ok(());
-    }
-    let words = row_len(bitmask.len(), matchers.len())?;
-    if words > 0 {
-        (bitmask.par_chunks_mut(words))
-            .zip(matchers.par_iter())
-            .for_each(|(row, m)| m.fill_bitmask(row));
-    }
-    Ok(())
+    fill_rows(matchers, bitmask, Matcher::fill_bitmask)
 }
 
 /// Sets every forbidden logit to negative infinity, for a batch:
 /// `logits` is row-major with `logits.len() / matchers.len()` columns (the
 /// model's vocabulary width), one row per matcher, in parallel.
 pub fn mask_logits_batch(matchers: &[&Matcher], logits: &mut [f32]) -> Result<(), ShapeError> {
-    if matchers.is_empty() && logits.is_empty() {
-        return Ok(());
-    }
-    let width = row_len(logits.len(), matchers.len())?;
-    if width > 0 {
-        (logits.par_chunks_mut(width))
-            .zip(matchers.par_iter())
-            .for_each(|(row, m)| m.mask_logits(row));
-    }
-    Ok(())
+    fill_rows(matchers, logits, Matcher::mask_logits)
 }
