@@ -71,7 +71,7 @@ fn candidate_sets() {
     let src = optional_keys(50);
     let mut l = Limits::default();
     l.max_candidate_sets = 10;
-    refused(&src, &l, "more than 10 distinct parser contexts");
+    refused(&src, &l, "Limits::max_candidate_sets");
 }
 
 #[test]

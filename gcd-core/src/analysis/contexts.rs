@@ -22,7 +22,10 @@ pub(crate) fn acceptable_sets(
         GrammarError::single(
             DiagnosticKind::TooLarge,
             None,
-            format!("the grammar has more than {limit} distinct parser contexts; simplify it"),
+            format!(
+                "the grammar has more than {limit} distinct parser contexts \
+                 (the limit `Limits::max_candidate_sets`); simplify it"
+            ),
         )
     };
     // ctx[A]: acceptable sets of what lies below A on the stack.
