@@ -22,6 +22,7 @@
 
 mod budget;
 mod cache;
+mod heads;
 mod tables;
 
 use std::collections::HashMap;
@@ -34,6 +35,8 @@ pub use budget::BudgetTables;
 /// The budget's "no completion" cost (for tests that compare with it).
 #[doc(hidden)]
 pub use budget::INF;
+pub use heads::HeadMask;
+pub(crate) use heads::HeadMasks;
 pub(crate) use tables::set_bit;
 pub use tables::{Boundary, EndFilter, StateTables, TokenSet};
 
@@ -71,6 +74,9 @@ pub struct BoundGrammar {
     pub(crate) rooted: Mutex<FxHashMap<(u32, u32), Arc<StateTables>>>,
     /// Subtrees with at least this many nodes use rooted tables.
     pub(crate) rooted_min_nodes: usize,
+    /// Head masks of generalized grammars, built on first use.
+    pub(crate) heads: Mutex<HeadMasks>,
+    pub(crate) head_masks_on: bool,
 }
 
 /// A subtree walked by masks gets its own tables once it has this many
@@ -141,6 +147,8 @@ impl BoundGrammar {
             transparent: transparent_starts(&grammar),
             rooted: Mutex::default(),
             rooted_min_nodes: ROOTED_MIN_NODES,
+            heads: Mutex::default(),
+            head_masks_on: true,
             states: (0..n_states).map(|_| OnceLock::new()).collect(),
             end_filter_of,
             end_filters,

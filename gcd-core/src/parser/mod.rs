@@ -24,7 +24,7 @@ mod member_set;
 mod stack;
 
 pub use member_set::{SetPlan, SetRole, SetState, SetTables};
-pub use stack::{Below, Pos, SharedStack, Stack, StackView};
+pub use stack::{Below, HeadStack, Pos, SharedStack, Stack, StackView};
 
 use crate::analysis::{Ll1Table, Sets, NO_PRODUCTION, SEVERAL};
 use crate::grammar::TermSet;
@@ -81,6 +81,12 @@ pub struct ParseTables {
     pub set_role: Vec<Option<(u32, SetRole)>>,
     #[serde(default)]
     pub member_index: Vec<u32>,
+    /// Per nonterminal: whether it is a *star* rule, every production
+    /// empty or ending with the rule itself (`X: a X | b X | ε`, as left
+    /// recursion removal makes). Its language `L` is a Kleene closure, so
+    /// `L·L = L`: two of it in a row on a stack accept what one does.
+    #[serde(default)]
+    pub star: Vec<bool>,
 }
 
 impl ParseTables {
@@ -119,6 +125,15 @@ impl ParseTables {
             });
         }
         let (several, several_off) = table.several();
+        let mut star: Vec<bool> = (0..n_nts)
+            .map(|n| sets.nullable[n] && set_role[n].is_none())
+            .collect();
+        for (p, prod) in g.productions.iter().enumerate() {
+            let last = rhs[rhs_off[p] as usize..rhs_off[p + 1] as usize].first();
+            if last.is_some_and(|&s| s != prod.lhs.0 | NT_BIT) {
+                star[prod.lhs.index()] = false;
+            }
+        }
         ParseTables {
             n_terms: g.terminals.len(),
             table: table.cells().clone(),
@@ -133,7 +148,19 @@ impl ParseTables {
             sets: tables,
             set_role,
             member_index,
+            star,
         }
+    }
+
+    /// Whether stack symbol `s` is a [`star`](Self::star) rule.
+    #[inline]
+    pub fn is_star(&self, s: u32) -> bool {
+        s & NT_BIT != 0
+            && self
+                .star
+                .get((s & !NT_BIT) as usize)
+                .copied()
+                .unwrap_or(false)
     }
 
     /// The stack before any input.
@@ -430,5 +457,43 @@ impl ParseTables {
             }
         }
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::compiled::CompiledGrammar;
+
+    /// Whether rule `rule` of Lark grammar `src` is a star rule once compiled.
+    fn star_of(src: &str, rule: &str) -> bool {
+        let g = crate::lark::parse_grammar(src).unwrap();
+        let c = CompiledGrammar::new(&g).unwrap();
+        let names: Vec<&str> = c
+            .grammar
+            .nonterminals
+            .iter()
+            .map(|n| n.name.as_str())
+            .collect();
+        let n = names
+            .iter()
+            .position(|&n| n == rule)
+            .unwrap_or_else(|| panic!("{rule} not in {names:?}"));
+        c.parse.star[n]
+    }
+
+    #[test]
+    fn star_rules_are_closures() {
+        // (a|b)*: two in a row accept what one does.
+        assert!(star_of("start: (\"a\" | \"b\")* \"c\"\n", "start__star1"));
+        // Left recursion removed: `x: x "+" "a" | "a"` leaves a tail `("+" "a")*`.
+        assert!(star_of(
+            "start: x \"c\"\nx: x \"+\" \"a\" | \"a\"\n",
+            "x__lr2"
+        ));
+        // a^n b^n and a?: `x x` accepts "abab" and "aa", `x` does not.
+        assert!(!star_of("start: x \"c\"\nx: (\"a\" x \"b\")?\n", "x"));
+        assert!(!star_of("start: x \"c\"\nx: \"a\"?\n", "x"));
+        // Not nullable.
+        assert!(!star_of("start: x \"c\"\nx: \"a\" x | \"a\"\n", "x"));
     }
 }

@@ -21,12 +21,13 @@
 //! segment has run empty (or nullable) into its lower parts.
 
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
+use std::cell::Cell;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, OnceLock};
 
 use smallvec::SmallVec;
 
-use super::{is_data, NT_BIT};
+use super::{is_data, ParseTables, NT_BIT};
 
 /// What [`ParseTables::shift_each`](super::ParseTables::shift_each) needs
 /// of a stack.
@@ -56,6 +57,24 @@ pub trait Stack: Sized {
     fn settle(self, _nullable: &[bool], each: &mut impl FnMut(Self)) {
         each(self)
     }
+}
+
+/// How far below the top [`collapse_stars`] looks: a shift pushes one
+/// production, so a repeat it makes is within that production's length.
+const NEAR_TOP: usize = 8;
+
+/// The upper of two equal star rules next to each other among the top
+/// [`NEAR_TOP`] symbols of `top` (top last), if any; see
+/// [`ParseTables::star`](super::ParseTables::star). Without it the stack
+/// accepts the same strings, and a mask walk that meets a chain of unary
+/// operators (Go's `- - - x`, each pushing the expression's tail again)
+/// sees the same stack after every one instead of a deeper one each time.
+fn star_repeat(top: &[u32], parse: &ParseTables) -> Option<usize> {
+    let n = top.len();
+    let lo = n.saturating_sub(NEAR_TOP).max(1);
+    (lo..n)
+        .rev()
+        .find(|&i| top[i] == top[i - 1] && parse.is_star(top[i]))
 }
 
 /// Whether stack symbol `s` can derive the empty string.
@@ -141,6 +160,25 @@ impl SharedStack {
             (Some(a), Some(b)) => Arc::ptr_eq(a, b),
             _ => false,
         }
+    }
+
+    /// Drops repeated star rules near the top (see [`star_repeat`]).
+    pub fn collapse_stars(&mut self, parse: &ParseTables) {
+        while let Some(i) = star_repeat(&self.top, parse) {
+            self.top.remove(i);
+        }
+    }
+
+    /// Whether `self` and `other` are the same stack by content above
+    /// their lower part, and share that part (by identity).
+    pub fn same_as(&self, other: &SharedStack) -> bool {
+        self.top == other.top && self.same_below(other)
+    }
+
+    /// Hashes what [`same_as`](Self::same_as) compares.
+    pub fn hash_into(&self, h: &mut FxHasher) {
+        self.top.hash(h);
+        self.below.as_ref().map(Arc::as_ptr).hash(h);
     }
 
     /// The stacks `self` stands for, each bottom first. Exponential in the
@@ -312,6 +350,58 @@ impl Stack for SharedStack {
     }
 }
 
+/// The top symbols of some stack, cut off from the rest: a consumer that
+/// reads past them (pops the last, or reads top-down to the end) sets
+/// `bottom`, because what it found there depends on the symbols cut off.
+/// A mask walk over a head learns which tokens the head alone decides
+/// (see the matcher's head masks); every other operation behaves as on
+/// the whole stack.
+#[derive(Clone, Debug)]
+pub struct HeadStack<'a> {
+    pub stack: SharedStack,
+    pub bottom: &'a Cell<bool>,
+}
+
+impl Stack for HeadStack<'_> {
+    fn push_slice(&mut self, symbols: &[u32]) {
+        self.stack.top.extend_from_slice(symbols);
+    }
+    fn top_down(&self) -> impl Iterator<Item = u32> + '_ {
+        let bottom = self.bottom;
+        self.stack.top_down().chain(std::iter::from_fn(move || {
+            bottom.set(true);
+            None
+        }))
+    }
+    fn top_symbol(&self) -> Option<u32> {
+        self.stack.top_symbol()
+    }
+    fn pop_forking(&mut self, forks: &mut Vec<Self>) -> Option<u32> {
+        loop {
+            if let Some(s) = self.stack.top.pop() {
+                return Some(s);
+            }
+            let Some(below) = self.stack.below.take() else {
+                self.bottom.set(true);
+                return None;
+            };
+            forks.extend(below.alts[1..].iter().map(|a| HeadStack {
+                stack: a.clone(),
+                bottom: self.bottom,
+            }));
+            self.stack = below.alts[0].clone();
+        }
+    }
+    fn seal(&mut self) {
+        self.stack.seal();
+    }
+    fn settle(self, nullable: &[bool], each: &mut impl FnMut(Self)) {
+        let bottom = self.bottom;
+        self.stack
+            .settle(nullable, &mut |stack| each(HeadStack { stack, bottom }));
+    }
+}
+
 /// Where a [`StackView`] goes on below its own symbols: the bottom `keep`
 /// symbols of `base`, over `below` (if any). `costs` are the budget cost
 /// vectors of `base`'s positions when the matcher keeps them.
@@ -365,6 +455,38 @@ impl<'a> StackView<'a> {
             top: SmallVec::new(),
             at: Pos::of(s, costs),
         }
+    }
+
+    /// Drops repeated star rules near the top (see [`star_repeat`]),
+    /// including one pushed right above the same rule of the position.
+    pub fn collapse_stars(&mut self, parse: &ParseTables) {
+        while let Some(i) = star_repeat(&self.top, parse) {
+            self.top.remove(i);
+        }
+        let p = &self.at;
+        if let (Some(&first), Some(k)) = (self.top.first(), p.keep.checked_sub(1)) {
+            if first == p.base[k] && parse.is_star(first) {
+                self.top.remove(0);
+            }
+        }
+    }
+
+    /// Whether `self` and `other` push the same symbols on the same
+    /// position of the same stack (a conservative equality).
+    pub fn same_as(&self, other: &StackView) -> bool {
+        let (a, b) = (&self.at, &other.at);
+        self.top == other.top
+            && std::ptr::eq(a.base, b.base)
+            && a.keep == b.keep
+            && a.below.map(|x| x as *const Below) == b.below.map(|x| x as *const Below)
+            && a.costs.is_some() == b.costs.is_some()
+    }
+
+    /// Hashes what [`same_as`](Self::same_as) compares.
+    pub fn hash_into(&self, h: &mut FxHasher) {
+        self.top.hash(h);
+        (self.at.base.as_ptr(), self.at.keep).hash(h);
+        self.at.below.map(|x| x as *const Below).hash(h);
     }
 
     /// The symbols above the position (top last), and the position.

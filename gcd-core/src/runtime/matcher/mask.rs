@@ -19,14 +19,19 @@
 //! of a token `((((` visit `k^4` stacks. An LL(1) grammar's walk carries
 //! copy-free views, one per group.
 
+use std::cell::Cell;
+use std::ops::Range;
+
+use rustc_hash::{FxHashMap, FxHasher};
 use smallvec::SmallVec;
+use std::hash::Hasher;
 
 use super::{Config, Matcher};
 use crate::bind::{set_bit, BoundGrammar, Boundary, EndFilter, StateTables};
 use crate::compiled::CompiledGrammar;
 use crate::grammar::TermSet;
 use crate::lexer::DEAD;
-use crate::parser::{SharedStack, Stack, StackView};
+use crate::parser::{HeadStack, ParseTables, SharedStack, Stack, StackView};
 
 /// The terminals (ignored ones included) that a lexeme starting with
 /// parser `view` may end as, when they are fewer than the lexer's
@@ -67,8 +72,12 @@ pub(super) fn viable(g: &CompiledGrammar, q: u32, exact: &TermSet) -> bool {
 /// forks, so its walk carries views that copy nothing; a generalized one
 /// carries [`SharedStack`]s, which seal where they fork and merge when
 /// they reach the same top again.
-trait WalkStack<'a>: Stack + Clone {
-    fn root(c: &'a Config) -> Self;
+pub(super) trait WalkStack<'a>: Stack + Clone {
+    /// Whether two stacks are the same (may say no for equal ones).
+    fn same(&self, other: &Self) -> bool;
+    fn hash_into(&self, h: &mut FxHasher);
+    /// Drops repeated star rules near the top (the language stays).
+    fn collapse_stars(&mut self, parse: &ParseTables);
     /// Merges `items` whose stacks of one lexer state share their top.
     fn merge(items: &mut Vec<(u32, Self)>);
     fn exact(&self, g: &CompiledGrammar) -> Option<TermSet>;
@@ -76,8 +85,14 @@ trait WalkStack<'a>: Stack + Clone {
 }
 
 impl<'a> WalkStack<'a> for StackView<'a> {
-    fn root(c: &'a Config) -> Self {
-        c.view()
+    fn same(&self, other: &Self) -> bool {
+        self.same_as(other)
+    }
+    fn hash_into(&self, h: &mut FxHasher) {
+        StackView::hash_into(self, h)
+    }
+    fn collapse_stars(&mut self, parse: &ParseTables) {
+        StackView::collapse_stars(self, parse)
     }
     fn merge(_: &mut Vec<(u32, Self)>) {}
     fn exact(&self, g: &CompiledGrammar) -> Option<TermSet> {
@@ -89,8 +104,14 @@ impl<'a> WalkStack<'a> for StackView<'a> {
 }
 
 impl<'a> WalkStack<'a> for SharedStack {
-    fn root(c: &'a Config) -> Self {
-        c.stack.clone()
+    fn same(&self, other: &Self) -> bool {
+        self.same_as(other)
+    }
+    fn hash_into(&self, h: &mut FxHasher) {
+        SharedStack::hash_into(self, h)
+    }
+    fn collapse_stars(&mut self, parse: &ParseTables) {
+        SharedStack::collapse_stars(self, parse)
     }
     fn merge(items: &mut Vec<(u32, Self)>) {
         SharedStack::merge_in_place(
@@ -108,6 +129,33 @@ impl<'a> WalkStack<'a> for SharedStack {
     }
 }
 
+/// A head walk reads no member sets (grammars with them take whole-stack
+/// walks) and has no budget.
+impl<'a> WalkStack<'a> for HeadStack<'a> {
+    fn same(&self, other: &Self) -> bool {
+        self.stack.same_as(&other.stack)
+    }
+    fn hash_into(&self, h: &mut FxHasher) {
+        self.stack.hash_into(h)
+    }
+    fn collapse_stars(&mut self, parse: &ParseTables) {
+        self.stack.collapse_stars(parse)
+    }
+    fn merge(items: &mut Vec<(u32, Self)>) {
+        SharedStack::merge_in_place(
+            items,
+            |(q, h)| (*q, &h.stack),
+            |(_, h), below| h.stack.below = Some(below),
+        );
+    }
+    fn exact(&self, _: &CompiledGrammar) -> Option<TermSet> {
+        None
+    }
+    fn estimate(&self, _: &BoundGrammar, _: u32) -> u32 {
+        0
+    }
+}
+
 /// Parser stacks that share a lexer state.
 struct Group<S> {
     /// No two that could merge.
@@ -119,19 +167,35 @@ struct Group<S> {
     shifted: SmallVec<[(u32, u32, u32); 2]>,
 }
 
+/// Marks a memoized shift that read below a head.
+const UNDECIDED: u32 = u32::MAX;
+
 /// One mask computation.
-struct MaskWalk<'a, S> {
+pub(super) struct MaskWalk<'a, S> {
     b: &'a BoundGrammar,
     g: &'a CompiledGrammar,
     groups: Vec<Group<S>>,
     /// (lexer start state, group) after a shift; ranges of it are memoized
     /// per group.
     buckets: Vec<(u32, u32)>,
+    /// Groups made by shifts, by the hash of their stacks: a shift that
+    /// leaves the stacks as some group has them goes on as that group, with
+    /// its memo (a run of `-` in a token is a chain of unary minuses, each
+    /// leaving the stack as the one before did).
+    interned: FxHashMap<u64, SmallVec<[u32; 1]>>,
     /// Per trie depth: lexer state and group after that many bytes.
     state: Vec<u32>,
     group: Vec<u32>,
     /// The most tokens any allowed token may leave the completion.
     limit: Option<u32>,
+    /// A head walk's flag, set by a shift that read below the head.
+    pub(super) bottom: Option<&'a Cell<bool>>,
+    /// A head walk's trie nodes whose subtrees it could not decide: a
+    /// shift there read below the head.
+    pub(super) undecided: Vec<u32>,
+    /// Trie subtrees (sorted, disjoint `[start, end)` node ranges) a walk
+    /// is limited to: the nodes in them and their ancestors.
+    pub(super) only: Option<&'a [(u32, u32)]>,
 }
 
 impl Matcher {
@@ -143,46 +207,84 @@ impl Matcher {
         if self.bound.grammar.lexing() == crate::compiled::Lexing::Dynamic {
             return self.fill_dynamic(out);
         }
-        match self.bound.grammar.parse.is_generalized() {
-            false => self.fill_with::<StackView>(out),
-            true => self.fill_with::<SharedStack>(out),
+        let g = &self.bound.grammar;
+        if !g.parse.is_generalized() {
+            self.fill_with(out, Config::view);
+        } else if self.budget.is_none() && !g.parse.has_sets() && self.bound.head_masks_on() {
+            self.fill_by_heads(out);
+        } else {
+            self.fill_with(out, |c| c.stack.clone());
         }
     }
 
-    fn fill_with<'a, S: WalkStack<'a>>(&'a self, out: &mut [u64]) {
-        let b = &*self.bound;
-        let depth = 1 + b.trie.max_depth;
-        let mut walk = MaskWalk {
-            b,
-            g: &b.grammar,
-            groups: Vec::new(),
-            buckets: Vec::new(),
-            state: vec![DEAD; depth],
-            group: vec![0; depth],
-            limit: self.budget.map(|n| (n - self.tokens.len() - 1) as u32),
-        };
+    /// The walk over every configuration, grouped by lexer state.
+    fn fill_with<'a, S: WalkStack<'a>>(&'a self, out: &mut [u64], root: impl Fn(&'a Config) -> S) {
+        let limit = self.budget.map(|n| (n - self.tokens.len() - 1) as u32);
+        let mut walk = MaskWalk::new(&self.bound, limit);
         let mut order: SmallVec<[usize; 1]> = (0..self.configs.len()).collect();
         order.sort_by_key(|&i| self.configs[i].lexer);
         for same in order.chunk_by(|&i, &j| self.configs[i].lexer == self.configs[j].lexer) {
             let q = self.configs[same[0]].lexer;
-            let views = same.iter().map(|&i| S::root(&self.configs[i])).collect();
-            let gi = walk.new_group(views);
-            walk.add_state(out, gi, q, None);
-            // Tokens whose first byte closes the pending lexeme.
-            let tables = b.state(q);
-            if tables.end_filter != u32::MAX && !self.fresh {
-                let w = walk.g.lexer.winner(q).expect("end filter implies a winner");
-                let filter = b.end_filter(tables.end_filter);
-                for k in walk.shift(gi, w) {
-                    let (q2, gj) = walk.buckets[k];
-                    walk.add_state(out, gj, q2, Some(filter));
-                }
-            }
+            let views = same.iter().map(|&i| root(&self.configs[i])).collect();
+            walk.run(out, q, views, self.fresh);
         }
     }
 }
 
 impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
+    pub(super) fn new(b: &'a BoundGrammar, limit: Option<u32>) -> Self {
+        let depth = 1 + b.trie.max_depth;
+        MaskWalk {
+            b,
+            g: &b.grammar,
+            groups: Vec::new(),
+            buckets: Vec::new(),
+            interned: FxHashMap::default(),
+            state: vec![DEAD; depth],
+            group: vec![0; depth],
+            limit,
+            bottom: None,
+            undecided: Vec::new(),
+            only: None,
+        }
+    }
+
+    /// Adds the tokens allowed with the pending lexeme in lexer state `q`
+    /// and parser stacks `views` (`fresh`: nothing read yet).
+    pub(super) fn run(&mut self, out: &mut [u64], q: u32, views: SmallVec<[S; 1]>, fresh: bool) {
+        let b = self.b;
+        let gi = self.new_group(views);
+        self.add_state(out, gi, q, None);
+        // Tokens whose first byte closes the pending lexeme.
+        let tables = b.state(q);
+        if tables.end_filter != u32::MAX && !fresh {
+            let w = self.g.lexer.winner(q).expect("end filter implies a winner");
+            let filter = b.end_filter(tables.end_filter);
+            let Some(shifted) = self.shift(gi, w) else {
+                let trie = &b.trie;
+                let first = |n: &usize| filter.first_bytes[trie.byte[*n] as usize];
+                self.undecided
+                    .extend(trie.root_children().filter(first).map(|n| n as u32));
+                return;
+            };
+            for k in shifted {
+                let (q2, gj) = self.buckets[k];
+                self.add_state(out, gj, q2, Some(filter));
+            }
+        }
+    }
+
+    /// Whether the walk goes into trie node `i` (see `only`).
+    #[inline]
+    fn needed(&self, i: usize) -> bool {
+        let Some(only) = self.only else {
+            return true;
+        };
+        let end = self.b.trie.subtree_end[i];
+        let k = only.partition_point(|&(_, e)| e <= i as u32);
+        k < only.len() && only[k].0 < end
+    }
+
     fn new_group(&mut self, views: SmallVec<[S; 1]>) -> u32 {
         // A lexeme may end as what any of the stacks takes.
         let mut exact = None;
@@ -208,22 +310,50 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
         (self.groups.len() - 1) as u32
     }
 
+    /// A group of `views`: an existing one if it has the same stacks.
+    fn intern_group(&mut self, views: SmallVec<[S; 1]>) -> u32 {
+        let mut h = FxHasher::default();
+        for v in &views {
+            v.hash_into(&mut h);
+        }
+        let hash = h.finish();
+        let same = |g: &Group<S>| {
+            g.views.len() == views.len() && g.views.iter().zip(&views).all(|(a, b)| a.same(b))
+        };
+        if let Some(ids) = self.interned.get(&hash) {
+            if let Some(&gi) = ids.iter().find(|&&gi| same(&self.groups[gi as usize])) {
+                return gi;
+            }
+        }
+        let gi = self.new_group(views);
+        self.interned.entry(hash).or_default().push(gi);
+        gi
+    }
+
     /// The groups after group `gi` takes terminal `w`: each with the lexer
     /// state its next lexeme starts in (never [`DEAD`]), as a range of
-    /// `buckets`.
-    fn shift(&mut self, gi: u32, w: u32) -> std::ops::Range<usize> {
+    /// `buckets`. `None` in a head walk when the shift read below the head.
+    fn shift(&mut self, gi: u32, w: u32) -> Option<Range<usize>> {
         if let Some(&(_, from, to)) = self.groups[gi as usize].shifted.iter().find(|s| s.0 == w) {
-            return from as usize..to as usize;
+            return (from != UNDECIDED).then_some(from as usize..to as usize);
         }
         let g = self.g;
+        if let Some(bottom) = self.bottom {
+            bottom.set(false);
+        }
         let mut after: SmallVec<[(u32, S); 1]> = SmallVec::new();
         for view in &self.groups[gi as usize].views {
-            g.each_shift(view.clone(), w, |v| {
+            g.each_shift(view.clone(), w, |mut v| {
+                v.collapse_stars(&g.parse);
                 let q2 = g.start_state_top_down(v.top_symbol(), || v.top_down());
                 if q2 != DEAD {
                     after.push((q2, v));
                 }
             });
+        }
+        if self.bottom.is_some_and(Cell::get) {
+            (self.groups[gi as usize].shifted).push((w, UNDECIDED, UNDECIDED));
+            return None;
         }
         // Derivations that pushed the same symbols go on as one, over all
         // their lower parts.
@@ -241,13 +371,13 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
         }
         let mut made: SmallVec<[(u32, u32); 2]> = SmallVec::new();
         for (q2, views) in by_state {
-            made.push((q2, self.new_group(views)));
+            made.push((q2, self.intern_group(views)));
         }
         let from = self.buckets.len();
         self.buckets.extend(made);
         let to = self.buckets.len();
         (self.groups[gi as usize].shifted).push((w, from as u32, to as u32));
-        from..to
+        Some(from..to)
     }
 
     /// Whether some stack of group `gi` can finish within the budget from
@@ -286,7 +416,17 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
             }
         }
         for boundary in &tables.boundaries {
-            for k in self.shift(gi, boundary.winner) {
+            let Some(shifted) = self.shift(gi, boundary.winner) else {
+                let trie = &self.b.trie;
+                let first = |n: &&u32| {
+                    filter.is_none_or(|f| {
+                        f.first_bytes[trie.first_byte_of_node(**n as usize) as usize]
+                    })
+                };
+                self.undecided.extend(boundary.nodes.iter().filter(first));
+                continue;
+            };
+            for k in shifted {
                 let (q2, gj) = self.buckets[k];
                 self.add_boundary(out, gj, q2, boundary, filter);
             }
@@ -312,6 +452,9 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
                 continue;
             }
             for &node in &boundary.nodes[range] {
+                if !self.needed(node as usize) {
+                    continue;
+                }
                 if filter.is_some_and(|f| {
                     !f.first_bytes[b.trie.first_byte_of_node(node as usize) as usize]
                 }) {
@@ -328,6 +471,9 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
     fn walk(&mut self, out: &mut [u64], gi: u32, q: u32, root: usize) {
         let trie = &self.b.trie;
         let lx = &self.g.lexer;
+        if !self.needed(root) {
+            return;
+        }
         if trie.subtree_end[root] as usize - root >= self.b.rooted_min_nodes {
             // A large subtree: its tables, built once, instead of a walk.
             let tables = self.b.rooted(q, root as u32);
@@ -339,6 +485,10 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
         let end = trie.subtree_end[root] as usize;
         let mut i = root;
         while i < end {
+            if !self.needed(i) {
+                i = trie.subtree_end[i] as usize;
+                continue;
+            }
             let d = trie.depth[i] as usize;
             let s = self.state[d - 1];
             let mut gi = self.group[d - 1];
@@ -354,7 +504,12 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
                 // large subtree, every group: from its tables).
                 let big = trie.subtree_end[i] as usize - i >= self.b.rooted_min_nodes;
                 let mut next = None;
-                for k in self.shift(gi, w) {
+                let Some(shifted) = self.shift(gi, w) else {
+                    self.undecided.push(i as u32);
+                    i = trie.subtree_end[i] as usize;
+                    continue;
+                };
+                for k in shifted {
                     let (q2, gj) = self.buckets[k];
                     let n2 = lx.next(q2, byte);
                     if n2 == DEAD {

@@ -30,6 +30,7 @@ use crate::parser::{SharedStack, Stack, StackView};
 
 mod dynamic;
 mod forced;
+mod heads;
 mod mask;
 
 /// Why the matcher refused an operation. The state is unchanged.

@@ -1,0 +1,82 @@
+//! The store of head masks: per (lexer state, top of a parser stack), the
+//! tokens that those alone decide. The matcher computes them (see its
+//! `heads` module); binding keeps them, shared by every matcher of the
+//! grammar, because the same heads recur all through an output (every
+//! `if x` of a Go program starts the same expression under the same
+//! statement).
+
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
+use super::{BoundGrammar, TokenSet};
+
+/// Bytes of head masks a binding keeps; past it the store starts over.
+const MAX_HEAD_MASK_BYTES: usize = 64 << 20;
+
+/// What a head decides, with the pending lexeme in some lexer state `q`.
+#[derive(Debug)]
+pub struct HeadMask {
+    /// The allowed tokens that cross a lexeme boundary (the state's own
+    /// `within` tokens are left out: they are allowed whatever the stack).
+    pub crossing: TokenSet,
+    /// Sorted, disjoint trie node ranges `[start, end)` (whole subtrees)
+    /// whose tokens the head could not decide.
+    pub undecided: Box<[(u32, u32)]>,
+}
+
+impl HeadMask {
+    fn heap_bytes(&self) -> usize {
+        self.crossing.heap_bytes() + self.undecided.len() * 8 + 64
+    }
+}
+
+/// A head: lexer state, whether nothing was read yet, whether it is the
+/// whole stack, and its symbols (bottom first).
+type HeadKey = (u32, bool, bool, Box<[u32]>);
+
+#[derive(Debug, Default)]
+pub(crate) struct HeadMasks {
+    map: FxHashMap<HeadKey, Arc<HeadMask>>,
+    bytes: usize,
+}
+
+impl BoundGrammar {
+    /// Whether generalized masks use head masks (the default).
+    pub(crate) fn head_masks_on(&self) -> bool {
+        self.head_masks_on
+    }
+
+    /// Walks every configuration's whole stack instead of using head
+    /// masks when `false`: the reference the tests compare them with.
+    #[doc(hidden)]
+    pub fn set_head_masks(&mut self, on: bool) {
+        self.head_masks_on = on;
+    }
+
+    /// The head mask of `head` in lexer state `q`, from the store or from
+    /// `build`.
+    pub(crate) fn head_mask(
+        &self,
+        q: u32,
+        fresh: bool,
+        whole: bool,
+        head: &[u32],
+        build: impl FnOnce() -> HeadMask,
+    ) -> Arc<HeadMask> {
+        let lock = || self.heads.lock().unwrap_or_else(|e| e.into_inner());
+        let key: HeadKey = (q, fresh, whole, head.into());
+        if let Some(m) = lock().map.get(&key) {
+            return m.clone();
+        }
+        let mask = Arc::new(build());
+        let mut store = lock();
+        if store.bytes + mask.heap_bytes() > MAX_HEAD_MASK_BYTES {
+            store.map.clear();
+            store.bytes = 0;
+        }
+        store.bytes += mask.heap_bytes();
+        store.map.insert(key, mask.clone());
+        mask
+    }
+}

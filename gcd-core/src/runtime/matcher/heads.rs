@@ -1,0 +1,222 @@
+//! Head masks: most of a generalized grammar's mask is decided by the top
+//! of the parser stack.
+//!
+//! A mask walk shifts the terminals that each token's bytes complete, and
+//! in a language like Go the vocabulary's runs of operators (`-*-*-`,
+//! `/*****`) make thousands of distinct shifts after an identifier, each a
+//! new stack: 5-8 ms for a mask after `if n`. Nearly all of them only ever
+//! touch the top few symbols of the stack (a unary expression nests inside
+//! the one it started in), and the same top recurs all through an output.
+//!
+//! So the walk is done once on the stack's *head*, its top symbols down to
+//! the [`HEAD_SOLID`]th that cannot derive the empty string, with nothing
+//! below. A token that no shift along its bytes reads past the head is
+//! decided by the head alone: allowed or not whatever lies below. The
+//! others are marked by the trie node where a shift read past the head;
+//! their subtrees are walked again with the whole stack, the walk limited
+//! to them. The mask is the union of the two, which is exactly the whole
+//! walk's: a token allowed with the whole stack is allowed either along a
+//! path that never leaves the head (the head walk finds it) or along one
+//! that leaves it at some node (the limited walk goes there).
+//!
+//! Head masks are kept by the binding ([`crate::bind::HeadMask`]), keyed
+//! by lexer state and head. Budgets and member sets depend on the whole
+//! stack, so masks with them walk it as before.
+
+use std::cell::Cell;
+
+use bitvec::vec::BitVec;
+use smallvec::{smallvec, SmallVec};
+
+use super::Matcher;
+use crate::bind::{HeadMask, TokenSet};
+use std::sync::{Arc, OnceLock};
+
+use crate::parser::{Below, HeadStack, SharedStack, NT_BIT};
+
+use super::mask::MaskWalk;
+
+/// How many symbols that cannot derive the empty string a head holds: one
+/// is too few (after `if n` the expression may end, and what the lexer
+/// expects then is the block's `{` below it).
+pub(super) const HEAD_SOLID: usize = 2;
+
+/// Markers of a head's encoding.
+const CUT: u32 = u32::MAX;
+const END: u32 = u32::MAX - 1;
+const ALTS: u32 = 1 << 30;
+
+impl Matcher {
+    /// The mask from head masks, completed by walks over the whole stacks
+    /// limited to what the heads left undecided.
+    pub(super) fn fill_by_heads(&self, out: &mut [u64]) {
+        let b = &*self.bound;
+        // Per configuration the head left tokens to: its lexer state, its
+        // index and its head mask.
+        let mut rest: SmallVec<[(u32, usize, Arc<HeadMask>); 1]> = SmallVec::new();
+        for (i, c) in self.configs.iter().enumerate() {
+            let (head, key, whole) = self.head(&c.stack);
+            let m = b.head_mask(c.lexer, self.fresh, whole, &key, || {
+                self.head_mask(c.lexer, head, whole)
+            });
+            b.state(c.lexer).within.or_into(out, None);
+            m.crossing.or_into(out, None);
+            if !m.undecided.is_empty() {
+                rest.push((c.lexer, i, m));
+            }
+        }
+        // The rest, walked with the whole stacks of each lexer state.
+        rest.sort_by_key(|r| r.0);
+        for same in rest.chunk_by(|a, b| a.0 == b.0) {
+            let mut ranges: Vec<(u32, u32)> = (same.iter())
+                .flat_map(|r| r.2.undecided.iter().copied())
+                .collect();
+            ranges.sort_unstable();
+            let ranges = disjoint(ranges);
+            let mut walk = MaskWalk::new(b, None);
+            walk.only = Some(&ranges);
+            let views = same
+                .iter()
+                .map(|r| self.configs[r.1].stack.clone())
+                .collect();
+            walk.run(out, same[0].0, views, self.fresh);
+        }
+    }
+
+    /// The head of `stack`: on every way down, its top symbols through the
+    /// [`HEAD_SOLID`]th that cannot derive the empty string, as a stack of
+    /// its own; with its encoding (the key of its head mask) and whether it
+    /// is the whole stack (no way down was cut).
+    fn head(&self, stack: &SharedStack) -> (SharedStack, SmallVec<[u32; 16]>, bool) {
+        let mut key = SmallVec::new();
+        let (head, cut) = self.cut(stack, HEAD_SOLID, &mut key);
+        (head, key, !cut)
+    }
+
+    /// [`head`](Self::head) of `stack` with `solid` such symbols still to
+    /// take; appends its encoding to `key` (each part: its length, its
+    /// symbols, then [`CUT`], [`END`] or [`ALTS`] with the number of lower
+    /// parts, which follow) and returns whether it cut a way down.
+    fn cut(
+        &self,
+        stack: &SharedStack,
+        solid: usize,
+        key: &mut SmallVec<[u32; 16]>,
+    ) -> (SharedStack, bool) {
+        let nullable = &self.bound.grammar.parse.nullable;
+        let mut left = solid;
+        let mut taken = 0;
+        for &s in stack.top.iter().rev() {
+            taken += 1;
+            if s & NT_BIT == 0 || !nullable[(s & !NT_BIT) as usize] {
+                left -= 1;
+                if left == 0 {
+                    break;
+                }
+            }
+        }
+        let top = stack.top[stack.top.len() - taken..].to_vec();
+        key.push(taken as u32);
+        key.extend_from_slice(&top);
+        let below = match (&stack.below, left) {
+            (_, 0) => {
+                key.push(CUT);
+                return (SharedStack::new(top), true);
+            }
+            (None, _) => {
+                key.push(END);
+                return (SharedStack::new(top), false);
+            }
+            (Some(below), _) => below,
+        };
+        key.push(ALTS | below.alts.len() as u32);
+        let mut cut = false;
+        let alts = (below.alts.iter())
+            .map(|a| {
+                let (part, c) = self.cut(a, left, key);
+                cut |= c;
+                part
+            })
+            .collect();
+        let below = Below {
+            alts,
+            costs: OnceLock::new(),
+        };
+        (
+            SharedStack {
+                top,
+                below: Some(Arc::new(below)),
+            },
+            cut,
+        )
+    }
+
+    /// Walks `head` alone from lexer state `q` (if it is not the `whole`
+    /// stack, nothing it reads below is decided).
+    fn head_mask(&self, q: u32, head: SharedStack, whole: bool) -> HeadMask {
+        let b = &*self.bound;
+        let bottom = Cell::new(false);
+        let mut allowed = vec![0u64; b.trie.vocab_len.div_ceil(64)];
+        let mut walk = MaskWalk::new(b, None);
+        walk.bottom = (!whole).then_some(&bottom);
+        let root = HeadStack {
+            stack: head,
+            bottom: &bottom,
+        };
+        walk.run(&mut allowed, q, smallvec![root], self.fresh);
+        let mut undecided = std::mem::take(&mut walk.undecided);
+        undecided.sort_unstable();
+        undecided.dedup();
+        let subtree_end = &b.trie.subtree_end;
+        let ranges = (undecided.into_iter())
+            .map(|n| (n, subtree_end[n as usize]))
+            .collect();
+        HeadMask {
+            crossing: crossing(allowed, &b.state(q).within),
+            undecided: disjoint(ranges).into(),
+        }
+    }
+}
+
+/// The tokens of `allowed` (raw bitset words) outside `within`.
+fn crossing(mut allowed: Vec<u64>, within: &TokenSet) -> TokenSet {
+    match within {
+        TokenSet::Dense(bits) => {
+            for (a, w) in allowed.iter_mut().zip(bits.as_raw_slice()) {
+                *a &= !w;
+            }
+        }
+        TokenSet::Sparse(ids) => {
+            for &id in ids {
+                allowed[id as usize / 64] &= !(1u64 << (id % 64));
+            }
+        }
+    }
+    let width = allowed.len() * 64;
+    let count: usize = allowed.iter().map(|w| w.count_ones() as usize).sum();
+    if count * 32 >= width {
+        return TokenSet::Dense(BitVec::from_vec(allowed));
+    }
+    let mut ids = Vec::with_capacity(count);
+    for (k, &word) in allowed.iter().enumerate() {
+        let mut w = word;
+        while w != 0 {
+            ids.push((k * 64) as u32 + w.trailing_zeros());
+            w &= w - 1;
+        }
+    }
+    TokenSet::Sparse(ids)
+}
+
+/// Sorted subtree ranges with the ones inside another dropped (subtrees
+/// nest or are disjoint, so what is left is disjoint).
+fn disjoint(sorted: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
+    let mut out: Vec<(u32, u32)> = Vec::with_capacity(sorted.len());
+    for (start, end) in sorted {
+        match out.last() {
+            Some(&(_, e)) if start < e => {}
+            _ => out.push((start, end)),
+        }
+    }
+    out
+}

@@ -1,0 +1,140 @@
+//! Head masks (the part of a generalized grammar's mask that the top of the
+//! stack decides, kept per binding) give the same masks as walking every
+//! configuration's whole stack: on real Go and Java programs token by
+//! token, a second time over the same programs (every head then comes from
+//! the store), and on random walks. The whole-stack walk itself is checked
+//! against the brute-force reference in `matcher_vs_reference.rs`, which
+//! runs with head masks on, as every binding does by default.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::data::shared_data;
+use gcd_core::bind::BoundGrammar;
+use gcd_core::compiled::CompiledGrammar;
+use gcd_core::runtime::matcher::Matcher;
+use gcd_core::vocab::Vocabulary;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// Removes `//` and `/* */` comments outside literals (SynCode's grammars
+/// have no comment terminal), then leading blank lines.
+fn strip_comments(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let (mut i, mut quote) = (0, None);
+    while i < b.len() {
+        let c = b[i];
+        if let Some(q) = quote {
+            out.push(c);
+            if c == b'\\' && i + 1 < b.len() {
+                out.push(b[i + 1]);
+                i += 2;
+                continue;
+            }
+            if c == q {
+                quote = None;
+            }
+            i += 1;
+        } else if matches!(c, b'"' | b'\'' | b'`') {
+            quote = Some(c);
+            out.push(c);
+            i += 1;
+        } else if b[i..].starts_with(b"//") {
+            i += b[i..]
+                .iter()
+                .position(|&x| x == b'\n')
+                .unwrap_or(b.len() - i);
+        } else if b[i..].starts_with(b"/*") {
+            i = (b[i + 2..].windows(2).position(|w| w == b"*/")).map_or(b.len(), |k| i + 4 + k);
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    let s = String::from_utf8(out).unwrap();
+    s.trim_start_matches(['\r', '\n', ' ', '\t']).to_string()
+}
+
+/// Follows `tokens` (then random allowed tokens up to `steps`) with head
+/// masks on and off, comparing every mask; returns how many.
+fn compare(pair: &[Arc<BoundGrammar>; 2], tokens: &[u32], steps: usize, seed: u64) -> usize {
+    let width = pair[0].vocab().len();
+    let mut ms = pair.clone().map(Matcher::new);
+    let mut rng = StdRng::seed_from_u64(seed);
+    for step in 0..steps {
+        let [a, b] = [&ms[0], &ms[1]].map(|m| m.compute_mask(width));
+        if a != b {
+            let only = |x: &bitvec::vec::BitVec<u64>, y: &bitvec::vec::BitVec<u64>| {
+                (x.iter_ones().filter(|&t| !y[t]).take(5))
+                    .map(|t| {
+                        String::from_utf8_lossy(pair[0].vocab().token_bytes(t as u32).unwrap())
+                            .into_owned()
+                    })
+                    .collect::<Vec<_>>()
+            };
+            panic!(
+                "after {:?}: head masks allow {:?} that the whole walk does not, and miss {:?}",
+                String::from_utf8_lossy(ms[0].output()),
+                only(&a, &b),
+                only(&b, &a)
+            );
+        }
+        let allowed: Vec<usize> = a
+            .iter_ones()
+            .filter(|&t| !pair[0].vocab().is_eos(t as u32))
+            .collect();
+        let t = match tokens.get(step) {
+            Some(&t) if a[t as usize] => t,
+            Some(_) => return step + 1,
+            None if allowed.is_empty() => return step + 1,
+            None => allowed[rng.random_range(0..allowed.len())] as u32,
+        };
+        for m in &mut ms {
+            m.advance(t).unwrap();
+        }
+    }
+    steps
+}
+
+#[test]
+fn code_masks_equal_with_and_without_head_masks() {
+    let Some(root) = shared_data() else { return };
+    let vocab = Arc::new(
+        Vocabulary::from_tokenizer_json(&root.join("tokenizers/llama3/tokenizer.json")).unwrap(),
+    );
+    let mut masks = 0;
+    for (lang, stride) in [("go", 4), ("java", 6)] {
+        let path = root.join(format!("grammars/lark-syncode/{lang}_grammar.lark"));
+        let g = gcd_core::lark::parse_grammar(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let compiled = Arc::new(CompiledGrammar::new(&g).unwrap());
+        let heads = Arc::new(BoundGrammar::new(compiled.clone(), vocab.clone()));
+        let mut whole = BoundGrammar::new(compiled, vocab.clone());
+        whole.set_head_masks(false);
+        let pair = [heads, Arc::new(whole)];
+        let mut files: Vec<_> = std::fs::read_dir(root.join("code-corpus").join(lang))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == lang))
+            .collect();
+        files.sort();
+        let programs: Vec<Vec<u32>> = (files.iter().step_by(stride))
+            .map(|p| {
+                vocab
+                    .encode(&strip_comments(&std::fs::read_to_string(p).unwrap()))
+                    .unwrap()
+            })
+            .collect();
+        // The second round finds every head in the store.
+        for round in 0..2 {
+            for tokens in &programs {
+                masks += compare(&pair, tokens, tokens.len().min(400), round);
+            }
+        }
+        for seed in 0..3 {
+            masks += compare(&pair, &[], 40, seed);
+        }
+    }
+    assert!(masks > 2000, "{masks}");
+}
