@@ -20,13 +20,14 @@
 //! that leaves it at some node (the limited walk goes there).
 //!
 //! Head masks are kept by the binding ([`crate::bind::HeadMask`]), keyed
-//! by lexer state and head. Budgets and member sets depend on the whole
-//! stack, so masks with them walk it as before.
+//! by lexer state and the heads of the configurations in it (walked
+//! together, as the whole-stack walk does). Budgets and member sets depend
+//! on the whole stack, so masks with them walk it as before.
 
 use std::cell::Cell;
 
 use bitvec::vec::BitVec;
-use smallvec::{smallvec, SmallVec};
+use smallvec::SmallVec;
 
 use super::Matcher;
 use crate::bind::{HeadMask, TokenSet};
@@ -48,38 +49,45 @@ const ALTS: u32 = 1 << 30;
 
 impl Matcher {
     /// The mask from head masks, completed by walks over the whole stacks
-    /// limited to what the heads left undecided.
+    /// limited to what the heads left undecided. Configurations in one
+    /// lexer state share a head mask (keyed by all their heads), so their
+    /// derivations are walked together, as a whole-stack walk does.
     pub(super) fn fill_by_heads(&self, out: &mut [u64]) {
         let b = &*self.bound;
-        // Per configuration the head left tokens to: its lexer state, its
-        // index and its head mask.
-        let mut rest: SmallVec<[(u32, usize, Arc<HeadMask>); 1]> = SmallVec::new();
-        for (i, c) in self.configs.iter().enumerate() {
-            let (head, key, whole) = self.head(&c.stack);
-            let m = b.head_mask(c.lexer, self.fresh, whole, &key, || {
-                self.head_mask(c.lexer, head, whole)
-            });
-            b.state(c.lexer).within.or_into(out, None);
-            m.crossing.or_into(out, None);
-            if !m.undecided.is_empty() {
-                rest.push((c.lexer, i, m));
-            }
-        }
-        // The rest, walked with the whole stacks of each lexer state.
-        rest.sort_by_key(|r| r.0);
-        for same in rest.chunk_by(|a, b| a.0 == b.0) {
-            let mut ranges: Vec<(u32, u32)> = (same.iter())
-                .flat_map(|r| r.2.undecided.iter().copied())
+        let mut order: SmallVec<[usize; 1]> = (0..self.configs.len()).collect();
+        order.sort_by_key(|&i| self.configs[i].lexer);
+        for same in order.chunk_by(|&i, &j| self.configs[i].lexer == self.configs[j].lexer) {
+            let q = self.configs[same[0]].lexer;
+            // The heads in a canonical order: (encoding, head, whole).
+            let mut heads: SmallVec<[(SmallVec<[u32; 16]>, SharedStack, bool); 1]> = (same.iter())
+                .map(|&i| {
+                    let (head, key, whole) = self.head(&self.configs[i].stack);
+                    (key, head, whole)
+                })
                 .collect();
-            ranges.sort_unstable();
-            let ranges = disjoint(ranges);
+            heads.sort_by(|x, y| x.0.cmp(&y.0));
+            heads.dedup_by(|x, y| x.0 == y.0);
+            let whole = heads.iter().all(|h| h.2);
+            let mut key: SmallVec<[u32; 16]> = SmallVec::new();
+            for h in &heads {
+                key.push(h.0.len() as u32);
+                key.extend_from_slice(&h.0);
+            }
+            let m = b.head_mask(q, self.fresh, whole, &key, || {
+                self.head_mask(q, heads.into_iter().map(|h| h.1).collect(), whole)
+            });
+            b.state(q).within.or_into(out, None);
+            m.crossing.or_into(out, None);
+            if m.undecided.is_empty() {
+                continue;
+            }
             let mut walk = MaskWalk::new(b, None);
-            walk.only = Some(&ranges);
+            walk.only = Some(&m.undecided);
             let views = same
                 .iter()
-                .map(|r| self.configs[r.1].stack.clone())
+                .map(|&i| self.configs[i].stack.clone())
                 .collect();
-            walk.run(out, same[0].0, views, self.fresh);
+            walk.run(out, q, views, self.fresh);
         }
     }
 
@@ -151,19 +159,21 @@ impl Matcher {
         )
     }
 
-    /// Walks `head` alone from lexer state `q` (if it is not the `whole`
-    /// stack, nothing it reads below is decided).
-    fn head_mask(&self, q: u32, head: SharedStack, whole: bool) -> HeadMask {
+    /// Walks `heads` alone from lexer state `q` (unless they are `whole`
+    /// stacks, nothing they read below is decided).
+    fn head_mask(&self, q: u32, heads: SmallVec<[SharedStack; 1]>, whole: bool) -> HeadMask {
         let b = &*self.bound;
         let bottom = Cell::new(false);
         let mut allowed = vec![0u64; b.trie.vocab_len.div_ceil(64)];
         let mut walk = MaskWalk::new(b, None);
         walk.bottom = (!whole).then_some(&bottom);
-        let root = HeadStack {
-            stack: head,
-            bottom: &bottom,
-        };
-        walk.run(&mut allowed, q, smallvec![root], self.fresh);
+        let roots = (heads.into_iter())
+            .map(|stack| HeadStack {
+                stack,
+                bottom: &bottom,
+            })
+            .collect();
+        walk.run(&mut allowed, q, roots, self.fresh);
         let mut undecided = std::mem::take(&mut walk.undecided);
         undecided.sort_unstable();
         undecided.dedup();
