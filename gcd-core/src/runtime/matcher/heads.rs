@@ -47,6 +47,15 @@ const CUT: u32 = u32::MAX;
 const END: u32 = u32::MAX - 1;
 const ALTS: u32 = 1 << 30;
 
+/// The head of one configuration's stack.
+struct Head {
+    /// Its encoding (see [`Matcher::cut`]).
+    key: SmallVec<[u32; 16]>,
+    stack: SharedStack,
+    /// No way down was cut: it is the whole stack.
+    whole: bool,
+}
+
 impl Matcher {
     /// The mask from head masks, completed by walks over the whole stacks
     /// limited to what the heads left undecided. Configurations in one
@@ -59,22 +68,19 @@ impl Matcher {
         for same in order.chunk_by(|&i, &j| self.configs[i].lexer == self.configs[j].lexer) {
             let q = self.configs[same[0]].lexer;
             // The heads in a canonical order: (encoding, head, whole).
-            let mut heads: SmallVec<[(SmallVec<[u32; 16]>, SharedStack, bool); 1]> = (same.iter())
-                .map(|&i| {
-                    let (head, key, whole) = self.head(&self.configs[i].stack);
-                    (key, head, whole)
-                })
+            let mut heads: SmallVec<[Head; 1]> = (same.iter())
+                .map(|&i| self.head(&self.configs[i].stack))
                 .collect();
-            heads.sort_by(|x, y| x.0.cmp(&y.0));
-            heads.dedup_by(|x, y| x.0 == y.0);
-            let whole = heads.iter().all(|h| h.2);
+            heads.sort_by(|x, y| x.key.cmp(&y.key));
+            heads.dedup_by(|x, y| x.key == y.key);
+            let whole = heads.iter().all(|h| h.whole);
             let mut key: SmallVec<[u32; 16]> = SmallVec::new();
             for h in &heads {
-                key.push(h.0.len() as u32);
-                key.extend_from_slice(&h.0);
+                key.push(h.key.len() as u32);
+                key.extend_from_slice(&h.key);
             }
             let m = b.head_mask(q, self.fresh, whole, &key, || {
-                self.head_mask(q, heads.into_iter().map(|h| h.1).collect(), whole)
+                self.head_mask(q, heads.into_iter().map(|h| h.stack).collect(), whole)
             });
             b.state(q).within.or_into(out, None);
             m.crossing.or_into(out, None);
@@ -95,10 +101,14 @@ impl Matcher {
     /// [`HEAD_SOLID`]th that cannot derive the empty string, as a stack of
     /// its own; with its encoding (the key of its head mask) and whether it
     /// is the whole stack (no way down was cut).
-    fn head(&self, stack: &SharedStack) -> (SharedStack, SmallVec<[u32; 16]>, bool) {
+    fn head(&self, stack: &SharedStack) -> Head {
         let mut key = SmallVec::new();
         let (head, cut) = self.cut(stack, HEAD_SOLID, &mut key);
-        (head, key, !cut)
+        Head {
+            key,
+            stack: head,
+            whole: !cut,
+        }
     }
 
     /// [`head`](Self::head) of `stack` with `solid` such symbols still to
