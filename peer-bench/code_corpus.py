@@ -64,6 +64,8 @@ def main() -> int:
     ap.add_argument("--tokenizer", required=True)
     ap.add_argument("--gcd", default="./target/release/gcd")
     ap.add_argument("--start", default="start")
+    ap.add_argument("--passes", type=int, default=1,
+                    help="replay the files this many times with one binding (mask times per pass)")
     ap.add_argument("--lexing", default="maximal-munch", choices=["maximal-munch", "dynamic"],
                     help="gcd's lexing; `dynamic` is compared with Lark's dynamic_complete lexer")
     args = ap.parse_args()
@@ -92,18 +94,19 @@ def main() -> int:
 
     run = subprocess.run(
         [args.gcd, "replay", "--lexing", args.lexing, "--grammar", args.grammar,
-         "--tokenizer", args.tokenizer, *files],
+         "--tokenizer", args.tokenizer, *(["--passes", str(args.passes)] if args.passes > 1 else []),
+         *files],
         capture_output=True,
         text=True,
     )
     gcd_ok = {}
-    summary = ""
+    summary = []
     for line in run.stdout.splitlines():
         path, sep, verdict = line.partition(": ")
         if sep and path in lark_ok:
             gcd_ok[path] = verdict == "ok"
-        elif line.startswith("bind "):
-            summary = line
+        elif line.startswith("bind ") or line.startswith("pass "):
+            summary.append(line)
     if run.returncode not in (0, 1) or len(gcd_ok) != len(files):
         print(run.stdout, run.stderr, file=sys.stderr)
         return 2
@@ -114,7 +117,8 @@ def main() -> int:
               f"gcd {'accepts' if gcd_ok[p] else 'rejects'}")
     print(f"{len(files)} files: Lark accepts {sum(lark_ok.values())}, gcd accepts "
           f"{sum(gcd_ok.values())}, {len(disagree)} disagree")
-    print(f"gcd: {summary}")
+    for line in summary:
+        print(f"gcd: {line}")
     return 1 if disagree else 0
 
 
