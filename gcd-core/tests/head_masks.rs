@@ -11,12 +11,10 @@ mod common;
 use std::sync::Arc;
 
 use common::data::shared_data;
+use common::pair::compare_masks;
 use gcd_core::bind::BoundGrammar;
 use gcd_core::compiled::CompiledGrammar;
-use gcd_core::runtime::matcher::Matcher;
 use gcd_core::vocab::Vocabulary;
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 
 /// Removes `//` and `/* */` comments outside literals (SynCode's grammars
 /// have no comment terminal), then leading blank lines.
@@ -57,47 +55,6 @@ fn strip_comments(text: &str) -> String {
     s.trim_start_matches(['\r', '\n', ' ', '\t']).to_string()
 }
 
-/// Follows `tokens` (then random allowed tokens up to `steps`) with head
-/// masks on and off, comparing every mask; returns how many.
-fn compare(pair: &[Arc<BoundGrammar>; 2], tokens: &[u32], steps: usize, seed: u64) -> usize {
-    let width = pair[0].vocab().len();
-    let mut ms = pair.clone().map(Matcher::new);
-    let mut rng = StdRng::seed_from_u64(seed);
-    for step in 0..steps {
-        let [a, b] = [&ms[0], &ms[1]].map(|m| m.compute_mask(width));
-        if a != b {
-            let only = |x: &bitvec::vec::BitVec<u64>, y: &bitvec::vec::BitVec<u64>| {
-                (x.iter_ones().filter(|&t| !y[t]).take(5))
-                    .map(|t| {
-                        String::from_utf8_lossy(pair[0].vocab().token_bytes(t as u32).unwrap())
-                            .into_owned()
-                    })
-                    .collect::<Vec<_>>()
-            };
-            panic!(
-                "after {:?}: head masks allow {:?} that the whole walk does not, and miss {:?}",
-                String::from_utf8_lossy(ms[0].output()),
-                only(&a, &b),
-                only(&b, &a)
-            );
-        }
-        let allowed: Vec<usize> = a
-            .iter_ones()
-            .filter(|&t| !pair[0].vocab().is_eos(t as u32))
-            .collect();
-        let t = match tokens.get(step) {
-            Some(&t) if a[t as usize] => t,
-            Some(_) => return step + 1,
-            None if allowed.is_empty() => return step + 1,
-            None => allowed[rng.random_range(0..allowed.len())] as u32,
-        };
-        for m in &mut ms {
-            m.advance(t).unwrap();
-        }
-    }
-    steps
-}
-
 #[test]
 fn code_masks_equal_with_and_without_head_masks() {
     let Some(root) = shared_data() else { return };
@@ -129,11 +86,11 @@ fn code_masks_equal_with_and_without_head_masks() {
         // The second round finds every head in the store.
         for round in 0..2 {
             for tokens in &programs {
-                masks += compare(&pair, tokens, tokens.len().min(400), round);
+                masks += compare_masks(&pair, None, tokens, tokens.len().min(400), round);
             }
         }
         for seed in 0..3 {
-            masks += compare(&pair, &[], 40, seed);
+            masks += compare_masks(&pair, None, &[], 40, seed);
         }
     }
     assert!(masks > 2000, "{masks}");

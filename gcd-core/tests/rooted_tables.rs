@@ -9,12 +9,10 @@ mod common;
 use std::sync::Arc;
 
 use common::data::{json_documents, shared_data};
+use common::pair::compare_masks;
 use gcd_core::bind::BoundGrammar;
 use gcd_core::compiled::CompiledGrammar;
-use gcd_core::runtime::matcher::Matcher;
 use gcd_core::vocab::Vocabulary;
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 
 /// Two bindings of one grammar: rooted tables on (the default) and off.
 fn both(grammar: &Arc<CompiledGrammar>, vocab: &Arc<Vocabulary>) -> [Arc<BoundGrammar>; 2] {
@@ -22,51 +20,6 @@ fn both(grammar: &Arc<CompiledGrammar>, vocab: &Arc<Vocabulary>) -> [Arc<BoundGr
     let mut walked = BoundGrammar::new(grammar.clone(), vocab.clone());
     walked.set_rooted_tables(false);
     [Arc::new(rooted), Arc::new(walked)]
-}
-
-/// Follows `tokens` (or, past them, random allowed tokens up to `steps`)
-/// and compares the two bindings' masks at every step; returns how many.
-fn compare(
-    pair: &[Arc<BoundGrammar>; 2],
-    budget: Option<usize>,
-    tokens: &[u32],
-    steps: usize,
-    seed: u64,
-) -> usize {
-    let width = pair[0].vocab().len();
-    let mut ms = pair.clone().map(Matcher::new);
-    if let Some(n) = budget {
-        ms = ms.map(|m| m.with_budget(n).unwrap());
-    }
-    let mut rng = StdRng::seed_from_u64(seed);
-    for step in 0..steps {
-        let [a, b] = [&ms[0], &ms[1]].map(|m| m.compute_mask(width));
-        assert_eq!(
-            a.count_ones(),
-            b.count_ones(),
-            "after {:?}: rooted and walked masks differ in size",
-            String::from_utf8_lossy(ms[0].output())
-        );
-        assert!(
-            a == b,
-            "after {:?}: masks differ",
-            String::from_utf8_lossy(ms[0].output())
-        );
-        let allowed: Vec<usize> = a
-            .iter_ones()
-            .filter(|&t| !pair[0].vocab().is_eos(t as u32))
-            .collect();
-        let t = match tokens.get(step) {
-            Some(&t) if a[t as usize] => t,
-            Some(_) => return step + 1,
-            None if allowed.is_empty() => return step + 1,
-            None => allowed[rng.random_range(0..allowed.len())] as u32,
-        };
-        for m in &mut ms {
-            m.advance(t).unwrap();
-        }
-    }
-    steps
 }
 
 #[test]
@@ -78,11 +31,11 @@ fn json_masks_equal_with_and_without_rooted_tables() {
         // Pretty-printed: indentation after newlines, then keys.
         let text = serde_json::to_string_pretty(&doc.value).unwrap();
         let tokens = vocab.encode(&text).unwrap();
-        masks += compare(&pair, None, &tokens, tokens.len().min(120), i as u64);
+        masks += compare_masks(&pair, None, &tokens, tokens.len().min(120), i as u64);
     }
     for seed in 0..4 {
-        masks += compare(&pair, None, &[], 40, seed);
-        masks += compare(&pair, Some(30), &[], 40, seed);
+        masks += compare_masks(&pair, None, &[], 40, seed);
+        masks += compare_masks(&pair, Some(30), &[], 40, seed);
     }
     assert!(masks > 300, "{masks}");
 }
@@ -102,8 +55,8 @@ fn code_grammar_masks_equal_with_and_without_rooted_tables() {
         let compiled = Arc::new(CompiledGrammar::new(&g).unwrap());
         let pair = both(&compiled, &vocab);
         for seed in 0..3 {
-            masks += compare(&pair, None, &[], 30, seed);
-            masks += compare(&pair, Some(60), &[], 30, seed);
+            masks += compare_masks(&pair, None, &[], 30, seed);
+            masks += compare_masks(&pair, Some(60), &[], 30, seed);
         }
         // Real code: the first statements of a program, token by token.
         let program = match name {
@@ -111,7 +64,7 @@ fn code_grammar_masks_equal_with_and_without_rooted_tables() {
             _ => "class A {\n    int f(int x) {\n        return x + 1;\n    }\n}\n",
         };
         let tokens = vocab.encode(program).unwrap();
-        masks += compare(&pair, None, &tokens, tokens.len(), 0);
+        masks += compare_masks(&pair, None, &tokens, tokens.len(), 0);
     }
     assert!(masks > 300, "{masks}");
 }

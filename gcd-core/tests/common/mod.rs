@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 pub mod budget;
 pub mod data;
+pub mod pair;
 pub mod walk;
 
 use gcd_core::grammar::{Expr, Grammar, GrammarBuilder, TerminalPattern};
