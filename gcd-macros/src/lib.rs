@@ -46,8 +46,10 @@ pub fn grammar(input: TokenStream) -> TokenStream {
 /// Derives `gcd::Constrained`: the JSON that serde_json writes for the type
 /// (and reads back), honouring serde's attributes, plus gcd's own rules in
 /// `#[constrained(pattern = "...", min_len = N, max_len = N, range = a..=b,
-/// min_items = N, max_items = N)]` on fields. Attributes gcd cannot follow
-/// exactly (`flatten`, `with`, `alias`, ...) are compile errors.
+/// min_items = N, max_items = N)]` on fields. A field's `alias`es are
+/// followed (its key may be any of its names). Attributes gcd cannot follow
+/// exactly (`flatten`, `with`, `deserialize_with`, ...) are compile errors
+/// that name the attribute.
 #[proc_macro_derive(Constrained, attributes(constrained, serde))]
 pub fn derive_constrained(input: TokenStream) -> TokenStream {
     constrained::derive(input.into()).into()

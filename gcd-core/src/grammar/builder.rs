@@ -403,6 +403,7 @@ impl GrammarBuilder {
             productions: Vec::new(),
             diags: &mut diags,
             memo: HashMap::new(),
+            undefined: HashMap::new(),
             by_pattern: HashMap::new(),
             span: None,
         };
@@ -526,6 +527,9 @@ struct Desugar<'a> {
     diags: &'a mut Diagnostics,
     /// Identical sugar (`x*` used twice) shares one generated rule.
     memo: HashMap<String, NtId>,
+    /// Undefined names, with the index of the error reported at the first
+    /// use: a later use is a note of it, not another error.
+    undefined: HashMap<String, usize>,
     /// The first terminal that is not ignored, by pattern: a literal used
     /// again is that terminal (a lookup, not a scan: grammars may have
     /// tens of thousands of literals).
@@ -576,11 +580,25 @@ impl Desugar<'_> {
                     } else {
                         "rule"
                     };
-                    self.diags.error(
-                        DiagnosticKind::Undefined,
-                        *span,
-                        format!("{what} `{name}` is used in `{owner}` but never defined"),
-                    );
+                    // In `grammar!`, definitions may share a line, and one
+                    // that lacks its `:` reads as more of the rule before
+                    // it: its name is then a use, often the second.
+                    if let Some(&i) = self.undefined.get(name) {
+                        self.diags.0[i].notes.push((
+                            *span,
+                            format!(
+                                "`{name}` is used again here; if this is where it is defined, \
+                                 it needs a `:` after it"
+                            ),
+                        ));
+                    } else {
+                        self.undefined.insert(name.clone(), self.diags.0.len());
+                        self.diags.error(
+                            DiagnosticKind::Undefined,
+                            *span,
+                            format!("{what} `{name}` is used in `{owner}` but never defined"),
+                        );
+                    }
                     // A placeholder keeps desugaring going so later errors are found too.
                     Symbol::T(TermId(u32::MAX))
                 }
@@ -704,5 +722,33 @@ impl Desugar<'_> {
             alias: None,
             span: self.span,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `grammar! { start: a  a "x" }` (a definition of `a` missing its `:`)
+    /// reads as `start: a a "x"`: one error for `a`, with the second use as
+    /// a note that says what may be missing.
+    #[test]
+    fn an_undefined_name_is_one_error_with_its_other_uses_as_notes() {
+        let mut b = GrammarBuilder::new();
+        b.rule(
+            "start",
+            vec![Expr::seq(vec![
+                Expr::name("a"),
+                Expr::name("a"),
+                Expr::literal("x"),
+            ])],
+        );
+        let e = b.build().unwrap_err();
+        let undefined: Vec<&Diagnostic> = (e.diagnostics().iter())
+            .filter(|d| d.kind == DiagnosticKind::Undefined)
+            .collect();
+        assert_eq!(undefined.len(), 1, "{e}");
+        assert_eq!(undefined[0].notes.len(), 1, "{e}");
+        assert!(undefined[0].notes[0].1.contains("needs a `:`"), "{e}");
     }
 }
