@@ -454,22 +454,27 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
         let b = self.b;
         let lx = &self.g.lexer;
         let nc = lx.classes.len();
-        for c in 0..nc {
-            let range = boundary.class_off[c] as usize..boundary.class_off[c + 1] as usize;
-            if range.is_empty() || lx.trans[q as usize * nc + c] == DEAD {
-                continue;
-            }
-            for &node in &boundary.nodes[range] {
-                if !self.needed(node as usize) {
-                    continue;
+        let (nodes, class_off) = (&boundary.nodes[..], &boundary.class_off[..]);
+        // Nodes are sorted by class: one lexer lookup per class present.
+        let mut k = 0;
+        while let Some(&first) = nodes.get(k) {
+            let c = lx.classes.class_of[b.trie.byte[first as usize] as usize] as usize;
+            // (Never behind `k`, whatever a loaded snapshot says.)
+            let end = (class_off[c + 1] as usize).clamp(k + 1, nodes.len());
+            if lx.trans[q as usize * nc + c] != DEAD {
+                for &node in &nodes[k..end] {
+                    if !self.needed(node as usize) {
+                        continue;
+                    }
+                    if filter.is_some_and(|f| {
+                        !f.first_bytes[b.trie.first_byte_of_node(node as usize) as usize]
+                    }) {
+                        continue;
+                    }
+                    self.walk(out, gi, q, node as usize);
                 }
-                if filter.is_some_and(|f| {
-                    !f.first_bytes[b.trie.first_byte_of_node(node as usize) as usize]
-                }) {
-                    continue;
-                }
-                self.walk(out, gi, q, node as usize);
             }
+            k = end;
         }
     }
 
