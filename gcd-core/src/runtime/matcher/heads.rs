@@ -25,17 +25,15 @@
 //! on the whole stack, so masks with them walk it as before.
 
 use std::cell::Cell;
+use std::sync::{Arc, OnceLock};
 
 use bitvec::vec::BitVec;
 use smallvec::SmallVec;
 
+use super::mask::MaskWalk;
 use super::Matcher;
 use crate::bind::{HeadMask, TokenSet};
-use std::sync::{Arc, OnceLock};
-
 use crate::parser::{Below, HeadStack, SharedStack, NT_BIT};
-
-use super::mask::MaskWalk;
 
 /// How many symbols that cannot derive the empty string a head holds: one
 /// is too few (after `if n` the expression may end, and what the lexer
@@ -67,7 +65,7 @@ impl Matcher {
         order.sort_by_key(|&i| self.configs[i].lexer);
         for same in order.chunk_by(|&i, &j| self.configs[i].lexer == self.configs[j].lexer) {
             let q = self.configs[same[0]].lexer;
-            // The heads in a canonical order: (encoding, head, whole).
+            // The heads in a canonical order, each once.
             let mut heads: SmallVec<[Head; 1]> = (same.iter())
                 .map(|&i| self.head(&self.configs[i].stack))
                 .collect();

@@ -20,11 +20,11 @@
 //! copy-free views, one per group.
 
 use std::cell::Cell;
+use std::hash::Hasher;
 use std::ops::Range;
 
 use rustc_hash::{FxHashMap, FxHasher};
 use smallvec::SmallVec;
-use std::hash::Hasher;
 
 use super::{Config, Matcher};
 use crate::bind::{set_bit, BoundGrammar, Boundary, EndFilter, StateTables};
