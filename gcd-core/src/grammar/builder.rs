@@ -724,31 +724,3 @@ impl Desugar<'_> {
         });
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `grammar! { start: a  a "x" }` (a definition of `a` missing its `:`)
-    /// reads as `start: a a "x"`: one error for `a`, with the second use as
-    /// a note that says what may be missing.
-    #[test]
-    fn an_undefined_name_is_one_error_with_its_other_uses_as_notes() {
-        let mut b = GrammarBuilder::new();
-        b.rule(
-            "start",
-            vec![Expr::seq(vec![
-                Expr::name("a"),
-                Expr::name("a"),
-                Expr::literal("x"),
-            ])],
-        );
-        let e = b.build().unwrap_err();
-        let undefined: Vec<&Diagnostic> = (e.diagnostics().iter())
-            .filter(|d| d.kind == DiagnosticKind::Undefined)
-            .collect();
-        assert_eq!(undefined.len(), 1, "{e}");
-        assert_eq!(undefined[0].notes.len(), 1, "{e}");
-        assert!(undefined[0].notes[0].1.contains("needs a `:`"), "{e}");
-    }
-}

@@ -377,20 +377,14 @@ impl Stack for HeadStack<'_> {
         self.stack.top_symbol()
     }
     fn pop_forking(&mut self, forks: &mut Vec<Self>) -> Option<u32> {
-        loop {
-            if let Some(s) = self.stack.top.pop() {
-                return Some(s);
-            }
-            let Some(below) = self.stack.below.take() else {
-                self.bottom.set(true);
-                return None;
-            };
-            forks.extend(below.alts[1..].iter().map(|a| HeadStack {
-                stack: a.clone(),
-                bottom: self.bottom,
-            }));
-            self.stack = below.alts[0].clone();
+        let mut lower = Vec::new();
+        let s = self.stack.pop_forking(&mut lower);
+        let bottom = self.bottom;
+        forks.extend(lower.into_iter().map(|stack| HeadStack { stack, bottom }));
+        if s.is_none() {
+            bottom.set(true);
         }
+        s
     }
     fn seal(&mut self) {
         self.stack.seal();

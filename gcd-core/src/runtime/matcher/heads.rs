@@ -4,7 +4,7 @@
 //! A mask walk shifts the terminals that each token's bytes complete, and
 //! in a language like Go the vocabulary's runs of operators (`-*-*-`,
 //! `/*****`) make thousands of distinct shifts after an identifier, each a
-//! new stack: 5-8 ms for a mask after `if n`. Nearly all of them only ever
+//! new stack: milliseconds for a mask after `if n`. Nearly all of them only ever
 //! touch the top few symbols of the stack (a unary expression nests inside
 //! the one it started in), and the same top recurs all through an output.
 //!
@@ -45,11 +45,13 @@ const CUT: u32 = u32::MAX;
 const END: u32 = u32::MAX - 1;
 const ALTS: u32 = 1 << 30;
 
-/// The head of one configuration's stack.
-struct Head {
-    /// Its encoding (see [`Matcher::cut`]).
+/// The head of one configuration's stack, as its head mask is keyed.
+struct Head<'s> {
+    /// Its encoding (see [`Matcher::encode_head`]).
     key: SmallVec<[u32; 16]>,
-    stack: SharedStack,
+    /// The whole stack; the head itself is copied out only when its mask
+    /// must be built.
+    stack: &'s SharedStack,
     /// No way down was cut: it is the whole stack.
     whole: bool,
 }
@@ -78,7 +80,8 @@ impl Matcher {
                 key.extend_from_slice(&h.key);
             }
             let m = b.head_mask(q, self.fresh, whole, &key, || {
-                self.head_mask(q, heads.into_iter().map(|h| h.stack).collect(), whole)
+                let stacks = heads.iter().map(|h| self.head_stack(h.stack, HEAD_SOLID));
+                self.head_mask(q, stacks.collect(), whole)
             });
             b.state(q).within.or_into(out, None);
             m.crossing.or_into(out, None);
@@ -96,33 +99,24 @@ impl Matcher {
     }
 
     /// The head of `stack`: on every way down, its top symbols through the
-    /// [`HEAD_SOLID`]th that cannot derive the empty string, as a stack of
-    /// its own; with its encoding (the key of its head mask) and whether it
-    /// is the whole stack (no way down was cut).
-    fn head(&self, stack: &SharedStack) -> Head {
+    /// [`HEAD_SOLID`]th that cannot derive the empty string.
+    fn head<'s>(&self, stack: &'s SharedStack) -> Head<'s> {
         let mut key = SmallVec::new();
-        let (head, cut) = self.cut(stack, HEAD_SOLID, &mut key);
+        let cut = self.encode_head(stack, HEAD_SOLID, &mut key);
         Head {
             key,
-            stack: head,
+            stack,
             whole: !cut,
         }
     }
 
-    /// [`head`](Self::head) of `stack` with `solid` such symbols still to
-    /// take; appends its encoding to `key` (each part: its length, its
-    /// symbols, then [`CUT`], [`END`] or [`ALTS`] with the number of lower
-    /// parts, which follow) and returns whether it cut a way down.
-    fn cut(
-        &self,
-        stack: &SharedStack,
-        solid: usize,
-        key: &mut SmallVec<[u32; 16]>,
-    ) -> (SharedStack, bool) {
+    /// How many of `top`'s symbols (from the top) a head with `solid`
+    /// symbols still to take holds, and how many it still needs below.
+    fn take(&self, top: &[u32], solid: usize) -> (usize, usize) {
         let nullable = &self.bound.grammar.parse.nullable;
         let mut left = solid;
         let mut taken = 0;
-        for &s in stack.top.iter().rev() {
+        for &s in top.iter().rev() {
             taken += 1;
             if s & NT_BIT == 0 || !nullable[(s & !NT_BIT) as usize] {
                 left -= 1;
@@ -131,40 +125,62 @@ impl Matcher {
                 }
             }
         }
-        let top = stack.top[stack.top.len() - taken..].to_vec();
+        (taken, left)
+    }
+
+    /// Appends the encoding of `stack`'s head (with `solid` such symbols
+    /// still to take) to `key`: per part its length, its symbols, then
+    /// [`CUT`], [`END`] or [`ALTS`] with the number of lower parts, which
+    /// follow. Returns whether it cut a way down.
+    fn encode_head(
+        &self,
+        stack: &SharedStack,
+        solid: usize,
+        key: &mut SmallVec<[u32; 16]>,
+    ) -> bool {
+        let (taken, left) = self.take(&stack.top, solid);
         key.push(taken as u32);
-        key.extend_from_slice(&top);
-        let below = match (&stack.below, left) {
+        key.extend_from_slice(&stack.top[stack.top.len() - taken..]);
+        match (&stack.below, left) {
             (_, 0) => {
                 key.push(CUT);
-                return (SharedStack::new(top), true);
+                true
             }
             (None, _) => {
                 key.push(END);
-                return (SharedStack::new(top), false);
+                false
             }
-            (Some(below), _) => below,
+            (Some(below), _) => {
+                key.push(ALTS | below.alts.len() as u32);
+                let mut cut = false;
+                for a in &below.alts {
+                    cut |= self.encode_head(a, left, key);
+                }
+                cut
+            }
+        }
+    }
+
+    /// A copy of the head that [`encode_head`](Self::encode_head) encodes,
+    /// as a stack of its own.
+    fn head_stack(&self, stack: &SharedStack, solid: usize) -> SharedStack {
+        let (taken, left) = self.take(&stack.top, solid);
+        let top = stack.top[stack.top.len() - taken..].to_vec();
+        let below = match (&stack.below, left) {
+            (Some(below), 1..) => below,
+            _ => return SharedStack::new(top),
         };
-        key.push(ALTS | below.alts.len() as u32);
-        let mut cut = false;
         let alts = (below.alts.iter())
-            .map(|a| {
-                let (part, c) = self.cut(a, left, key);
-                cut |= c;
-                part
-            })
+            .map(|a| self.head_stack(a, left))
             .collect();
         let below = Below {
             alts,
             costs: OnceLock::new(),
         };
-        (
-            SharedStack {
-                top,
-                below: Some(Arc::new(below)),
-            },
-            cut,
-        )
+        SharedStack {
+            top,
+            below: Some(Arc::new(below)),
+        }
     }
 
     /// Walks `heads` alone from lexer state `q` (unless they are `whole`

@@ -73,10 +73,6 @@ pub(super) fn viable(g: &CompiledGrammar, q: u32, exact: &TermSet) -> bool {
 /// carries [`SharedStack`]s, which seal where they fork and merge when
 /// they reach the same top again.
 pub(super) trait WalkStack<'a>: Stack + Clone {
-    /// Whether walks with these stacks may be head walks or limited ones
-    /// (see `MaskWalk::bottom` and `only`): an LL(1) grammar's never are,
-    /// and its walk skips those checks.
-    const GENERALIZED: bool = true;
     /// Whether two stacks are the same (may say no for equal ones).
     fn same(&self, other: &Self) -> bool;
     fn hash_into(&self, h: &mut FxHasher);
@@ -89,7 +85,6 @@ pub(super) trait WalkStack<'a>: Stack + Clone {
 }
 
 impl<'a> WalkStack<'a> for StackView<'a> {
-    const GENERALIZED: bool = false;
     fn same(&self, other: &Self) -> bool {
         self.same_as(other)
     }
@@ -282,9 +277,6 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
     /// Whether the walk goes into trie node `i` (see `only`).
     #[inline]
     fn needed(&self, i: usize) -> bool {
-        if !S::GENERALIZED {
-            return true;
-        }
         let Some(only) = self.only else {
             return true;
         };
@@ -346,7 +338,7 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
             return (from != UNDECIDED).then_some(from as usize..to as usize);
         }
         let g = self.g;
-        if let (true, Some(bottom)) = (S::GENERALIZED, self.bottom) {
+        if let Some(bottom) = self.bottom {
             bottom.set(false);
         }
         let mut after: SmallVec<[(u32, S); 1]> = SmallVec::new();
@@ -359,7 +351,7 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
                 }
             });
         }
-        if S::GENERALIZED && self.bottom.is_some_and(Cell::get) {
+        if self.bottom.is_some_and(Cell::get) {
             (self.groups[gi as usize].shifted).push((w, UNDECIDED, UNDECIDED));
             return None;
         }
