@@ -24,9 +24,14 @@ use gcd_core::bind::BoundGrammar;
 use gcd_core::compiled::CompiledGrammar;
 use gcd_core::vocab::{TokenKind, Vocabulary};
 use llguidance::api::TopLevelGrammar;
-use llguidance::toktrie::{TokEnv, TokenId};
+use llguidance::toktrie::TokEnv;
 use llguidance::ParserFactory;
 use toktrie_hf_tokenizers::ByteTokenizer;
+
+mod compare;
+mod maskbench;
+
+use compare::{ms, us};
 
 /// The rules and terminals of gcd-core/src/lark/json.lark in llguidance
 /// Lark (`?rule` inlining and `-> alias` dropped: they only shape parse trees).
@@ -132,14 +137,6 @@ fn from_repo_root(p: PathBuf) -> PathBuf {
     }
 }
 
-fn us(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e6
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
-
 struct Stats {
     n: usize,
     avg: f64,
@@ -183,7 +180,7 @@ fn tail(bytes: &[u8], n: usize) -> String {
     let start = bytes.len().saturating_sub(n);
     let mut s = show(&bytes[start..]);
     if start > 0 {
-        s.insert_str(0, "…");
+        s.insert(0, '…');
     }
     s
 }
@@ -197,7 +194,12 @@ struct Disagreement {
 }
 
 fn main() -> ExitCode {
-    match run() {
+    let result = if std::env::args().nth(1).as_deref() == Some("maskbench") {
+        maskbench::run(std::env::args().skip(2))
+    } else {
+        run()
+    };
+    match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("peer-bench: {e:#}");
@@ -344,41 +346,7 @@ fn run() -> Result<ExitCode> {
                     }
                 };
 
-                // Bit-for-bit comparison over [0, width).
-                let gw = gmask.as_raw_slice();
-                let lw = lmask.as_slice();
-                let lword = |k: usize| -> u64 {
-                    let lo = lw.get(2 * k).copied().unwrap_or(0) as u64;
-                    let hi = lw.get(2 * k + 1).copied().unwrap_or(0) as u64;
-                    lo | (hi << 32)
-                };
-                let mut gcd_only = Vec::new();
-                let mut llg_only = Vec::new();
-                for (k, &g) in gw.iter().enumerate() {
-                    let mut l = lword(k);
-                    if k == gw.len() - 1 && width % 64 != 0 {
-                        l &= (1u64 << (width % 64)) - 1;
-                    }
-                    let x = g ^ l;
-                    if x != 0 {
-                        for b in 0..64 {
-                            if x >> b & 1 == 1 {
-                                let id = (k * 64 + b) as u32;
-                                if g >> b & 1 == 1 {
-                                    gcd_only.push(id);
-                                } else {
-                                    llg_only.push(id);
-                                }
-                            }
-                        }
-                    }
-                }
-                // Anything llguidance allows past the vocabulary width.
-                for id in width..lmask.len() {
-                    if lmask.is_allowed(id as TokenId) {
-                        llg_only.push(id as u32);
-                    }
-                }
+                let (gcd_only, llg_only) = compare::diff(&gmask, &lmask);
                 if !gcd_only.is_empty() || !llg_only.is_empty() {
                     disagreeing_masks += 1;
                     bits_gcd_only += gcd_only.len();
