@@ -23,13 +23,14 @@
 mod budget;
 mod cache;
 mod heads;
+mod pieces;
 mod tables;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use bitvec::prelude::*;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 pub use budget::BudgetTables;
 /// The budget's "no completion" cost (for tests that compare with it).
@@ -45,6 +46,8 @@ use crate::lexer::DEAD;
 use crate::vocab::trie::TokenTrie;
 use crate::vocab::Vocabulary;
 use cache::{lock_state_cache, Behaviour, MAX_CACHED_STATES};
+use pieces::Collected;
+pub(crate) use pieces::PIECE_MIN_NODES;
 
 /// A grammar bound to a vocabulary. `Send + Sync`: share it with `Arc`.
 ///
@@ -74,6 +77,9 @@ pub struct BoundGrammar {
     pub(crate) rooted: Mutex<FxHashMap<(u32, u32), Arc<StateTables>>>,
     /// Subtrees with at least this many nodes use rooted tables.
     pub(crate) rooted_min_nodes: usize,
+    /// Whole-trie walks take root subtrees with at least this many nodes
+    /// from other grammars' pieces (see [`pieces`]).
+    pub(crate) piece_min_nodes: usize,
     /// Head masks of generalized grammars, built on first use.
     pub(crate) heads: Mutex<HeadMasks>,
     pub(crate) head_masks_on: bool,
@@ -147,6 +153,7 @@ impl BoundGrammar {
             transparent: transparent_starts(&grammar),
             rooted: Mutex::default(),
             rooted_min_nodes: ROOTED_MIN_NODES,
+            piece_min_nodes: PIECE_MIN_NODES,
             heads: Mutex::default(),
             head_masks_on: true,
             states: (0..n_states).map(|_| OnceLock::new()).collect(),
@@ -192,6 +199,13 @@ impl BoundGrammar {
     #[doc(hidden)]
     pub fn set_rooted_tables(&mut self, on: bool) {
         self.rooted_min_nodes = if on { ROOTED_MIN_NODES } else { usize::MAX };
+    }
+
+    /// Whole-trie walks take root subtrees of at least `min_nodes` nodes
+    /// from pieces (`usize::MAX`: never), for tests on small vocabularies.
+    #[doc(hidden)]
+    pub fn set_piece_min_nodes(&mut self, min_nodes: usize) {
+        self.piece_min_nodes = min_nodes;
     }
 
     /// The compiled grammar this binding is for.
@@ -334,7 +348,7 @@ impl BoundGrammar {
     /// The tables of lexer state `q` by walking the trie, bypassing every
     /// cache: what [`state`](Self::state) must equal (for tests).
     pub fn state_uncached(&self, q: u32) -> StateTables {
-        self.walk_state(q, self.end_filter_of[q as usize])
+        self.walk_from(q, 0, self.end_filter_of[q as usize], usize::MAX)
     }
 
     /// The tables of the tokens below trie node `root` (whose byte is read
@@ -349,7 +363,7 @@ impl BoundGrammar {
         if let Some(t) = lock().get(&(q, root)) {
             return t.clone();
         }
-        let tables = Arc::new(self.walk_from(q, root as usize, u32::MAX));
+        let tables = Arc::new(self.walk_from(q, root as usize, u32::MAX, usize::MAX));
         let mut cache = lock();
         if cache.len() >= MAX_ROOTED {
             cache.clear();
@@ -360,94 +374,40 @@ impl BoundGrammar {
 
     /// Walks the trie from lexer state `q` once.
     fn walk_state(&self, q: u32, end_filter: u32) -> StateTables {
-        self.walk_from(q, 0, end_filter)
+        self.walk_from(q, 0, end_filter, self.piece_min_nodes)
     }
 
     /// Walks the subtree of trie node `root` (the whole trie for the root,
-    /// node 0) with lexer state `q` before its first byte.
-    fn walk_from(&self, q: u32, root: usize, end_filter: u32) -> StateTables {
-        let lx = &self.grammar.lexer;
+    /// node 0) with lexer state `q` before its first byte; a whole walk
+    /// takes root subtrees of at least `piece_min` nodes from pieces.
+    fn walk_from(&self, q: u32, root: usize, end_filter: u32, piece_min: usize) -> StateTables {
         let trie = &*self.trie;
-        let width = trie.vocab_len;
         let mut depth_state = vec![DEAD; 1 + trie.max_depth];
-        let mut within = Vec::new();
-        // Tokens by the state they end in; consecutive tokens mostly share
-        // it, so the last slot is checked before the map.
-        let mut by_end: Vec<(u32, Vec<u32>)> = Vec::new();
-        let mut end_slot: FxHashMap<u32, usize> = FxHashMap::default();
-        let mut last_slot = usize::MAX;
-        let mut first_ends: FxHashSet<(u8, u32)> = FxHashSet::default();
-        let mut last_first_end = None;
-        let mut by_winner: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+        let mut out = Collected::new();
         let transparent = self.transparent[q as usize];
+        if root == 0 && !transparent && piece_min != usize::MAX {
+            self.walk_by_pieces(q, &mut depth_state, &mut out);
+            return out.finish(self, end_filter);
+        }
         // The first byte of a token below `root`, and the depth its bytes
         // start being read at.
-        let (top, mut first) = match root {
+        let (top, first) = match root {
             0 => (1, 0u8),
             _ => (trie.depth[root] as usize, trie.first_byte_of_node(root)),
         };
         depth_state[top - 1] = q;
-        let mut i = root.max(1);
         let end = trie.subtree_end[root] as usize;
-        while i < end {
-            let d = trie.depth[i] as usize;
-            if d == 1 {
-                first = trie.byte[i];
-            }
-            let s = depth_state[d - 1];
-            let mut ns = lx.next(s, trie.byte[i]);
-            if ns == DEAD && d > top {
-                match lx.winner(s) {
-                    // An ignored lexeme from a transparent start: the next
-                    // one starts here again.
-                    Some(w) if transparent && self.grammar.is_ignored(w) => {
-                        ns = lx.next(q, trie.byte[i]);
-                    }
-                    Some(w) => by_winner.entry(w).or_default().push(i as u32),
-                    None => {}
-                }
-            }
-            if ns == DEAD {
-                i = trie.subtree_end[i] as usize;
-                continue;
-            }
-            depth_state[d] = ns;
-            let toks = trie.tokens_at(i);
-            if !toks.is_empty() {
-                within.extend_from_slice(toks);
-                if by_end.get(last_slot).is_none_or(|(e, _)| *e != ns) {
-                    last_slot = *end_slot.entry(ns).or_insert_with(|| {
-                        by_end.push((ns, Vec::new()));
-                        by_end.len() - 1
-                    });
-                }
-                by_end[last_slot].1.extend_from_slice(toks);
-                if last_first_end != Some((first, ns)) {
-                    last_first_end = Some((first, ns));
-                    first_ends.insert((first, ns));
-                }
-            }
-            i += 1;
-        }
-        let mut first_ends: Vec<(u8, u32)> = first_ends.into_iter().collect();
-        first_ends.sort_unstable();
-        let mut within_by_end: Vec<(u32, TokenSet)> = by_end
-            .into_iter()
-            .map(|(e, ids)| (e, TokenSet::from_list(ids, width)))
-            .collect();
-        within_by_end.sort_by_key(|(e, _)| *e);
-        let mut boundaries: Vec<Boundary> = by_winner
-            .into_iter()
-            .map(|(winner, nodes)| self.boundary(winner, nodes))
-            .collect();
-        boundaries.sort_by_key(|b| b.winner);
-        StateTables {
-            within: TokenSet::from_list(within, width),
-            within_by_end,
-            first_ends,
-            boundaries,
-            end_filter,
-        }
+        let restart = transparent.then_some(q);
+        self.walk_nodes(
+            root.max(1),
+            end,
+            top,
+            first,
+            restart,
+            &mut depth_state,
+            &mut out,
+        );
+        out.finish(self, end_filter)
     }
 
     /// Bytes held by the tables built so far (the trie counted separately).

@@ -129,6 +129,7 @@ impl BoundGrammar {
             transparent: crate::bind::transparent_starts(&grammar),
             rooted: Default::default(),
             rooted_min_nodes: crate::bind::ROOTED_MIN_NODES,
+            piece_min_nodes: crate::bind::PIECE_MIN_NODES,
             heads: std::sync::Mutex::default(),
             head_masks_on: true,
             grammar,

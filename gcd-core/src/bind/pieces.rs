@@ -1,0 +1,283 @@
+//! Trie walks, and the *pieces* that let a whole-vocabulary walk reuse
+//! other grammars' work subtree by subtree.
+//!
+//! A lexer state's tables come from walking the whole token trie. The
+//! process-wide state cache shares them between grammars whose states
+//! behave alike, but many states are unique to their schema while doing
+//! almost nothing unique: inside an object key, the lexer runs the
+//! schema's own property names next to "any other key", and after a first
+//! byte that starts none of the names only "any other key" is alive, in a
+//! state that behaves like every other schema's. Walking the vocabulary's
+//! 270,000 trie nodes from such a state took about 5 ms per key state on
+//! MaskBench, inside a mask.
+//!
+//! So a whole walk takes each large subtree of the root from a [`Piece`]:
+//! that subtree walked from the state its first byte leads to, kept in the
+//! numbering of that state's [`Behaviour`] and shared across grammars like
+//! the state tables are. Only subtrees entered in a state with no
+//! shareable behaviour (the first letters of the schema's own names) are
+//! walked.
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::cache::Behaviour;
+use super::{BoundGrammar, StateTables, TokenSet};
+use crate::lexer::DEAD;
+
+/// Root subtrees with fewer nodes are walked: below this a piece's lookup
+/// and merge cost about what the walk does.
+pub(crate) const PIECE_MIN_NODES: usize = 256;
+
+/// Bytes of pieces the process keeps; past it the cache starts over.
+const MAX_PIECE_BYTES: usize = 64 << 20;
+
+/// What a trie walk collects, before it becomes [`StateTables`].
+pub(super) struct Collected {
+    within: Vec<u32>,
+    /// Tokens by the state they end in; consecutive tokens mostly share
+    /// it, so the last slot is checked before the map.
+    by_end: Vec<(u32, Vec<u32>)>,
+    end_slot: FxHashMap<u32, usize>,
+    last_slot: usize,
+    first_ends: FxHashSet<(u8, u32)>,
+    last_first_end: Option<(u8, u32)>,
+    by_winner: FxHashMap<u32, Vec<u32>>,
+}
+
+impl Collected {
+    pub(super) fn new() -> Collected {
+        Collected {
+            within: Vec::new(),
+            by_end: Vec::new(),
+            end_slot: FxHashMap::default(),
+            last_slot: usize::MAX,
+            first_ends: FxHashSet::default(),
+            last_first_end: None,
+            by_winner: FxHashMap::default(),
+        }
+    }
+
+    /// `toks`, whose first byte is `first`, stay within the lexeme and
+    /// leave the lexer in state `end`.
+    fn tokens(&mut self, toks: &[u32], first: u8, end: u32) {
+        self.within.extend_from_slice(toks);
+        if self
+            .by_end
+            .get(self.last_slot)
+            .is_none_or(|(e, _)| *e != end)
+        {
+            let by_end = &mut self.by_end;
+            self.last_slot = *self.end_slot.entry(end).or_insert_with(|| {
+                by_end.push((end, Vec::new()));
+                by_end.len() - 1
+            });
+        }
+        self.by_end[self.last_slot].1.extend_from_slice(toks);
+        if self.last_first_end != Some((first, end)) {
+            self.last_first_end = Some((first, end));
+            self.first_ends.insert((first, end));
+        }
+    }
+
+    pub(super) fn finish(self, b: &BoundGrammar, end_filter: u32) -> StateTables {
+        let width = b.trie.vocab_len;
+        let mut first_ends: Vec<(u8, u32)> = self.first_ends.into_iter().collect();
+        first_ends.sort_unstable();
+        let mut within_by_end: Vec<(u32, TokenSet)> = (self.by_end.into_iter())
+            .map(|(e, ids)| (e, TokenSet::from_list(ids, width)))
+            .collect();
+        within_by_end.sort_by_key(|(e, _)| *e);
+        let mut boundaries: Vec<_> = (self.by_winner.into_iter())
+            .map(|(winner, nodes)| b.boundary(winner, nodes))
+            .collect();
+        boundaries.sort_by_key(|b| b.winner);
+        StateTables {
+            within: TokenSet::from_list(self.within, width),
+            within_by_end,
+            first_ends,
+            boundaries,
+            end_filter,
+        }
+    }
+}
+
+/// A root subtree walked from the lexer state its first byte leads to, in
+/// the local numbering of that state's [`Behaviour`].
+#[derive(Debug)]
+pub(super) struct Piece {
+    /// Tokens by the (local) state they end in.
+    by_end: Vec<(u32, Vec<u32>)>,
+    /// Trie nodes where a lexeme ends, by (local) winner.
+    by_winner: Vec<(u32, Vec<u32>)>,
+}
+
+impl Piece {
+    fn heap_bytes(&self) -> usize {
+        let lists = self.by_end.iter().chain(&self.by_winner);
+        lists.map(|(_, v)| v.len() * 4 + 32).sum::<usize>() + 64
+    }
+}
+
+type PieceKey = (u64, usize, Arc<[u32]>, u32);
+
+/// A state's behaviour, with its key ready to share.
+type Keyed = (Behaviour, Arc<[u32]>);
+
+#[derive(Default)]
+struct PieceCache {
+    map: FxHashMap<PieceKey, Arc<Piece>>,
+    bytes: usize,
+}
+
+fn lock_pieces() -> std::sync::MutexGuard<'static, PieceCache> {
+    static CACHE: OnceLock<Mutex<PieceCache>> = OnceLock::new();
+    CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+}
+
+impl BoundGrammar {
+    /// Walks trie nodes `from..to` (whole subtrees), reading lexemes from
+    /// `depth_state` (the state before each depth's byte; depth `top - 1`
+    /// is set). Lexemes that end at a depth past `top` are boundaries. With
+    /// `restart` (a transparent start), an ignored lexeme that ends starts
+    /// the next one in that state again.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn walk_nodes(
+        &self,
+        from: usize,
+        to: usize,
+        top: usize,
+        mut first: u8,
+        restart: Option<u32>,
+        depth_state: &mut [u32],
+        out: &mut Collected,
+    ) {
+        let lx = &self.grammar.lexer;
+        let trie = &*self.trie;
+        let mut i = from;
+        while i < to {
+            let d = trie.depth[i] as usize;
+            if d == 1 {
+                first = trie.byte[i];
+            }
+            let s = depth_state[d - 1];
+            let mut ns = lx.next(s, trie.byte[i]);
+            if ns == DEAD && d > top {
+                match lx.winner(s) {
+                    // An ignored lexeme from a transparent start: the next
+                    // one starts here again.
+                    Some(w) if restart.is_some() && self.grammar.is_ignored(w) => {
+                        ns = restart.map_or(DEAD, |q| lx.next(q, trie.byte[i]));
+                    }
+                    Some(w) => out.by_winner.entry(w).or_default().push(i as u32),
+                    None => {}
+                }
+            }
+            if ns == DEAD {
+                i = trie.subtree_end[i] as usize;
+                continue;
+            }
+            depth_state[d] = ns;
+            let toks = trie.tokens_at(i);
+            if !toks.is_empty() {
+                out.tokens(toks, first, ns);
+            }
+            i += 1;
+        }
+    }
+
+    /// Walks the whole trie from lexer state `q` (not a transparent
+    /// start), taking large root subtrees from pieces.
+    pub(super) fn walk_by_pieces(&self, q: u32, depth_state: &mut [u32], out: &mut Collected) {
+        let lx = &self.grammar.lexer;
+        let trie = &*self.trie;
+        // Per entry state: its behaviour and key, if it has one.
+        let mut behaviours: FxHashMap<u32, Option<Keyed>> = FxHashMap::default();
+        depth_state[0] = q;
+        for c in trie.root_children() {
+            let end = trie.subtree_end[c] as usize;
+            let s = lx.next(q, trie.byte[c]);
+            if s == DEAD {
+                continue;
+            }
+            let entry = behaviours.entry(s).or_insert_with(|| {
+                Behaviour::of(lx, s).map(|b| {
+                    let key: Arc<[u32]> = b.key.as_slice().into();
+                    (b, key)
+                })
+            });
+            match entry {
+                Some((behaviour, key)) if end - c >= self.piece_min_nodes => {
+                    let key = (
+                        self.vocab.fingerprint(),
+                        trie.num_nodes(),
+                        key.clone(),
+                        c as u32,
+                    );
+                    let piece = self.piece(key, s, behaviour, depth_state);
+                    let byte = trie.byte[c];
+                    for (e, toks) in &piece.by_end {
+                        out.tokens(toks, byte, behaviour.states[*e as usize]);
+                    }
+                    for (w, nodes) in &piece.by_winner {
+                        let w = behaviour.winners[*w as usize];
+                        out.by_winner.entry(w).or_default().extend_from_slice(nodes);
+                    }
+                }
+                _ => self.walk_nodes(c, end, 1, 0, None, depth_state, out),
+            }
+        }
+    }
+
+    /// The piece of root subtree `key.3` entered in state `s`, from the
+    /// cache or walked.
+    fn piece(
+        &self,
+        key: PieceKey,
+        s: u32,
+        behaviour: &Behaviour,
+        depth_state: &mut [u32],
+    ) -> Arc<Piece> {
+        if let Some(p) = lock_pieces().map.get(&key) {
+            return p.clone();
+        }
+        let trie = &*self.trie;
+        let c = key.3 as usize;
+        let mut walked = Collected::new();
+        let toks = trie.tokens_at(c);
+        if !toks.is_empty() {
+            walked.tokens(toks, trie.byte[c], s);
+        }
+        depth_state[1] = s;
+        let end = trie.subtree_end[c] as usize;
+        self.walk_nodes(c + 1, end, 1, trie.byte[c], None, depth_state, &mut walked);
+        let state_local: FxHashMap<u32, u32> = (behaviour.states.iter().enumerate())
+            .map(|(i, &s)| (s, i as u32))
+            .collect();
+        let winner_local: FxHashMap<u32, u32> = (behaviour.winners.iter().enumerate())
+            .map(|(i, &w)| (w, i as u32))
+            .collect();
+        let mut by_winner: Vec<(u32, Vec<u32>)> = (walked.by_winner.into_iter())
+            .map(|(w, nodes)| (winner_local[&w], nodes))
+            .collect();
+        by_winner.sort_unstable_by_key(|(w, _)| *w);
+        let piece = Arc::new(Piece {
+            by_end: (walked.by_end.into_iter())
+                .map(|(e, toks)| (state_local[&e], toks))
+                .collect(),
+            by_winner,
+        });
+        let mut cache = lock_pieces();
+        if cache.bytes + piece.heap_bytes() > MAX_PIECE_BYTES {
+            cache.map.clear();
+            cache.bytes = 0;
+        }
+        cache.bytes += piece.heap_bytes();
+        cache.map.insert(key, piece.clone());
+        piece
+    }
+}
