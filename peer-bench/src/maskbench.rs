@@ -160,6 +160,9 @@ struct Differences {
     llg_more: usize,
     both_more: usize,
     examples: Vec<String>,
+    /// The first token only gcd allows and the first only llguidance
+    /// allows, of each example.
+    kinds: Vec<(Option<u32>, Option<u32>)>,
 }
 
 pub fn run(args: impl Iterator<Item = String>) -> Result<ExitCode> {
@@ -307,11 +310,9 @@ pub fn run(args: impl Iterator<Item = String>) -> Result<ExitCode> {
                             (true, false) => diffs.llg_more += 1,
                             _ => diffs.both_more += 1,
                         }
-                        // One example per schema file, the first there.
-                        let fresh = !diffs
-                            .examples
-                            .last()
-                            .is_some_and(|e| e.starts_with(&format!("{name}#")));
+                        // One example of each kind: a new first differing token.
+                        let kind = (gcd_only.first().copied(), llg_only.first().copied());
+                        let fresh = !diffs.kinds.contains(&kind);
                         if diffs.examples.len() < args.examples && fresh {
                             let show = |ids: &[u32]| -> String {
                                 let shown: Vec<String> = (ids.iter().take(4))
@@ -322,6 +323,7 @@ pub fn run(args: impl Iterator<Item = String>) -> Result<ExitCode> {
                                 format!("{} {}", ids.len(), shown.join(" "))
                             };
                             let prefix = gm.as_ref().map_or(&[][..], |m| m.output());
+                            diffs.kinds.push(kind);
                             diffs.examples.push(format!(
                                 "{name}#{ti} step {step} after {}: only gcd allows {}; only llguidance allows {}",
                                 crate::tail(prefix, 40),
