@@ -163,6 +163,8 @@ struct Differences {
     /// The first token only gcd allows and the first only llguidance
     /// allows, of each example.
     kinds: Vec<(Option<u32>, Option<u32>)>,
+    /// Examples kept of each of the three classes above.
+    shown: [usize; 3],
 }
 
 pub fn run(args: impl Iterator<Item = String>) -> Result<ExitCode> {
@@ -305,15 +307,24 @@ pub fn run(args: impl Iterator<Item = String>) -> Result<ExitCode> {
                     let (gcd_only, llg_only) = diff(&gmask, lmask);
                     if !gcd_only.is_empty() || !llg_only.is_empty() {
                         diffs.differ += 1;
-                        match (gcd_only.is_empty(), llg_only.is_empty()) {
-                            (false, true) => diffs.gcd_more += 1,
-                            (true, false) => diffs.llg_more += 1,
-                            _ => diffs.both_more += 1,
-                        }
-                        // One example of each kind: a new first differing token.
+                        let class = match (gcd_only.is_empty(), llg_only.is_empty()) {
+                            (false, true) => 0,
+                            (true, false) => 1,
+                            _ => 2,
+                        };
+                        let counts = [
+                            &mut diffs.gcd_more,
+                            &mut diffs.llg_more,
+                            &mut diffs.both_more,
+                        ];
+                        *counts[class] += 1;
+                        // Examples of each class, each of a new kind: a new
+                        // first differing token.
                         let kind = (gcd_only.first().copied(), llg_only.first().copied());
                         let fresh = !diffs.kinds.contains(&kind);
-                        if diffs.examples.len() < args.examples && fresh {
+                        let shown = diffs.shown[class];
+                        if shown < args.examples && fresh {
+                            diffs.shown[class] += 1;
                             let show = |ids: &[u32]| -> String {
                                 let shown: Vec<String> = (ids.iter().take(4))
                                     .map(|&i| {
