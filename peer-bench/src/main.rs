@@ -170,6 +170,18 @@ fn stats(times: &mut [Duration]) -> Stats {
     }
 }
 
+/// Every `stride`-th JSON file of `dir`, in name order.
+fn json_files(dir: &std::path::Path, stride: usize) -> Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    Ok(files.into_iter().step_by(stride).collect())
+}
+
 /// A token's bytes, printable.
 fn show(bytes: &[u8]) -> String {
     format!("{:?}", String::from_utf8_lossy(bytes))
@@ -275,14 +287,7 @@ fn run() -> Result<ExitCode> {
     let t_llg_parser = t0.elapsed();
 
     // ---- replay ------------------------------------------------------------
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&args.data)
-        .with_context(|| format!("reading {}", args.data.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    let files: Vec<PathBuf> = files.into_iter().step_by(args.stride).collect();
+    let files = json_files(&args.data, args.stride)?;
 
     let mut gmask = bitvec![u64, Lsb0; 0; width];
     let (mut t_gcd, mut t_llg) = (Vec::new(), Vec::new());

@@ -200,14 +200,7 @@ pub fn run(args: impl Iterator<Item = String>) -> Result<ExitCode> {
         None
     };
 
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&args.data)
-        .with_context(|| format!("reading {}", args.data.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    let files: Vec<PathBuf> = files.into_iter().step_by(args.stride).collect();
+    let files = crate::json_files(&args.data, args.stride)?;
 
     let (mut g, mut l) = (Side::default(), Side::default());
     let mut diffs = Differences::default();

@@ -7,8 +7,7 @@
 
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
-
+use super::capped::Capped;
 use super::{BoundGrammar, TokenSet};
 
 /// Bytes of head masks a binding keeps; past it the store starts over.
@@ -35,10 +34,13 @@ impl HeadMask {
 /// whole stack, and its symbols (bottom first).
 type HeadKey = (u32, bool, bool, Box<[u32]>);
 
-#[derive(Debug, Default)]
-pub(crate) struct HeadMasks {
-    map: FxHashMap<HeadKey, Arc<HeadMask>>,
-    bytes: usize,
+#[derive(Debug)]
+pub(crate) struct HeadMasks(Capped<HeadKey, HeadMask>);
+
+impl Default for HeadMasks {
+    fn default() -> Self {
+        HeadMasks(Capped::new(MAX_HEAD_MASK_BYTES))
+    }
 }
 
 impl BoundGrammar {
@@ -66,17 +68,12 @@ impl BoundGrammar {
     ) -> Arc<HeadMask> {
         let lock = || self.heads.lock().unwrap_or_else(|e| e.into_inner());
         let key: HeadKey = (q, fresh, whole, head.into());
-        if let Some(m) = lock().map.get(&key) {
-            return m.clone();
+        if let Some(m) = lock().0.get(&key) {
+            return m;
         }
         let mask = Arc::new(build());
-        let mut store = lock();
-        if store.bytes + mask.heap_bytes() > MAX_HEAD_MASK_BYTES {
-            store.map.clear();
-            store.bytes = 0;
-        }
-        store.bytes += mask.heap_bytes();
-        store.map.insert(key, mask.clone());
+        let bytes = mask.heap_bytes();
+        lock().0.insert(key, mask.clone(), bytes);
         mask
     }
 }

@@ -22,6 +22,7 @@
 
 mod budget;
 mod cache;
+mod capped;
 mod heads;
 mod pieces;
 mod tables;

@@ -23,6 +23,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::cache::Behaviour;
+use super::capped::Capped;
 use super::{BoundGrammar, StateTables, TokenSet};
 use crate::lexer::DEAD;
 
@@ -125,16 +126,10 @@ type PieceKey = (u64, usize, Arc<[u32]>, u32);
 /// A state's behaviour, with its key ready to share.
 type Keyed = (Behaviour, Arc<[u32]>);
 
-#[derive(Default)]
-struct PieceCache {
-    map: FxHashMap<PieceKey, Arc<Piece>>,
-    bytes: usize,
-}
-
-fn lock_pieces() -> std::sync::MutexGuard<'static, PieceCache> {
-    static CACHE: OnceLock<Mutex<PieceCache>> = OnceLock::new();
+fn lock_pieces() -> std::sync::MutexGuard<'static, Capped<PieceKey, Piece>> {
+    static CACHE: OnceLock<Mutex<Capped<PieceKey, Piece>>> = OnceLock::new();
     CACHE
-        .get_or_init(Default::default)
+        .get_or_init(|| Mutex::new(Capped::new(MAX_PIECE_BYTES)))
         .lock()
         .unwrap_or_else(|e| e.into_inner())
 }
@@ -242,8 +237,8 @@ impl BoundGrammar {
         behaviour: &Behaviour,
         depth_state: &mut [u32],
     ) -> Arc<Piece> {
-        if let Some(p) = lock_pieces().map.get(&key) {
-            return p.clone();
+        if let Some(p) = lock_pieces().get(&key) {
+            return p;
         }
         let trie = &*self.trie;
         let c = key.3 as usize;
@@ -271,13 +266,7 @@ impl BoundGrammar {
                 .collect(),
             by_winner,
         });
-        let mut cache = lock_pieces();
-        if cache.bytes + piece.heap_bytes() > MAX_PIECE_BYTES {
-            cache.map.clear();
-            cache.bytes = 0;
-        }
-        cache.bytes += piece.heap_bytes();
-        cache.map.insert(key, piece.clone());
+        lock_pieces().insert(key, piece.clone(), piece.heap_bytes());
         piece
     }
 }
