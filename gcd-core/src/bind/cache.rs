@@ -55,8 +55,19 @@ impl Behaviour {
                 },
             });
             let mut run: Option<(u32, u32)> = None;
+            // The byte before's target: bytes of one class go to one
+            // state, so most bytes extend the run without a lookup.
+            let mut last = None;
             for b in 0..=255u8 {
-                let t = lx.next(s, b);
+                let raw = lx.next(s, b);
+                if last == Some(raw) {
+                    if let Some((_, len)) = &mut run {
+                        *len += 1;
+                    }
+                    continue;
+                }
+                last = Some(raw);
+                let t = raw;
                 let t = if t == DEAD {
                     u32::MAX
                 } else {

@@ -36,8 +36,7 @@ const MAX_PIECE_BYTES: usize = 64 << 20;
 
 /// What a trie walk collects, before it becomes [`StateTables`].
 pub(super) struct Collected {
-    within: Vec<u32>,
-    /// Tokens by the state they end in; consecutive tokens mostly share
+    /// Tokens that stay within the lexeme, by the state they end in; consecutive tokens mostly share
     /// it, so the last slot is checked before the map.
     by_end: Vec<(u32, Vec<u32>)>,
     end_slot: FxHashMap<u32, usize>,
@@ -50,7 +49,6 @@ pub(super) struct Collected {
 impl Collected {
     pub(super) fn new() -> Collected {
         Collected {
-            within: Vec::new(),
             by_end: Vec::new(),
             end_slot: FxHashMap::default(),
             last_slot: usize::MAX,
@@ -63,7 +61,6 @@ impl Collected {
     /// `toks`, whose first byte is `first`, stay within the lexeme and
     /// leave the lexer in state `end`.
     fn tokens(&mut self, toks: &[u32], first: u8, end: u32) {
-        self.within.extend_from_slice(toks);
         if self
             .by_end
             .get(self.last_slot)
@@ -86,6 +83,7 @@ impl Collected {
         let width = b.trie.vocab_len;
         let mut first_ends: Vec<(u8, u32)> = self.first_ends.into_iter().collect();
         first_ends.sort_unstable();
+        let within = TokenSet::from_lists(self.by_end.iter().map(|(_, l)| &l[..]), width);
         let mut within_by_end: Vec<(u32, TokenSet)> = (self.by_end.into_iter())
             .map(|(e, ids)| (e, TokenSet::from_list(ids, width)))
             .collect();
@@ -95,7 +93,7 @@ impl Collected {
             .collect();
         boundaries.sort_by_key(|b| b.winner);
         StateTables {
-            within: TokenSet::from_list(self.within, width),
+            within,
             within_by_end,
             first_ends,
             boundaries,
@@ -199,14 +197,18 @@ impl BoundGrammar {
             if s == DEAD {
                 continue;
             }
-            let entry = behaviours.entry(s).or_insert_with(|| {
-                Behaviour::of(lx, s).map(|b| {
-                    let key: Arc<[u32]> = b.key.as_slice().into();
-                    (b, key)
+            let entry = if end - c >= self.piece_min_nodes {
+                behaviours.entry(s).or_insert_with(|| {
+                    Behaviour::of(lx, s).map(|b| {
+                        let key: Arc<[u32]> = b.key.as_slice().into();
+                        (b, key)
+                    })
                 })
-            });
+            } else {
+                &None
+            };
             match entry {
-                Some((behaviour, key)) if end - c >= self.piece_min_nodes => {
+                Some((behaviour, key)) => {
                     let key = (
                         self.vocab.fingerprint(),
                         trie.num_nodes(),

@@ -5,6 +5,31 @@
 
 use bitvec::prelude::*;
 
+/// Sorts ids below `width` and drops repeats: a long list through a
+/// bitset (a walk lists thousands of tokens in trie order, and sorting
+/// them was a tenth of building a state's tables).
+fn sort_ids(ids: &mut Vec<u32>, width: usize) {
+    if ids.len() < 256 {
+        ids.sort_unstable();
+        ids.dedup();
+        return;
+    }
+    let mut words = vec![0u64; width.div_ceil(64)];
+    for &id in ids.iter() {
+        set_bit(&mut words, id);
+    }
+    let mut k = 0;
+    for (i, &word) in words.iter().enumerate() {
+        let mut w = word;
+        while w != 0 {
+            ids[k] = (i * 64) as u32 + w.trailing_zeros();
+            k += 1;
+            w &= w - 1;
+        }
+    }
+    ids.truncate(k);
+}
+
 /// A set of token ids: a list when small, a bitset when large.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum TokenSet {
@@ -15,15 +40,37 @@ pub enum TokenSet {
 impl TokenSet {
     pub(crate) fn from_list(mut ids: Vec<u32>, width: usize) -> TokenSet {
         if ids.len() * 32 < width {
-            ids.sort_unstable();
+            sort_ids(&mut ids, width);
             TokenSet::Sparse(ids)
         } else {
-            let mut bits = bitvec![u64, Lsb0; 0; width];
-            for id in ids {
-                bits.set(id as usize, true);
-            }
-            TokenSet::Dense(bits)
+            TokenSet::dense(std::iter::once(&ids[..]), width)
         }
+    }
+
+    /// The union of `lists` (disjoint lists of ids below `width`).
+    pub(crate) fn from_lists<'a>(
+        lists: impl Iterator<Item = &'a [u32]> + Clone,
+        width: usize,
+    ) -> TokenSet {
+        let count: usize = lists.clone().map(<[u32]>::len).sum();
+        if count * 32 < width {
+            let mut ids = Vec::with_capacity(count);
+            lists.for_each(|l| ids.extend_from_slice(l));
+            sort_ids(&mut ids, width);
+            TokenSet::Sparse(ids)
+        } else {
+            TokenSet::dense(lists, width)
+        }
+    }
+
+    fn dense<'a>(lists: impl Iterator<Item = &'a [u32]>, width: usize) -> TokenSet {
+        let mut words = vec![0u64; width.div_ceil(64)];
+        for &id in lists.flatten() {
+            set_bit(&mut words, id);
+        }
+        let mut bits = BitVec::from_vec(words);
+        bits.truncate(width);
+        TokenSet::Dense(bits)
     }
 
     /// `out |= self`, or `out |= self & filter`, on the raw words of an
@@ -154,4 +201,48 @@ pub struct EndFilter {
     pub tokens: BitVec<u64, Lsb0>,
     #[serde(with = "crate::codec::array256")]
     pub first_bytes: [bool; 256],
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+
+    use super::TokenSet;
+
+    fn ids_of(set: &TokenSet) -> Vec<u32> {
+        match set {
+            TokenSet::Sparse(ids) => ids.clone(),
+            TokenSet::Dense(bits) => bits.iter_ones().map(|i| i as u32).collect(),
+        }
+    }
+
+    /// Lists short and long (sorted directly or through a bitset), sparse
+    /// and dense, split into several lists or one: the set holds exactly
+    /// the ids given, in order, each once.
+    #[test]
+    fn token_sets_hold_exactly_their_lists() {
+        let mut rng = StdRng::seed_from_u64(7);
+        for width in [64usize, 1000, 128_256] {
+            for n in [0usize, 1, 5, 255, 256, 300, 4000, 10_000] {
+                let mut ids: Vec<u32> = (0..n).map(|_| rng.gen_range(0..width as u32)).collect();
+                let want: Vec<u32> = ids
+                    .iter()
+                    .copied()
+                    .collect::<BTreeSet<_>>()
+                    .into_iter()
+                    .collect();
+                let set = TokenSet::from_list(ids.clone(), width);
+                assert_eq!(ids_of(&set), want, "width {width}, {n} ids");
+                ids.sort_unstable();
+                ids.dedup();
+                let cut = ids.len() / 3;
+                let (a, b) = ids.split_at(cut);
+                let set = TokenSet::from_lists([a, b].into_iter(), width);
+                assert_eq!(ids_of(&set), want, "width {width}, {n} ids in two lists");
+            }
+        }
+    }
 }
