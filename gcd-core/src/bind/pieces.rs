@@ -134,8 +134,9 @@ fn lock_pieces() -> std::sync::MutexGuard<'static, Capped<PieceKey, Piece>> {
 
 impl BoundGrammar {
     /// Walks trie nodes `from..to` (whole subtrees), reading lexemes from
-    /// `depth_state` (the state before each depth's byte; depth `top - 1`
-    /// is set). Lexemes that end at a depth past `top` are boundaries. With
+    /// `depth_state` (the state before each depth's byte; the caller sets
+    /// it for `from`'s depth). Lexemes that end at a depth past `top` are
+    /// boundaries (a lexeme must have read a byte of the token). With
     /// `restart` (a transparent start), an ignored lexeme that ends starts
     /// the next one in that state again.
     #[allow(clippy::too_many_arguments)]
