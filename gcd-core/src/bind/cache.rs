@@ -32,6 +32,17 @@ const MAX_BEHAVIOUR_STATES: usize = 128;
 pub(super) const MAX_CACHED_STATES: usize = 512;
 
 impl Behaviour {
+    /// The local number of each of the grammar's states and winners here:
+    /// what tables walked in this grammar are stored under.
+    pub(super) fn local_numbers(&self) -> (FxHashMap<u32, u32>, FxHashMap<u32, u32>) {
+        let number = |ids: &[u32]| {
+            (ids.iter().enumerate())
+                .map(|(i, &x)| (x, i as u32))
+                .collect()
+        };
+        (number(&self.states), number(&self.winners))
+    }
+
     pub(super) fn of(lx: &crate::lexer::LexerAutomaton, q: u32) -> Option<Behaviour> {
         let mut local: FxHashMap<u32, u32> = FxHashMap::default();
         let mut states = vec![q];

@@ -304,18 +304,7 @@ impl BoundGrammar {
         }
         crate::counters::count_state_table(false);
         let tables = self.walk_state(q, end_filter);
-        let state_local: FxHashMap<u32, u32> = behaviour
-            .states
-            .iter()
-            .enumerate()
-            .map(|(i, &s)| (s, i as u32))
-            .collect();
-        let winner_local: FxHashMap<u32, u32> = behaviour
-            .winners
-            .iter()
-            .enumerate()
-            .map(|(i, &w)| (w, i as u32))
-            .collect();
+        let (state_local, winner_local) = behaviour.local_numbers();
         let local = tables.renumber(|s| state_local[&s], |w| winner_local[&w], u32::MAX);
         let mut cache = lock_state_cache();
         if cache.len() >= MAX_CACHED_STATES {

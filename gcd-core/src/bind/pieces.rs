@@ -253,12 +253,7 @@ impl BoundGrammar {
         depth_state[1] = s;
         let end = trie.subtree_end[c] as usize;
         self.walk_nodes(c + 1, end, 1, trie.byte[c], None, depth_state, &mut walked);
-        let state_local: FxHashMap<u32, u32> = (behaviour.states.iter().enumerate())
-            .map(|(i, &s)| (s, i as u32))
-            .collect();
-        let winner_local: FxHashMap<u32, u32> = (behaviour.winners.iter().enumerate())
-            .map(|(i, &w)| (w, i as u32))
-            .collect();
+        let (state_local, winner_local) = behaviour.local_numbers();
         let mut by_winner: Vec<(u32, Vec<u32>)> = (walked.by_winner.into_iter())
             .map(|(w, nodes)| (winner_local[&w], nodes))
             .collect();
