@@ -369,10 +369,14 @@ impl Vocabulary {
         &self.name
     }
 
-    /// A 64-bit hash of every id's kind and bytes: equal vocabularies give
-    /// equal fingerprints, so bound tables can be cached under it.
+    /// A 64-bit hash of every id's kind and bytes and of the EOS ids: equal
+    /// vocabularies give equal fingerprints, so bound tables can be cached
+    /// under it.
     pub fn fingerprint(&self) -> u64 {
-        self.fingerprint
+        // EOS ids are not text (see `normal_tokens`): they change the trie.
+        (self.eos.iter()).fold(self.fingerprint, |h, &id| {
+            (h ^ u64::from(id)).wrapping_mul(0x0100_0000_01b3)
+        })
     }
 
     fn check(&self, id: u32) -> Result<usize> {
@@ -403,12 +407,14 @@ impl Vocabulary {
         Ok(self.kinds[self.check(id)?])
     }
 
-    /// The tokens that can appear in grammar text: Normal and non-empty, in
-    /// id order.
+    /// The tokens that can appear in grammar text: Normal, non-empty and
+    /// not EOS, in id order. An EOS id ends the output whatever its bytes
+    /// (a caller may name an ordinary token as EOS), so it is never text.
     pub fn normal_tokens(&self) -> impl Iterator<Item = (u32, &[u8])> + '_ {
         self.kinds.iter().enumerate().filter_map(move |(i, k)| {
             let (s, e) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
-            (*k == TokenKind::Normal && e > s).then(|| (i as u32, &self.bytes[s..e]))
+            (*k == TokenKind::Normal && e > s && !self.eos.contains(&(i as u32)))
+                .then(|| (i as u32, &self.bytes[s..e]))
         })
     }
 
