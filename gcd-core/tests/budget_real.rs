@@ -199,6 +199,13 @@ fn beam_search_never_leaves_the_budget() {
             });
         }
         assert!(outs.windows(2).all(|w| w[0].log_prob >= w[1].log_prob));
+        let texts: std::collections::HashSet<&[u8]> =
+            outs.iter().map(|h| h.matcher.output()).collect();
+        assert_eq!(
+            texts.len(),
+            outs.len(),
+            "budget {budget}: a text returned twice"
+        );
     }
     // Without the budget the same search is cut off unfinished.
     let outs =

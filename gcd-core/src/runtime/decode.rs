@@ -42,15 +42,44 @@ pub fn greedy(
 /// One finished output of a search.
 #[derive(Clone, Debug)]
 pub struct Hypothesis {
+    /// The most probable tokenization of the output that the search found.
     pub matcher: Matcher,
-    /// Sum of the log-probabilities of its tokens (EOS included).
+    /// The output's log-probability: over each tokenization found, the sum
+    /// of its tokens' log-probabilities (EOS included), and these added up
+    /// as probabilities.
     pub log_prob: f32,
+    /// How many tokenizations of this output the search found.
+    pub tokenizations: usize,
+}
+
+/// Adds a finished hypothesis, merged with an earlier one of the same text:
+/// tokenizations of one output are one answer, and its probability is
+/// theirs together.
+fn add_finished(finished: &mut Vec<Hypothesis>, h: Hypothesis) {
+    let Some(same) = (finished.iter_mut()).find(|f| f.matcher.output() == h.matcher.output())
+    else {
+        finished.push(h);
+        return;
+    };
+    let (hi, lo) = if h.log_prob > same.log_prob {
+        (h.log_prob, same.log_prob)
+    } else {
+        (same.log_prob, h.log_prob)
+    };
+    let merged = hi + (lo - hi).exp().ln_1p();
+    if h.log_prob > same.log_prob {
+        same.matcher = h.matcher;
+    }
+    same.log_prob = merged;
+    same.tokenizations += h.tokenizations;
 }
 
 /// Beam search with `width` beams. Each beam is a fork of `start`; every
 /// candidate token is drawn from the beam's mask, so all outputs are
 /// grammatical, and with a budget on `start` all are complete. Stops when
-/// `width` outputs have ended or after `max_steps` steps. Best first.
+/// `width` distinct outputs have ended or after `max_steps` steps. Best
+/// first. Outputs are distinct texts: a text reached through several
+/// tokenizations is one [`Hypothesis`] with their probabilities summed.
 pub fn beam_search(
     start: &Matcher,
     model: &mut dyn LogitsSource,
@@ -61,6 +90,7 @@ pub fn beam_search(
     let mut beams = vec![Hypothesis {
         matcher: start.clone(),
         log_prob: 0.0,
+        tokenizations: 1,
     }];
     let mut finished: Vec<Hypothesis> = Vec::new();
     let mut logits = vec![0f32; vocab_width];
@@ -97,9 +127,13 @@ pub fn beam_search(
             if matcher.advance(t).is_err() {
                 continue;
             }
-            let h = Hypothesis { matcher, log_prob };
+            let h = Hypothesis {
+                matcher,
+                log_prob,
+                tokenizations: 1,
+            };
             if h.matcher.is_finished() {
-                finished.push(h);
+                add_finished(&mut finished, h);
             } else {
                 next.push(h);
             }
