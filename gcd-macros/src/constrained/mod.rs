@@ -50,17 +50,32 @@ fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
             "`#[serde(content = ...)]` needs `tag = ...` too",
         ));
     }
-    errors.finish()?;
     let name = &input.ident;
-    let whitespace = c.whitespace.map(|w| {
-        let w = syn::Ident::new(w, proc_macro2::Span::call_site());
-        quote!(const WHITESPACE: ::gcd::constrained::Whitespace = ::gcd::constrained::Whitespace::#w;)
-    });
     let mut generics = input.generics.clone();
     for p in generics.type_params_mut() {
         p.bounds.push(syn::parse_quote!(::gcd::Constrained));
     }
     let (impl_g, ty_g, where_c) = generics.split_for_impl();
+    if let Err(e) = errors.finish() {
+        // The errors, plus an impl that keeps the type `Constrained`: uses
+        // of it elsewhere then compile, instead of adding follow-on errors
+        // (E0599, E0277) to the ones that matter.
+        let errors = e.to_compile_error();
+        return Ok(quote! {
+            #errors
+            impl #impl_g ::gcd::Constrained for #name #ty_g #where_c {
+                fn shape(_: &mut ::gcd::constrained::ShapeSet) -> ::gcd::constrained::Shape {
+                    ::gcd::constrained::Shape::Invalid(::std::string::String::from(
+                        "#[derive(Constrained)] reported errors for this type",
+                    ))
+                }
+            }
+        });
+    }
+    let whitespace = c.whitespace.map(|w| {
+        let w = syn::Ident::new(w, proc_macro2::Span::call_site());
+        quote!(const WHITESPACE: ::gcd::constrained::Whitespace = ::gcd::constrained::Whitespace::#w;)
+    });
     Ok(quote! {
         #checks
         impl #impl_g ::gcd::Constrained for #name #ty_g #where_c {
