@@ -9,6 +9,8 @@ pub mod batch;
 pub mod decode;
 #[cfg(feature = "vocab")]
 pub mod matcher;
+#[cfg(feature = "vocab")]
+pub mod overlap;
 pub mod recognizer;
 pub mod tree;
 

@@ -244,24 +244,31 @@ impl Matcher {
 
     /// Sets forbidden logits to negative infinity.
     pub fn mask_logits(&self, logits: &mut [f32]) {
-        let mask = self.compute_mask(logits.len());
-        // A word at a time: most words are all-forbidden or all-allowed,
-        // and a bit iterator over 200k ids costs more than the mask.
-        for (chunk, &word) in logits.chunks_mut(64).zip(mask.as_raw_slice()) {
-            match word {
-                0 => chunk.fill(f32::NEG_INFINITY),
-                w if w == u64::MAX => {}
-                w => {
-                    for (i, l) in chunk.iter_mut().enumerate() {
-                        if w >> i & 1 == 0 {
-                            *l = f32::NEG_INFINITY;
-                        }
+        apply_mask(&self.compute_mask(logits.len()), logits);
+    }
+}
+
+/// Sets the logits that `mask` forbids to negative infinity (`mask` as
+/// wide as `logits`, from [`Matcher::compute_mask`]).
+pub fn apply_mask(mask: &BitVec<u64, Lsb0>, logits: &mut [f32]) {
+    // A word at a time: most words are all-forbidden or all-allowed, and a
+    // bit iterator over 200k ids costs more than the mask.
+    for (chunk, &word) in logits.chunks_mut(64).zip(mask.as_raw_slice()) {
+        match word {
+            0 => chunk.fill(f32::NEG_INFINITY),
+            w if w == u64::MAX => {}
+            w => {
+                for (i, l) in chunk.iter_mut().enumerate() {
+                    if w >> i & 1 == 0 {
+                        *l = f32::NEG_INFINITY;
                     }
                 }
             }
         }
     }
+}
 
+impl Matcher {
     /// Runs `bytes` from the current configurations: those that take every
     /// byte (deduplicated), each with the index of the one it came from.
     fn run_bytes(&self, bytes: &[u8]) -> Result<Runs, RunError> {
