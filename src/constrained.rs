@@ -22,6 +22,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use gcd_core::bind::BoundGrammar;
 use gcd_core::compiled::CompiledGrammar;
 pub use gcd_core::json::{Field, Shape, ShapeSet, StringRules, Whitespace};
+use gcd_core::runtime::decode::LogitsSource;
 use gcd_core::runtime::matcher::{MatchError, Matcher};
 use gcd_core::vocab::Vocabulary;
 
@@ -71,9 +72,13 @@ pub enum ConstraintError {
     Unsupported { ty: &'static str, message: String },
     #[error(transparent)]
     Match(#[from] MatchError),
+    #[error(transparent)]
+    Schema(#[from] gcd_schema::SchemaError),
     #[error("the output is not complete yet ({0} bytes so far)")]
     Incomplete(usize),
-    #[error("the output does not deserialize (a gcd bug): {0}")]
+    /// For a derived type, a gcd bug; for a schema, `T` does not match
+    /// the schema.
+    #[error("the output does not deserialize: {0}")]
     Deserialize(serde_json::Error),
 }
 
@@ -147,6 +152,13 @@ pub fn bound<T: Constrained + 'static>(
 
 /// Decodes one value of `T`: mask the logits, advance by the chosen token,
 /// and [`finish`](Decoder::finish) with the value.
+///
+/// `T` either derives [`Constrained`] ([`Decoder::new`]: the grammar comes
+/// from the type) or is any `DeserializeOwned` type read from output that a
+/// JSON Schema constrains ([`Decoder::from_schema`], `T =
+/// serde_json::Value` for untyped use). In the second case the schema is
+/// the contract: a `T` that does not match it makes [`finish`](Decoder::finish)
+/// fail with [`ConstraintError::Deserialize`].
 pub struct Decoder<T> {
     matcher: Matcher,
     _type: PhantomData<fn() -> T>,
@@ -162,10 +174,55 @@ impl<T: Constrained + serde::de::DeserializeOwned + 'static> Decoder<T> {
         vocab: Arc<Vocabulary>,
         ws: Whitespace,
     ) -> Result<Decoder<T>, ConstraintError> {
-        Ok(Decoder {
-            matcher: Matcher::new(bound::<T>(ws, vocab)?),
+        Ok(Self::from_bound(bound::<T>(ws, vocab)?))
+    }
+}
+
+impl<T: serde::de::DeserializeOwned> Decoder<T> {
+    /// Output constrained by a JSON Schema, compiled with `options` and
+    /// bound to `vocab`. Compiling and binding cost milliseconds: to decode
+    /// many outputs of one schema, bind once and use
+    /// [`from_bound`](Decoder::from_bound) with the shared
+    /// [`BoundGrammar`]. For a `T` with Rust integer fields, set
+    /// [`Integers::Plain`](gcd_schema::Integers::Plain): JSON Schema counts
+    /// `7.0` as an integer, serde's `u8` does not.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// let vocab = Arc::new(gcd::core::Vocabulary::o200k_base()?);
+    /// let schema = serde_json::json!({
+    ///     "type": "object",
+    ///     "properties": {"city": {"type": "string"}},
+    ///     "required": ["city"],
+    /// });
+    /// let options = gcd::schema::Options::default();
+    /// let mut decoder = gcd::Decoder::<serde_json::Value>::from_schema(&schema, &options, vocab.clone())?;
+    /// for token in vocab.encode(r#"{"city":"Oslo"}"#)? {
+    ///     decoder.advance(token)?;
+    /// }
+    /// assert_eq!(decoder.finish()?["city"], "Oslo");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_schema(
+        schema: &serde_json::Value,
+        options: &gcd_schema::Options,
+        vocab: Arc<Vocabulary>,
+    ) -> Result<Decoder<T>, ConstraintError> {
+        let compiled = gcd_schema::compile(schema, options)?;
+        Ok(Self::from_bound(Arc::new(BoundGrammar::new(
+            Arc::new(compiled),
+            vocab,
+        ))))
+    }
+
+    /// A decoder over a grammar already bound, whose output must
+    /// deserialize into `T` (a JSON grammar: a schema's, or a Lark grammar
+    /// of JSON).
+    pub fn from_bound(bound: Arc<BoundGrammar>) -> Decoder<T> {
+        Decoder {
+            matcher: Matcher::new(bound),
             _type: PhantomData,
-        })
+        }
     }
 
     /// At most `n` tokens, and the value is complete when they run out.
@@ -182,12 +239,32 @@ impl<T: Constrained + serde::de::DeserializeOwned + 'static> Decoder<T> {
         Ok(self.matcher.advance(token)?)
     }
 
+    /// Whether the output has ended: EOS was taken, or nothing else is
+    /// allowed.
+    pub fn is_finished(&self) -> bool {
+        self.matcher.is_finished()
+    }
+
     pub fn matcher(&self) -> &Matcher {
         &self.matcher
     }
 
     pub fn matcher_mut(&mut self) -> &mut Matcher {
         &mut self.matcher
+    }
+
+    /// Runs `model` to the end of the output with [`greedy`] decoding and
+    /// returns the value. With a budget the output always completes;
+    /// without one, `max_steps` bounds the tokens.
+    ///
+    /// [`greedy`]: gcd_core::runtime::decode::greedy
+    pub fn greedy(
+        &mut self,
+        model: &mut dyn LogitsSource,
+        max_steps: usize,
+    ) -> Result<T, ConstraintError> {
+        gcd_core::runtime::decode::greedy(&mut self.matcher, model, max_steps)?;
+        self.finish()
     }
 
     /// The value, once the output is complete.

@@ -12,9 +12,11 @@
 extern crate self as gcd;
 
 pub mod build;
+#[cfg(feature = "candle")]
+pub mod candle;
 pub mod constrained;
 
-pub use constrained::{Constrained, Decoder};
+pub use constrained::{Constrained, ConstraintError, Decoder};
 pub use gcd_core as core;
 pub use gcd_macros::{grammar, Constrained};
 pub use gcd_schema as schema;
