@@ -29,7 +29,9 @@ use gcd_core::vocab::Vocabulary;
 /// A type whose JSON form gcd can enforce.
 pub trait Constrained {
     /// Where whitespace may go when this is the type decoded (set with
-    /// `#[constrained(whitespace = "compact" | "spaced" | "json")]`);
+    /// `#[constrained(whitespace = "compact" | "spaced" | "single_space" |
+    /// "capped" | "json")]`, where `capped` is JSON whitespace where
+    /// pretty-printers put it, at most 20 bytes in each place);
     /// [`Whitespace::Compact`] unless set, as `serde_json::to_string` writes.
     const WHITESPACE: Whitespace = Whitespace::Compact;
 

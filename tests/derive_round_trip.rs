@@ -66,7 +66,19 @@ fn round_trip<
         "{} refused {pretty}",
         std::any::type_name::<T>()
     );
+    // Where pretty-printers put whitespace, bounded: the pretty and Python
+    // forms pass (no test type nests past depth 19).
+    assert!(
+        accepts::<T>(&pretty, Whitespace::Capped(40)),
+        "{} refused {pretty} under capped whitespace",
+        std::any::type_name::<T>()
+    );
     let spaced = gcd_cli::pyjson::to_python_json(&serde_json::to_value(v).unwrap());
+    assert!(
+        accepts::<T>(&spaced, Whitespace::Capped(40)),
+        "{} refused {spaced} under capped whitespace",
+        std::any::type_name::<T>()
+    );
     // Python's separators are exactly the single spaces of `Spaced` (maps with
     // non-string keys aside, which no type here has).
     assert!(
@@ -437,4 +449,36 @@ fn decoder_whitespace_policy() {
         json.advance(t).unwrap();
     }
     assert_eq!(json.finish().unwrap(), Point { x: 1, y: 2 });
+}
+
+/// `#[constrained(whitespace = ...)]` names the type's policy.
+#[derive(Constrained, Deserialize, Serialize, Debug, PartialEq)]
+#[constrained(whitespace = "capped")]
+struct Pretty {
+    name: String,
+    tags: Vec<u8>,
+}
+
+#[test]
+fn the_whitespace_attribute_sets_the_policy() {
+    assert_eq!(Pretty::WHITESPACE, Whitespace::Capped(20));
+    let v = Pretty {
+        name: "x".into(),
+        tags: vec![1, 2],
+    };
+    let pretty = serde_json::to_string_pretty(&v).unwrap();
+    let mut d = gcd::Decoder::<Pretty>::new(vocab()).unwrap();
+    for t in vocab().encode(&pretty).unwrap() {
+        d.advance(t).unwrap();
+    }
+    assert_eq!(d.finish().unwrap(), v);
+    // 21 spaces after `{` is one more than the cap.
+    let mut d = gcd::Decoder::<Pretty>::new(vocab()).unwrap();
+    let over = format!("{{{}\"name\":\"x\",\"tags\":[]}}", " ".repeat(21));
+    let refused = vocab()
+        .encode(&over)
+        .unwrap()
+        .into_iter()
+        .any(|t| d.advance(t).is_err());
+    assert!(refused, "{over}");
 }

@@ -668,7 +668,9 @@ fn maskbench(
     let cfg = gcd_cli::maskbench::Config {
         data,
         stride,
+        // MaskBench's documents: any JSON whitespace, as the protocol has it.
         options: gcd_schema::Options::default()
+            .whitespace(gcd_schema::Whitespace::Json)
             .max_lexer_states(max_lexer_states)
             .properties(properties),
     };

@@ -19,7 +19,9 @@ fn sample_is_exact() {
     let cfg = Config {
         data: root.join("maskbench"),
         stride: 200,
-        options: gcd_schema::Options::default().properties(gcd_schema::PropertyOrder::Any),
+        options: gcd_schema::Options::default()
+            .whitespace(gcd_schema::Whitespace::Json)
+            .properties(gcd_schema::PropertyOrder::Any),
     };
     let r = run(&cfg, vocab, &mut |_, _| {}).unwrap();
     print!("{}{}", r.summary(), r.breakdown());

@@ -55,6 +55,7 @@ pub struct Emitter<'c, 'a> {
     b: GrammarBuilder,
     comma: Expr,
     colon: Expr,
+    ws: Whitespace,
     done: HashMap<Id, ()>,
     shapes: HashMap<String, Id>,
     queue: VecDeque<Id>,
@@ -77,6 +78,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
             b,
             comma: Expr::Pattern(ws.comma(), None),
             colon: Expr::Pattern(ws.colon(), None),
+            ws,
             done: HashMap::new(),
             shapes: HashMap::new(),
             queue: VecDeque::new(),
@@ -138,6 +140,11 @@ impl<'c, 'a> Emitter<'c, 'a> {
             self.b.terminal_full(&name, pattern, priority, None);
         }
         Expr::name(&name)
+    }
+
+    /// A bracket with the whitespace the policy puts beside it.
+    fn bracket(&self, pattern: TerminalPattern) -> Expr {
+        Expr::Pattern(pattern, None)
     }
 
     fn lit(&self, s: &str) -> Expr {
@@ -215,7 +222,11 @@ impl<'c, 'a> Emitter<'c, 'a> {
             };
             self.b.rule(
                 &name,
-                vec![Expr::seq(vec![self.lit("{"), body, self.lit("}")])],
+                vec![Expr::seq(vec![
+                    self.bracket(self.ws.open('{')),
+                    body,
+                    self.bracket(self.ws.close('}')),
+                ])],
             );
             alts.push(Expr::name(&name));
         } else if !objects.is_empty() {
@@ -232,20 +243,20 @@ impl<'c, 'a> Emitter<'c, 'a> {
             let name = format!("o{id}");
             let mut oalts = Vec::new();
             if empty {
-                oalts.push(self.lit("}"));
+                oalts.push(self.bracket(self.ws.close('}')));
             }
             if !first.is_empty() {
                 self.b.rule(&format!("{name}_m0"), first);
                 oalts.push(Expr::seq(vec![
                     Expr::name(&format!("{name}_m0")),
-                    self.lit("}"),
+                    self.bracket(self.ws.close('}')),
                 ]));
             }
             self.b.rule(&format!("{name}_b"), oalts);
             self.b.rule(
                 &name,
                 vec![Expr::seq(vec![
-                    self.lit("{"),
+                    self.bracket(self.ws.open('{')),
                     Expr::name(&format!("{name}_b")),
                 ])],
             );
@@ -291,8 +302,8 @@ impl<'c, 'a> Emitter<'c, 'a> {
                 a.items.map(|x| s.want(x))
             }
         };
-        let open = self.lit("[");
-        let close = self.lit("]");
+        let open = self.bracket(self.ws.open('['));
+        let close = self.bracket(self.ws.close(']'));
         let last = a.max.unwrap_or(k.max(a.min));
         // The rule count grows with the positions spelled out.
         let max = self.c.limits.max_array_positions;

@@ -84,7 +84,9 @@ use gcd_core::grammar::Grammar;
 use serde_json::Value;
 
 pub use error::{SchemaError, SchemaErrorKind};
-pub use options::{Draft, Escapes, Integers, Limits, Options, PropertyOrder, Whitespace};
+pub use options::{
+    Draft, Escapes, Integers, Limits, Options, PropertyOrder, Whitespace, DEFAULT_WHITESPACE,
+};
 #[cfg(feature = "schemars")]
 pub use schemars_bridge::{for_type, schema_for};
 

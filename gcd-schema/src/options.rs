@@ -4,9 +4,16 @@
 
 /// Where whitespace may appear between JSON lexemes: gcd-core's policy,
 /// shared with `#[derive(Constrained)]`. [`Options::default()`] takes
-/// [`Whitespace::Json`].
+/// [`DEFAULT_WHITESPACE`].
 pub use gcd_core::json::Whitespace;
 pub use gcd_core::Limits;
+
+/// The default whitespace policy: JSON whitespace where pretty-printers put
+/// it, at most 20 bytes in each place (an indent of 2 to depth 9, of 4 to
+/// depth 4). Compact output, Python's `json.dumps` and pretty-printed JSON
+/// all pass, but a model cannot spend its budget on blank lines. For
+/// validating documents with any whitespace, take [`Whitespace::Json`].
+pub const DEFAULT_WHITESPACE: Whitespace = Whitespace::Capped(20);
 
 /// Which spellings of a character constrained strings and object keys
 /// accept (unconstrained strings always accept every spelling).
@@ -69,8 +76,8 @@ pub enum PropertyOrder {
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct Options {
-    /// [`Whitespace::Json`] by default: any RFC 8259 whitespace between
-    /// lexemes.
+    /// [`DEFAULT_WHITESPACE`] unless set: bounded whitespace where
+    /// pretty-printers put it ([`Whitespace::Json`] takes any).
     pub whitespace: Whitespace,
     pub properties: PropertyOrder,
     pub escapes: Escapes,
@@ -86,7 +93,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Options {
         Options {
-            whitespace: Whitespace::Json,
+            whitespace: DEFAULT_WHITESPACE,
             properties: PropertyOrder::default(),
             escapes: Escapes::default(),
             draft: Draft::default(),

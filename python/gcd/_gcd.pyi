@@ -36,7 +36,7 @@ class Grammar:
     def from_json_schema(
         schema: Union[str, dict[str, Any], bool],
         vocab: Vocabulary,
-        whitespace: str = "compact",
+        whitespace: str = "capped",
         any_order: bool = False,
     ) -> Grammar: ...
     @staticmethod

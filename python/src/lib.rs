@@ -220,11 +220,16 @@ fn parse_whitespace(s: &str) -> PyResult<gcd_schema::Whitespace> {
         "spaced" => W::Spaced,
         "single_space" => W::SingleSpace,
         "json" => W::Json,
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "whitespace={s:?}: expected \"compact\", \"spaced\", \"single_space\" or \"json\""
-            )))
-        }
+        "capped" => gcd_schema::DEFAULT_WHITESPACE,
+        _ => match s.strip_prefix("capped:").map(str::parse::<u8>) {
+            Some(Ok(n)) => W::Capped(n),
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "whitespace={s:?}: expected \"compact\", \"spaced\", \"single_space\", \"json\", \
+                     \"capped\" or \"capped:N\" (N from 0 to 255)"
+                )))
+            }
+        },
     })
 }
 
@@ -253,10 +258,11 @@ impl PyGrammar {
     /// Compiles a JSON Schema (a str of JSON, or a dict) and binds it to
     /// vocab. whitespace: "compact" (none), "spaced" (optional single space
     /// after , and :), "single_space" (exactly one, as json.dumps writes),
-    /// "json" (any JSON whitespace). any_order: object members in any order
-    /// rather than the schema's.
+    /// "json" (any JSON whitespace), "capped" (the default: whitespace where
+    /// pretty-printers put it, at most 20 bytes in each place) or "capped:N".
+    /// any_order: object members in any order rather than the schema's.
     #[staticmethod]
-    #[pyo3(signature = (schema, vocab, whitespace = "compact", any_order = false))]
+    #[pyo3(signature = (schema, vocab, whitespace = "capped", any_order = false))]
     fn from_json_schema(
         py: Python<'_>,
         schema: &Bound<'_, PyAny>,

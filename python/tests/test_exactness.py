@@ -64,8 +64,29 @@ def test_mask_exact_with_any_order_and_json_whitespace(small_vocab, seed):
         check_schema_value(json.loads(m.output))
 
 
-def test_compact_whitespace_refuses_spaces(small_grammar):
-    m = small_grammar.matcher()
+@pytest.mark.parametrize("seed", range(6))
+def test_mask_exact_with_capped_whitespace(small_vocab, seed):
+    g = gcd.Grammar.from_json_schema(SCHEMA, small_vocab, whitespace="capped:2")
+    m = walk_and_check(g, 200 + seed)
+    if m.is_finished():
+        check_schema_value(json.loads(m.output))
+
+
+def test_capped_whitespace_stops_at_the_cap(small_vocab):
+    g = gcd.Grammar.from_json_schema(SCHEMA, small_vocab, whitespace="capped:2")
+    m = g.matcher()
+    space = TOKENS.index(b" ")
+    assert not mask_of(m, V)[space], "no whitespace before the value"
+    m.advance(TOKENS.index(b"{"))
+    m.advance(space)
+    m.advance(TOKENS.index(b"\n"))
+    assert not mask_of(m, V)[space], "a third byte of whitespace after {"
+    with pytest.raises(ValueError, match="capped:N"):
+        gcd.Grammar.from_json_schema(SCHEMA, small_vocab, whitespace="capped:x")
+
+
+def test_compact_whitespace_refuses_spaces(small_vocab):
+    m = gcd.Grammar.from_json_schema(SCHEMA, small_vocab, whitespace="compact").matcher()
     mask = mask_of(m, V)
     assert not mask[TOKENS.index(b" ")]
     assert mask[TOKENS.index(b'{"')] and mask[TOKENS.index(b"{")]

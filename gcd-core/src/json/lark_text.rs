@@ -20,6 +20,7 @@ use crate::grammar::{Grammar, NtId, RuleKind, Symbol, Terminal, TerminalPattern}
 pub fn to_lark(root: &Shape, set: &ShapeSet, ws: Whitespace) -> Result<String, ShapeError> {
     let mut w = LarkWriter {
         set,
+        ws,
         rules: String::new(),
         named: HashMap::new(),
         pending: Vec::new(),
@@ -71,6 +72,7 @@ fn lark_regex(re: &str) -> String {
 
 struct LarkWriter<'a> {
     set: &'a ShapeSet,
+    ws: Whitespace,
     rules: String,
     named: HashMap<String, String>,
     pending: Vec<(String, String)>,
@@ -78,6 +80,16 @@ struct LarkWriter<'a> {
 }
 
 impl LarkWriter<'_> {
+    /// An opening bracket with the whitespace the policy allows after it.
+    fn open(&self, c: char) -> String {
+        lark_terminal(&self.ws.open(c))
+    }
+
+    /// A closing bracket with the whitespace the policy allows before it.
+    fn close(&self, c: char) -> String {
+        lark_terminal(&self.ws.close(c))
+    }
+
     fn fresh(&mut self, what: &str) -> String {
         self.fresh += 1;
         format!("{what}_{}", self.fresh)
@@ -128,7 +140,7 @@ impl LarkWriter<'_> {
                 } else {
                     format!(" {}", self.rule("items", body))
                 };
-                format!("\"[\"{inner} \"]\"")
+                format!("{}{inner} {}", self.open('['), self.close(']'))
             }
             Shape::Tuple(items) => {
                 let parts = items
@@ -136,19 +148,28 @@ impl LarkWriter<'_> {
                     .map(|i| self.expr(i))
                     .collect::<Result<Vec<_>, _>>()?;
                 if parts.is_empty() {
-                    "\"[\" \"]\"".to_string()
+                    format!("{} {}", self.open('['), self.close(']'))
                 } else {
-                    format!("\"[\" {} \"]\"", parts.join(" _COMMA "))
+                    format!(
+                        "{} {} {}",
+                        self.open('['),
+                        parts.join(" _COMMA "),
+                        self.close(']')
+                    )
                 }
             }
             Shape::Map { values } => {
                 let v = self.expr(values)?;
                 let entry = self.rule("entry", format!("STRING _COLON {v}"));
-                format!("\"{{\" [{entry} (_COMMA {entry})*] \"}}\"")
+                format!(
+                    "{} [{entry} (_COMMA {entry})*] {}",
+                    self.open('{'),
+                    self.close('}')
+                )
             }
             Shape::Object(fields) => {
                 let (inside, _) = self.fields(fields, false)?;
-                format!("\"{{\" {inside} \"}}\"")
+                format!("{} {inside} {}", self.open('{'), self.close('}'))
             }
             Shape::Tagged { tag, variants } => {
                 let mut alts = Vec::new();
@@ -168,7 +189,12 @@ impl LarkWriter<'_> {
                     alts.push(format!("{} {after}", lark_literal(&json_quote(value))));
                 }
                 let key = lark_literal(&json_quote(tag));
-                format!("\"{{\" {key} _COLON ({}) \"}}\"", alts.join(" | "))
+                format!(
+                    "{} {key} _COLON ({}) {}",
+                    self.open('{'),
+                    alts.join(" | "),
+                    self.close('}')
+                )
             }
             Shape::Invalid(why) => return Err(ShapeError(why.clone())),
             Shape::OneOf(alts) => {

@@ -20,6 +20,7 @@ use crate::grammar::{Expr, Grammar, GrammarBuilder, TerminalPattern};
 pub fn to_grammar(root: &Shape, set: &ShapeSet, ws: Whitespace) -> Result<Grammar, ShapeError> {
     let mut w = IrWriter {
         set,
+        ws,
         rules: Vec::new(),
         named: HashMap::new(),
         pending: Vec::new(),
@@ -131,6 +132,7 @@ fn cost(e: &Expr) -> u64 {
 
 struct IrWriter<'a> {
     set: &'a ShapeSet,
+    ws: Whitespace,
     rules: Vec<(String, Vec<Expr>)>,
     named: HashMap<String, String>,
     pending: Vec<(String, String)>,
@@ -138,6 +140,16 @@ struct IrWriter<'a> {
 }
 
 impl IrWriter<'_> {
+    /// An opening bracket with the whitespace the policy allows after it.
+    fn open(&self, c: char) -> Expr {
+        Expr::Pattern(self.ws.open(c), None)
+    }
+
+    /// A closing bracket with the whitespace the policy allows before it.
+    fn close(&self, c: char) -> Expr {
+        Expr::Pattern(self.ws.close(c), None)
+    }
+
     fn fresh(&mut self, what: &str) -> String {
         self.fresh += 1;
         format!("{what}_{}", self.fresh)
@@ -201,11 +213,11 @@ impl IrWriter<'_> {
                         repeat_count(m - 1)?,
                     )])),
                 };
-                let mut out = vec![literal("[")];
+                let mut out = vec![self.open('[')];
                 if let Some(body) = body {
                     out.push(Expr::name(&self.rule("items", body)));
                 }
-                out.push(literal("]"));
+                out.push(self.close(']'));
                 out
             }
             Shape::Tuple(items) => {
@@ -213,14 +225,14 @@ impl IrWriter<'_> {
                     .iter()
                     .map(|i| self.expr(i))
                     .collect::<Result<Vec<_>, _>>()?;
-                let mut out = vec![literal("[")];
+                let mut out = vec![self.open('[')];
                 for (k, part) in parts.into_iter().enumerate() {
                     if k > 0 {
                         out.push(Expr::name("_COMMA"));
                     }
                     out.extend(part);
                 }
-                out.push(literal("]"));
+                out.push(self.close(']'));
                 out
             }
             Shape::Map { values } => {
@@ -229,17 +241,17 @@ impl IrWriter<'_> {
                 let entry = self.rule("entry", [vec![Expr::name("STRING"), colon], v].concat());
                 let comma = Expr::name("_COMMA");
                 vec![
-                    literal("{"),
+                    self.open('{'),
                     Expr::opt(group(vec![vec![
                         Expr::name(&entry),
                         Expr::star(group(vec![vec![comma, Expr::name(&entry)]])),
                     ]])),
-                    literal("}"),
+                    self.close('}'),
                 ]
             }
             Shape::Object(fields) => {
                 let (inside, _) = self.fields(fields, false)?;
-                [vec![literal("{")], inside, vec![literal("}")]].concat()
+                [vec![self.open('{')], inside, vec![self.close('}')]].concat()
             }
             Shape::Tagged { tag, variants } => {
                 let mut alts = Vec::new();
@@ -260,7 +272,7 @@ impl IrWriter<'_> {
                 }
                 let key = literal(&json_quote(tag));
                 let colon = Expr::name("_COLON");
-                vec![literal("{"), key, colon, group(alts), literal("}")]
+                vec![self.open('{'), key, colon, group(alts), self.close('}')]
             }
             Shape::Invalid(why) => return Err(ShapeError(why.clone())),
             Shape::OneOf(alts) => {

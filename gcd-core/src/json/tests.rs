@@ -67,6 +67,52 @@ fn objects_with_optional_fields() {
 }
 
 #[test]
+fn capped_whitespace_takes_pretty_printers_output_and_no_more() {
+    let shape = Shape::Object(vec![
+        field("a", Shape::Integer { min: 0, max: 255 }, true),
+        field(
+            "b",
+            Shape::Array {
+                items: Box::new(Shape::Map {
+                    values: Box::new(Shape::Tuple(vec![Shape::Bool, Shape::Null])),
+                }),
+                min_items: 0,
+                max_items: None,
+            },
+            true,
+        ),
+    ]);
+    let g = compile(&shape, &ShapeSet::new(), Whitespace::Capped(10));
+    let r = Recognizer::new(&g);
+    let value = r#"{"a":1,"b":[{"k":[true,null]},{}]}"#;
+    let v: serde_json::Value = serde_json::from_str(value).unwrap();
+    let pretty = serde_json::to_string_pretty(&v).unwrap();
+    for ok in [
+        value,
+        pretty.as_str(),
+        r#"{"a": 1, "b": [{"k": [true, null]}, {}]}"#,
+        "{\n\t\"a\":\r\n1,\"b\":[ ]}",
+        "{          \"a\":1,\"b\":[]          }",
+    ] {
+        assert!(r.is_complete(ok.as_bytes()), "{ok}");
+    }
+    for bad in [
+        // Eleven bytes in one place (the deepest line of the pretty form has nine).
+        "{           \"a\":1,\"b\":[]}",
+        "{\"a\":1,\"b\":[]           }",
+        "{\"a\":1,           \"b\":[]}",
+        // Where pretty-printers put none.
+        r#"{"a" :1,"b":[]}"#,
+        r#"{"a":1 ,"b":[]}"#,
+        r#" {"a":1,"b":[]}"#,
+        r#"{"a":1,"b":[]} "#,
+        "{\"a\":1,\"b\":[\u{b}]}",
+    ] {
+        assert!(!r.is_complete(bad.as_bytes()), "{bad:?}");
+    }
+}
+
+#[test]
 fn tagged_recursive_and_collections() {
     let mut set = ShapeSet::new();
     set.define(
@@ -164,6 +210,7 @@ fn every_construct_lowers_as_its_lark_text_reads() {
             Whitespace::Spaced,
             Whitespace::SingleSpace,
             Whitespace::Json,
+            Whitespace::Capped(6),
         ] {
             let g = to_grammar(shape, &ShapeSet::new(), ws).unwrap_or_else(|e| panic!("{e}"));
             assert_same_as_lark_text(shape, &ShapeSet::new(), ws, &g);

@@ -22,6 +22,14 @@ pub enum Whitespace {
     /// it, and it accepts Python's `", "` / `": "`).
     #[default]
     Json,
+    /// RFC 8259 whitespace where pretty-printers put it, and bounded: after
+    /// `{`, `[`, `,` and `:` and before `}` and `]`, at most this many bytes
+    /// in each place (none before `,` or `:`, or around the whole value).
+    /// Covers compact output, Python's `json.dumps` with or without
+    /// `indent`, and `serde_json::to_string_pretty` to a depth of about
+    /// half the cap; a model can no longer spend its budget on blank lines.
+    /// It narrows the language on purpose: `{"a" : 1}` is refused.
+    Capped(u8),
 }
 
 impl Whitespace {
@@ -35,23 +43,59 @@ impl Whitespace {
         self.separator(':')
     }
 
+    /// An opening bracket (`{` or `[`) and the whitespace this policy lets
+    /// follow it.
+    pub fn open(self, c: char) -> TerminalPattern {
+        match self {
+            Whitespace::Capped(n) => TerminalPattern::Regex(format!("\\{c}{}", Self::run(n))),
+            _ => literal(c.to_string()),
+        }
+    }
+
+    /// A closing bracket (`}` or `]`) and the whitespace this policy lets
+    /// precede it.
+    pub fn close(self, c: char) -> TerminalPattern {
+        match self {
+            Whitespace::Capped(n) => TerminalPattern::Regex(format!("{}\\{c}", Self::run(n))),
+            _ => literal(c.to_string()),
+        }
+    }
+
+    /// Whether brackets carry whitespace ([`open`](Self::open) and
+    /// [`close`](Self::close) are not plain literals).
+    pub fn in_brackets(self) -> bool {
+        matches!(self, Whitespace::Capped(_))
+    }
+
     /// The whitespace ignored between any two tokens, if any.
     pub fn ignored(self) -> Option<TerminalPattern> {
         match self {
             Whitespace::Json => Some(TerminalPattern::Regex(r"[ \t\n\r]+".into())),
-            Whitespace::Compact | Whitespace::Spaced | Whitespace::SingleSpace => None,
+            Whitespace::Compact
+            | Whitespace::Spaced
+            | Whitespace::SingleSpace
+            | Whitespace::Capped(_) => None,
         }
     }
 
+    /// Up to `n` whitespace bytes.
+    fn run(n: u8) -> String {
+        format!("[ \\t\\n\\r]{{0,{n}}}")
+    }
+
     fn separator(self, c: char) -> TerminalPattern {
-        let literal = |text: String| TerminalPattern::Literal {
-            text,
-            case_insensitive: false,
-        };
         match self {
             Whitespace::Compact | Whitespace::Json => literal(c.to_string()),
             Whitespace::Spaced => TerminalPattern::Regex(format!("{c} ?")),
             Whitespace::SingleSpace => literal(format!("{c} ")),
+            Whitespace::Capped(n) => TerminalPattern::Regex(format!("{c}{}", Self::run(n))),
         }
+    }
+}
+
+fn literal(text: String) -> TerminalPattern {
+    TerminalPattern::Literal {
+        text,
+        case_insensitive: false,
     }
 }

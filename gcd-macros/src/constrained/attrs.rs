@@ -157,17 +157,20 @@ pub fn container(attrs: &[Attribute], errors: &mut Errors) -> Container {
     for a in attrs.iter().filter(|a| a.path().is_ident("constrained")) {
         let r = a.parse_nested_meta(|meta| {
             if !meta.path.is_ident("whitespace") {
-                return Err(meta.error("on a type, `#[constrained(...)]` takes `whitespace = \"compact\" | \"spaced\" | \"json\"`"));
+                return Err(meta.error("on a type, `#[constrained(...)]` takes `whitespace = \"compact\" | \"spaced\" | \"single_space\" | \"capped\" | \"json\"`"));
             }
             let s: LitStr = meta.value()?.parse()?;
             c.whitespace = Some(match s.value().as_str() {
                 "compact" => "Compact",
                 "spaced" => "Spaced",
+                "single_space" => "SingleSpace",
+                // gcd-schema's default cap (`DEFAULT_WHITESPACE`).
+                "capped" => "Capped(20)",
                 "json" => "Json",
                 other => {
                     return Err(syn::Error::new(
                         s.span(),
-                        format!("unknown whitespace policy `{other}`: expected compact, spaced or json"),
+                        format!("unknown whitespace policy `{other}`: expected compact, spaced, single_space, capped or json"),
                     ))
                 }
             });

@@ -73,7 +73,7 @@ fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
         });
     }
     let whitespace = c.whitespace.map(|w| {
-        let w = syn::Ident::new(w, proc_macro2::Span::call_site());
+        let w: TokenStream = w.parse().expect("a policy's variant parses");
         quote!(const WHITESPACE: ::gcd::constrained::Whitespace = ::gcd::constrained::Whitespace::#w;)
     });
     Ok(quote! {
