@@ -68,7 +68,9 @@ def test_budget_is_honoured_when_tight(o200k):
 
 def test_forced_tokens_jump_forward(o200k):
     schema = {"type": "object", "properties": {"answer": {"type": "integer"}}, "required": ["answer"]}
-    g = gcd.Grammar.from_json_schema(schema, o200k)
+    # Whitespace may follow `{` under the default policy: only `{` is forced.
+    assert gcd.Grammar.from_json_schema(schema, o200k).matcher().forced_bytes() == b"{"
+    g = gcd.Grammar.from_json_schema(schema, o200k, whitespace="compact")
     m = g.matcher()
     forced = m.forced_tokens()
     assert o200k.decode(forced) == b'{"answer":'

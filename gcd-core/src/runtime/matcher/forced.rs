@@ -34,7 +34,15 @@ impl Matcher {
     }
 
     /// Tokens spelling a prefix of [`forced_bytes`](Self::forced_bytes),
-    /// longest token first at each step.
+    /// longest token first at each step: what an engine can append without
+    /// a forward pass (jump-forward decoding).
+    ///
+    /// The caveat: this is one tokenization of the forced bytes, not
+    /// necessarily the one the tokenizer would give the whole output (the
+    /// last forced token might have merged with the model's next bytes, as
+    /// `{"` and `{"a` do). Every token is allowed, so the output stays
+    /// valid; a model may just find the split less likely. Engines that
+    /// mind re-tokenize or stop one token short.
     pub fn forced_tokens(&self) -> Vec<u32> {
         let forced = self.forced_bytes();
         let trie = &self.bound.trie;
