@@ -59,6 +59,10 @@ enum Command {
         /// and unused rules are errors).
         #[arg(long)]
         ll1: bool,
+        /// Print one JSON object (verdict, warnings, rewrites, conflicts,
+        /// errors) instead of text, for tools.
+        #[arg(long)]
+        json: bool,
     },
     /// Feed files token by token through the mask; report where they are rejected.
     Replay {
@@ -141,7 +145,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let lexing = Lexing::from(cli.lexing);
     let result = match cli.command {
-        Command::Check { grammar, ll1 } => check(&grammar, ll1, lexing),
+        Command::Check { grammar, ll1, json } => check(&grammar, ll1, lexing, json),
         Command::Replay {
             grammar,
             tokenizer,
@@ -242,25 +246,82 @@ fn bind(grammar: Arc<CompiledGrammar>, vocab: Arc<Vocabulary>) -> Arc<BoundGramm
     Arc::new(bound)
 }
 
-fn check(spec: &str, ll1_only: bool, lexing: Lexing) -> Result<ExitCode> {
+/// What `gcd check` found: printed as the text lines, or with `--json` as
+/// one JSON object for tools.
+#[derive(serde::Serialize)]
+struct CheckReport {
+    grammar: String,
+    /// `ll1`, `generalized` or `unusable`.
+    verdict: &'static str,
+    warnings: Vec<String>,
+    rewrites: Vec<String>,
+    conflicts: Vec<String>,
+    errors: Vec<String>,
+    lexer_states: Option<usize>,
+    shortest_sentence_bytes: Option<u32>,
+    #[serde(skip)]
+    text: Vec<String>,
+}
+
+impl CheckReport {
+    fn new(grammar: &str) -> CheckReport {
+        CheckReport {
+            grammar: grammar.to_string(),
+            verdict: "unusable",
+            warnings: Vec::new(),
+            rewrites: Vec::new(),
+            conflicts: Vec::new(),
+            errors: Vec::new(),
+            lexer_states: None,
+            shortest_sentence_bytes: None,
+            text: Vec::new(),
+        }
+    }
+
+    fn print(&self, json: bool) -> ExitCode {
+        if json {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(self).expect("a report serializes")
+            );
+        } else {
+            for line in &self.text {
+                println!("{line}");
+            }
+        }
+        if self.verdict == "unusable" {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+fn check(spec: &str, ll1_only: bool, lexing: Lexing, json: bool) -> Result<ExitCode> {
+    Ok(check_report(spec, ll1_only, lexing)?.print(json))
+}
+
+fn check_report(spec: &str, ll1_only: bool, lexing: Lexing) -> Result<CheckReport> {
+    let mut r = CheckReport::new(spec);
     if spec.ends_with(".json") {
-        return Ok(match load_schema(spec) {
+        match load_schema(spec) {
             Ok(c) => {
-                for w in c.warnings() {
-                    println!("{w}");
-                }
-                println!(
+                r.warnings = c.warnings().iter().map(ToString::to_string).collect();
+                r.text.extend(r.warnings.iter().cloned());
+                r.verdict = if c.is_ll1() { "ll1" } else { "generalized" };
+                r.lexer_states = Some(c.lexer().num_states());
+                r.text.push(format!(
                     "{spec}: JSON Schema ok; lexer: {} states, {} byte classes",
                     c.lexer().num_states(),
                     c.lexer().classes.len()
-                );
-                ExitCode::SUCCESS
+                ));
             }
             Err(e) => {
-                println!("not usable: {e}");
-                ExitCode::from(1)
+                r.errors.push(e.to_string());
+                r.text.push(format!("not usable: {e}"));
             }
-        });
+        }
+        return Ok(r);
     }
     let text = match gcd_core::lark::builtin::by_name(spec) {
         Some(_) if spec == "json" => gcd_core::lark::builtin::JSON_LARK.to_string(),
@@ -269,33 +330,37 @@ fn check(spec: &str, ll1_only: bool, lexing: Lexing) -> Result<ExitCode> {
     let g = match gcd_core::lark::parse_grammar(&text) {
         Ok(g) => g,
         Err(e) => {
-            println!("{spec}: cannot be loaded\n{e}");
-            return Ok(ExitCode::from(1));
+            r.errors = e.diagnostics().iter().map(ToString::to_string).collect();
+            r.text.push(format!("{spec}: cannot be loaded\n{e}"));
+            return Ok(r);
         }
     };
-    println!(
+    r.text.push(format!(
         "{spec}: {} terminals, {} rules, {} productions",
         g.terminals.len(),
         g.nonterminals.len(),
         g.productions.len()
-    );
+    ));
     let config = gcd_core::compiled::Config::default()
         .ll1_only(ll1_only)
         .lexing(lexing);
     match CompiledGrammar::with_config(&g, &config) {
         Ok(c) => {
-            for w in c.warnings() {
-                println!("{w}");
-            }
-            for r in &c.report().rewrites {
-                match r.span {
-                    Some(s) => println!("rewrite {s}: {r}"),
-                    None => println!("rewrite: {r}"),
-                }
+            r.warnings = c.warnings().iter().map(ToString::to_string).collect();
+            r.text.extend(r.warnings.iter().cloned());
+            for rewrite in &c.report().rewrites {
+                let line = match rewrite.span {
+                    Some(s) => format!("rewrite {s}: {rewrite}"),
+                    None => format!("rewrite: {rewrite}"),
+                };
+                r.rewrites.push(rewrite.to_string());
+                r.text.push(line);
             }
             let mut verdict = if c.is_ll1() {
+                r.verdict = "ll1";
                 "LL(1): ok".to_string()
             } else {
+                r.verdict = "generalized";
                 format!(
                     "generalized: ok, {} LL(1) conflict(s) resolved by forking",
                     c.conflicts().len()
@@ -304,28 +369,31 @@ fn check(spec: &str, ll1_only: bool, lexing: Lexing) -> Result<ExitCode> {
             if lexing == Lexing::Dynamic {
                 verdict.push_str(", lexed dynamically");
             }
-            println!(
+            r.text.push(format!(
                 "{verdict} ({} productions after transforms, {} rewrites); lexer: {} states, {} contexts, {} byte classes",
                 c.grammar().productions.len(),
                 c.report().rewrites.len(),
                 c.lexer().num_states(),
                 c.candidate_sets().len(),
                 c.lexer().classes.len()
-            );
-            for d in c.conflicts() {
-                println!("{d}");
-            }
-            println!(
-                "shortest sentence: at least {} bytes",
-                c.completion().min_sentence_bytes(c.grammar())
-            );
-            Ok(ExitCode::SUCCESS)
+            ));
+            r.conflicts = c.conflicts().iter().map(ToString::to_string).collect();
+            r.text.extend(r.conflicts.iter().cloned());
+            let shortest = c.completion().min_sentence_bytes(c.grammar());
+            r.lexer_states = Some(c.lexer().num_states());
+            r.shortest_sentence_bytes = Some(shortest);
+            r.text
+                .push(format!("shortest sentence: at least {shortest} bytes"));
         }
         Err(e) => {
-            println!("not usable: {} problem(s)\n{e}", e.diagnostics().len());
-            Ok(ExitCode::from(1))
+            r.errors = e.diagnostics().iter().map(ToString::to_string).collect();
+            r.text.push(format!(
+                "not usable: {} problem(s)\n{e}",
+                e.diagnostics().len()
+            ));
         }
     }
+    Ok(r)
 }
 
 fn replay(

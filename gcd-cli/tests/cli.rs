@@ -81,6 +81,45 @@ fn check_reports_rewrites_and_conflicts() {
 }
 
 #[test]
+fn check_json_gives_one_object_for_tools() {
+    let json = |args: &[&str]| {
+        let (code, out, _) = gcd(args);
+        let v: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+        (code, v)
+    };
+    let bad = temp_file(
+        "bad_json.lark",
+        "start: a | b\na: \"x\" \"y\"\nb: \"x\" \"z\" | c\nc: \"x\"\n",
+    );
+    let (code, v) = json(&["check", "--json", bad.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert_eq!(v["verdict"], "generalized", "{v}");
+    assert_eq!(v["conflicts"].as_array().unwrap().len(), 1, "{v}");
+    assert!(v["shortest_sentence_bytes"].as_u64().unwrap() >= 1, "{v}");
+    let (code, v) = json(&["check", "--json", "--ll1", bad.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(v["verdict"], "unusable", "{v}");
+    assert!(
+        v["errors"][0].as_str().unwrap().contains("LL(1) conflict"),
+        "{v}"
+    );
+    let broken = temp_file("broken.lark", "start: foo\n");
+    let (code, v) = json(&["check", "--json", broken.to_str().unwrap()]);
+    assert_eq!((code, v["verdict"].as_str()), (1, Some("unusable")), "{v}");
+    assert!(v["errors"][0].as_str().unwrap().contains("`foo`"), "{v}");
+    let schema = temp_file(
+        "s.json",
+        r#"{"type": "object", "properties": {"a": {"type": "integer"}}}"#,
+    );
+    let (code, v) = json(&["check", "--json", schema.to_str().unwrap()]);
+    assert_eq!((code, v["verdict"].as_str()), (0, Some("ll1")), "{v}");
+    let schema = temp_file("bad_s.json", r#"{"type": "nothing"}"#);
+    let (code, v) = json(&["check", "--json", schema.to_str().unwrap()]);
+    assert_eq!((code, v["verdict"].as_str()), (1, Some("unusable")), "{v}");
+}
+
+#[test]
 fn replay_accepts_json_and_rejects_broken_json() {
     let good = temp_file("good.json", "{\"a\": [1, 2, {\"b\": null}], \"c\": \"é\"}");
     let bad = temp_file("bad.json", "{\"a\": [1, 2,]}");
