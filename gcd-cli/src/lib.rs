@@ -5,3 +5,4 @@
 
 pub mod maskbench;
 pub mod pyjson;
+pub mod throughput;

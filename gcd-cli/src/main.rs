@@ -121,6 +121,22 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         stride: usize,
     },
+    /// Batch throughput: masks per second when each step fills the int32
+    /// bitmask rows of a whole batch in one call (rows in parallel), for
+    /// each batch size, over random walks of the grammar.
+    Batch {
+        #[arg(long, default_value = "json")]
+        grammar: String,
+        #[arg(long, default_value = "o200k")]
+        tokenizer: String,
+        /// Random walks to replay (each complete within --budget tokens).
+        #[arg(long, default_value_t = 512)]
+        walks: usize,
+        #[arg(long, default_value_t = 48)]
+        budget: usize,
+        #[arg(long, value_delimiter = ',', default_value = "1,8,64,512")]
+        sizes: Vec<usize>,
+    },
     /// MaskBench: compile each schema, replay its instances token by token,
     /// and print pass / error counts, mask times and time to first mask.
     Maskbench {
@@ -171,6 +187,13 @@ fn main() -> ExitCode {
             data,
             stride,
         } => bench(&grammar, &tokenizer, &data, stride, lexing),
+        Command::Batch {
+            grammar,
+            tokenizer,
+            walks,
+            budget,
+            sizes,
+        } => batch(&grammar, &tokenizer, walks, budget, &sizes, lexing),
         Command::Maskbench {
             tokenizer,
             data,
@@ -503,6 +526,46 @@ fn replay_tokens(
         ));
     }
     Ok(())
+}
+
+fn batch(
+    grammar: &str,
+    tokenizer: &str,
+    walks: usize,
+    budget: usize,
+    sizes: &[usize],
+    lexing: Lexing,
+) -> Result<ExitCode> {
+    use gcd_cli::throughput::{random_walks, replay};
+    let bound = bind(load_grammar(grammar, lexing)?, load_vocab(tokenizer)?);
+    let walks = random_walks(&bound, walks, budget, 0);
+    let threads = rayon::current_num_threads();
+    // The first replay builds the tables its states need; the timed ones
+    // after it find them built, as a server does after its first requests.
+    let cold = replay(&bound, &walks, 64);
+    println!(
+        "grammar={grammar} vocab={} walks={} masks_per_pass={} threads={threads}",
+        bound.vocab().name(),
+        walks.len(),
+        cold.masks
+    );
+    println!(
+        "cold batch=64 masks_per_s={:.0} us_per_mask={:.2}",
+        cold.masks_per_second(),
+        1e6 / cold.masks_per_second()
+    );
+    for &size in sizes {
+        if size == 0 {
+            return Err("--sizes: a batch holds at least one sequence".into());
+        }
+        let t = replay(&bound, &walks, size);
+        println!(
+            "batch={size} masks_per_s={:.0} us_per_mask={:.2}",
+            t.masks_per_second(),
+            1e6 / t.masks_per_second()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn min_budget(grammar: &str, tokenizer: &str, lexing: Lexing) -> Result<ExitCode> {
