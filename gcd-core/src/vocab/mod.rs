@@ -601,9 +601,19 @@ mod tests {
         assert_eq!(v.eos_ids(), [1], "a failed set_eos_ids changes nothing");
         v.set_eos_ids(vec![2, 0, 2]).unwrap();
         assert_eq!(v.eos_ids(), [2, 0]);
-        let same = Vocabulary::from_tokens(vec![b"a".to_vec(), b"".to_vec(), vec![0xE2]], vec![]);
-        let other = Vocabulary::from_tokens(vec![b"a".to_vec(), vec![0xE2], b"".to_vec()], vec![]);
+        let mut same =
+            Vocabulary::from_tokens(vec![b"a".to_vec(), b"".to_vec(), vec![0xE2]], vec![2, 0]);
+        let other =
+            Vocabulary::from_tokens(vec![b"a".to_vec(), vec![0xE2], b"".to_vec()], vec![2, 0]);
         assert_eq!(v.fingerprint(), same.fingerprint());
         assert_ne!(v.fingerprint(), other.fingerprint());
+        // EOS ids are not text: other EOS ids, another trie, another key.
+        same.set_eos_ids(vec![2]).unwrap();
+        assert_ne!(v.fingerprint(), same.fingerprint());
+        assert_eq!(
+            v.normal_tokens().count(),
+            0,
+            "`a` and 0xE2 are EOS, the third is empty"
+        );
     }
 }
