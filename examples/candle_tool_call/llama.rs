@@ -12,6 +12,11 @@ use candle_transformers::models::llama::{Cache, Llama, LlamaConfig};
 use candle_transformers::models::quantized_llama::ModelWeights;
 use gcd::candle::NextTokenLogits;
 
+/// `tokens` as a `[1, n]` input tensor.
+fn batch_of_one(tokens: &[u32], device: &Device) -> candle_core::Result<Tensor> {
+    Tensor::new(tokens, device)?.unsqueeze(0)
+}
+
 /// A Llama from safetensors, with its key-value cache.
 pub struct SafetensorsLlama {
     model: Llama,
@@ -77,7 +82,7 @@ impl NextTokenLogits for SafetensorsLlama {
         new_tokens: &[u32],
         position: usize,
     ) -> candle_core::Result<Tensor> {
-        let input = Tensor::new(new_tokens, &self.device)?.unsqueeze(0)?;
+        let input = batch_of_one(new_tokens, &self.device)?;
         self.model.forward(&input, position, &mut self.cache)
     }
 }
@@ -107,7 +112,7 @@ impl NextTokenLogits for GgufLlama {
         new_tokens: &[u32],
         position: usize,
     ) -> candle_core::Result<Tensor> {
-        let input = Tensor::new(new_tokens, &self.device)?.unsqueeze(0)?;
+        let input = batch_of_one(new_tokens, &self.device)?;
         self.model.forward(&input, position)
     }
 }
