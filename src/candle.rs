@@ -44,19 +44,32 @@ pub trait NextTokenLogits {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum GenerateError {
+    /// The model or a tensor operation failed.
     #[error("candle: {0}")]
     Candle(#[from] candle_core::Error),
+    /// The decoder refused: its grammar could not be built, it refused a
+    /// token or a budget, or the output did not deserialize.
     #[error(transparent)]
     Constraint(#[from] ConstraintError),
+    /// The prompt could not be encoded with the vocabulary.
     #[error(transparent)]
     Vocabulary(#[from] VocabError),
+    /// The logits row is narrower than the vocabulary.
     #[error(
         "the model's logits have {width} entries, fewer than the vocabulary's {vocab} tokens: \
          the model and the tokenizer do not belong together"
     )]
-    NarrowLogits { width: usize, vocab: usize },
+    NarrowLogits {
+        /// Entries in the logits row.
+        width: usize,
+        /// Token ids in the vocabulary.
+        vocab: usize,
+    },
+    /// The logits hold more than one row (their shape is given): mask each
+    /// sequence of a batch with its own matcher.
     #[error("the model's logits have shape {0:?}; expected one row: [V], [1, V] or [1, 1, V]")]
     NotOneRow(Vec<usize>),
+    /// An unbudgeted run reached its token limit (given) before EOS.
     #[error(
         "the output did not end within {0} tokens; give the decoder a budget \
          (`with_budget`) so that it always ends complete"
@@ -67,6 +80,7 @@ pub enum GenerateError {
 /// The tokens, text and value of one generation.
 #[derive(Debug, Clone)]
 pub struct Generation<T> {
+    /// The text deserialized into the requested type.
     pub value: T,
     /// The generated tokens, the final EOS included.
     pub tokens: Vec<u32>,

@@ -55,11 +55,17 @@ pub use def::{shape_of_def, FieldDef, FieldRules, ShapeDef, TypeDef};
 
 /// Bits of [`Constrained::STARTS_WITH`]: the first token of a JSON value.
 pub mod starts {
+    /// The value `null`.
     pub const NULL: u8 = 1;
+    /// `true` or `false`.
     pub const BOOL: u8 = 2;
+    /// A number, whose first byte is `-` or a digit.
     pub const NUMBER: u8 = 4;
+    /// A string, opened by `"`.
     pub const STRING: u8 = 8;
+    /// An array, opened by `[`.
     pub const ARRAY: u8 = 16;
+    /// An object, opened by `{`.
     pub const OBJECT: u8 = 32;
     /// Kinds that are one fixed token whatever the type: two untagged
     /// variants that can both start with one of these are ambiguous.
@@ -70,12 +76,34 @@ pub mod starts {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ConstraintError {
+    /// `T`'s shape cannot be made into an exact grammar, found when the
+    /// grammar is built at first use: a `#[constrained(...)]` rule that
+    /// does not fit its field's type, a `pattern` together with
+    /// `min_len`/`max_len`, two keys or tags spelled alike, variants JSON
+    /// cannot tell apart.
     #[error("type `{ty}` cannot be enforced exactly: {message}")]
-    Unsupported { ty: &'static str, message: String },
+    Unsupported {
+        /// The type being decoded, as [`std::any::type_name`] spells it:
+        /// the root type, not necessarily the one at fault.
+        ty: &'static str,
+        /// Why, naming the field when a field's rule is at fault; when
+        /// gcd-core refused the composed grammar (an LL(1) conflict, as
+        /// between untagged variants that one token cannot tell apart), its
+        /// diagnostic followed by the grammar text.
+        message: String,
+    },
+    /// The matcher refused: a token the grammar does not allow next, an id
+    /// outside the vocabulary, a token after EOS, or a budget smaller than
+    /// what the output still needs ([`MatchError::kind`] says which).
     #[error(transparent)]
     Match(#[from] MatchError),
+    /// [`Decoder::from_schema`] could not compile the schema: the error
+    /// says why and at which JSON pointer.
     #[error(transparent)]
     Schema(#[from] gcd_schema::SchemaError),
+    /// [`Decoder::finish`] was called before the output was a complete
+    /// value; holds the output's length so far, in bytes. Advance further,
+    /// or decode under a budget: its output is complete when it runs out.
     #[error("the output is not complete yet ({0} bytes so far)")]
     Incomplete(usize),
     /// For a derived type, a gcd bug; for a schema, `T` does not match
@@ -172,6 +200,7 @@ impl<T: Constrained + serde::de::DeserializeOwned + 'static> Decoder<T> {
         Self::with_whitespace(vocab, T::WHITESPACE)
     }
 
+    /// JSON with the whitespace policy `ws` in place of the type's own.
     pub fn with_whitespace(
         vocab: Arc<Vocabulary>,
         ws: Whitespace,
@@ -233,24 +262,34 @@ impl<T: serde::de::DeserializeOwned> Decoder<T> {
         Ok(self)
     }
 
+    /// Sets the logits of the tokens not allowed next to negative infinity
+    /// and leaves the others as they are. `logits` is indexed by token id;
+    /// ids past the vocabulary are masked too, and so is everything once
+    /// EOS was taken.
     pub fn mask_logits(&self, logits: &mut [f32]) {
         self.matcher.mask_logits(logits)
     }
 
+    /// Appends `token` to the output; an EOS token ends it, and is accepted
+    /// only once the output is complete. A token the mask forbids is a
+    /// [`ConstraintError::Match`], and leaves the decoder unchanged.
     pub fn advance(&mut self, token: u32) -> Result<(), ConstraintError> {
         Ok(self.matcher.advance(token)?)
     }
 
-    /// Whether the output has ended: EOS was taken, or nothing else is
-    /// allowed.
+    /// Whether EOS was accepted: the output has ended.
     pub fn is_finished(&self) -> bool {
         self.matcher.is_finished()
     }
 
+    /// The matcher underneath, for what the decoder does not wrap: the
+    /// tokens and bytes so far, [`Matcher::accepts_bytes`], bitmasks.
     pub fn matcher(&self) -> &Matcher {
         &self.matcher
     }
 
+    /// The matcher underneath, to roll back or change the budget:
+    /// [`finish`](Decoder::finish) reads the output it is left with.
     pub fn matcher_mut(&mut self) -> &mut Matcher {
         &mut self.matcher
     }

@@ -91,13 +91,15 @@
 //! ```
 //!
 //! Models plug in through [`core::runtime::decode::LogitsSource`] (greedy
-//! and beam search), the `candle` feature ([`candle`]: logits tensors and a
+//! and beam search), the `candle` feature (`candle`: logits tensors and a
 //! typed generation loop), `int32` bitmasks for serving engines
 //! ([`core::runtime::batch`], and the Python package in `python/`).
 
 // Library code never unwraps or panics on what callers pass in: an
 // invariant states itself with `expect`, and CI runs clippy with these.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::panic))]
+// Every public item says what it is for: a user reads the docs, not the code.
+#![deny(missing_docs)]
 
 // Lets code emitted by the macros name `::gcd` inside this crate's own
 // tests and doc tests too.

@@ -23,7 +23,9 @@ use std::fmt;
     serde::Deserialize,
 )]
 pub struct Pos {
+    /// Line number, from 1.
     pub line: u32,
+    /// Column within the line, from 1, counted in `char`s.
     pub col: u32,
 }
 
@@ -33,9 +35,13 @@ pub struct Pos {
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
 )]
 pub struct Span {
+    /// Where the region begins.
     pub start: Pos,
+    /// Just past the region's last character.
     pub end: Pos,
+    /// Byte offset of `start` in the source text.
     pub byte_start: usize,
+    /// Byte offset of `end` in the source text (exclusive).
     pub byte_end: usize,
 }
 
@@ -82,8 +88,12 @@ pub enum DiagnosticKind {
 /// One problem in a grammar.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
+    /// What kind of problem, for callers that react to some kinds.
     pub kind: DiagnosticKind,
+    /// What is wrong and what was expected, for people.
     pub message: String,
+    /// Where the culprit is in the source text; `None` when the grammar did
+    /// not come from text or the problem has no one place.
     pub span: Option<Span>,
     /// Extra lines: the other alternative of a conflict, a hint how to fix.
     pub notes: Vec<(Option<Span>, String)>,
@@ -93,6 +103,7 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// An error (not a warning) with no notes.
     pub fn new(kind: DiagnosticKind, span: Option<Span>, message: impl Into<String>) -> Self {
         Diagnostic {
             kind,
@@ -109,6 +120,7 @@ impl Diagnostic {
         self
     }
 
+    /// The same diagnostic with one more note, at `span` if given.
     pub fn with_note(mut self, span: Option<Span>, note: impl Into<String>) -> Self {
         self.notes.push((span, note.into()));
         self
@@ -148,10 +160,12 @@ impl GrammarError {
         GrammarError { diagnostics }
     }
 
+    /// An error of one diagnostic (see [`Diagnostic::new`]).
     pub fn single(kind: DiagnosticKind, span: Option<Span>, message: impl Into<String>) -> Self {
         GrammarError::new(vec![Diagnostic::new(kind, span, message)])
     }
 
+    /// Every problem found; never empty.
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
     }
@@ -161,6 +175,7 @@ impl GrammarError {
         self.diagnostics[0].kind
     }
 
+    /// Whether any diagnostic, not only the first, is of `kind`.
     pub fn has_kind(&self, kind: DiagnosticKind) -> bool {
         self.diagnostics.iter().any(|d| d.kind == kind)
     }

@@ -6,6 +6,8 @@
 // Library code never unwraps or panics on what callers pass in: an
 // invariant states itself with `expect`, and CI runs clippy with these.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::panic))]
+// Every public item says what it is for: a user reads the docs, not the code.
+#![deny(missing_docs)]
 
 use proc_macro::TokenStream;
 

@@ -83,6 +83,7 @@ impl SchemaError {
         )
     }
 
+    /// What went wrong, to branch on; the message is for people.
     pub fn kind(&self) -> SchemaErrorKind {
         self.kind
     }

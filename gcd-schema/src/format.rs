@@ -2,7 +2,7 @@
 //! anchored patterns.
 //!
 //! Each format is written as a regex over the decoded string and goes
-//! through [`crate::pattern::translate`] like any `pattern`, so escaped
+//! through `pattern::translate` like any `pattern`, so escaped
 //! spellings are handled the same way. Standard formats not listed
 //! (`idn-email`, `idn-hostname`, `regex`) are errors: an approximate regex
 //! would silently allow or forbid strings the validator disagrees on.
@@ -274,8 +274,6 @@ pub const SUPPORTED: &[&str] = &[
     "relative-json-pointer",
 ];
 
-/// The anchored pattern of a supported format, or `None`. `legacy`: the
-/// schema may be draft 4 or 6, where `hostname` follows RFC 1034.
 /// Whether some JSON Schema draft (4 to 2020-12) defines `format`. The
 /// others are unknown to every validator, so they only annotate.
 pub fn is_standard(format: &str) -> bool {
@@ -303,6 +301,8 @@ pub fn is_standard(format: &str) -> bool {
     )
 }
 
+/// The anchored pattern of a supported format, or `None`. `legacy`: the
+/// schema may be draft 4 or 6, where `hostname` follows RFC 1034.
 pub fn pattern(format: &str, legacy: bool) -> Option<String> {
     let body = match format {
         "date" => full_date(),

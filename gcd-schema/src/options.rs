@@ -50,7 +50,7 @@ pub enum Integers {
     #[default]
     Json,
     /// Plain digits only, which is what serde_json reads into a Rust
-    /// integer type ([`for_type`] uses this): a subset, never more.
+    /// integer type (`for_type` uses this): a subset, never more.
     Plain,
 }
 
@@ -79,10 +79,17 @@ pub struct Options {
     /// [`DEFAULT_WHITESPACE`] unless set: bounded whitespace where
     /// pretty-printers put it ([`Whitespace::Json`] takes any).
     pub whitespace: Whitespace,
+    /// In which order an object's members may come; [`PropertyOrder::Schema`]
+    /// unless set.
     pub properties: PropertyOrder,
+    /// Which spellings constrained strings and object keys accept;
+    /// [`Escapes::Canonical`] unless set.
     pub escapes: Escapes,
     /// Default dialect; a root `$schema` naming a known draft overrides it.
     pub draft: Draft,
+    /// How `type: integer` values may be spelled; [`Integers::Json`] unless
+    /// set. Set [`Integers::Plain`] when the output is read into Rust
+    /// integers.
     pub integers: Integers,
     /// What compiling the schema may cost: nesting depth, string and
     /// array bounds, lexer size, time (see [`Limits`]). A schema over one

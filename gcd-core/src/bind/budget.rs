@@ -38,6 +38,11 @@ use crate::parser::{
 /// An unreachable cost; sums of a few stay far from overflow.
 pub const INF: u32 = u32::MAX / 8;
 
+/// The token-cost tables of one binding: the fewest tokens that spell the
+/// rest of a lexeme, a lexeme after another one, and what a rule derives,
+/// from which [`estimate`](Self::estimate) bounds the tokens an output
+/// still needs (by a plan that can be followed, so a budgeted mask is never
+/// empty before the output is complete).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BudgetTables {
     n_terms: usize,
@@ -128,6 +133,8 @@ fn decode(s: u32) -> Symbol {
 }
 
 impl BudgetTables {
+    /// Computes the tables of `g` from the token tables of every one of its
+    /// lexer states, `states[q]` being state `q`'s.
     pub fn new(g: &CompiledGrammar, states: &[&StateTables]) -> BudgetTables {
         let t = g.grammar.terminals.len();
         let cols = t + 1;
@@ -448,6 +455,7 @@ impl BudgetTables {
         best
     }
 
+    /// Bytes the cost tables hold on the heap.
     pub fn heap_bytes(&self) -> usize {
         (self.lexeme.len() + self.pair.len() + self.nt.len()) * 4
     }

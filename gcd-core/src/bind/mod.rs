@@ -6,7 +6,7 @@
 //!
 //! * `within[q]`: tokens whose bytes all extend the pending lexeme (or, from
 //!   a start state, read ignored lexemes and then start the next one: see
-//!   [`transparent_starts`]). They are allowed whatever the parser stack
+//!   `transparent_starts`). They are allowed whatever the parser stack
 //!   is, so this part of a mask is a copy.
 //! * boundaries: tokens that end the lexeme after at least one byte. They are
 //!   grouped by the terminal that wins at the boundary, so the parser is
@@ -71,7 +71,7 @@ pub struct BoundGrammar {
     /// Token-cost tables for budgeted masks; they need every state's tables.
     pub(crate) budget: OnceLock<BudgetTables>,
     /// Per lexer state: whether an ignored lexeme read from it leads back
-    /// to it (see [`transparent_starts`]).
+    /// to it (see `transparent_starts`).
     pub(crate) transparent: Vec<bool>,
     /// Tables of large trie subtrees entered in a lexer state (see
     /// [`rooted`](Self::rooted)), built on first use.

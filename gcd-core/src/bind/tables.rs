@@ -33,7 +33,10 @@ fn sort_ids(ids: &mut Vec<u32>, width: usize) {
 /// A set of token ids: a list when small, a bitset when large.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum TokenSet {
+    /// The ids in increasing order, each once: the form of small sets.
     Sparse(Vec<u32>),
+    /// Bit `i` set iff token `i` is in the set; as many bits as the
+    /// vocabulary has ids.
     Dense(BitVec<u64, Lsb0>),
 }
 
@@ -106,6 +109,7 @@ impl TokenSet {
         }
     }
 
+    /// How many token ids the set holds.
     pub fn len(&self) -> usize {
         match self {
             TokenSet::Sparse(ids) => ids.len(),
@@ -113,6 +117,7 @@ impl TokenSet {
         }
     }
 
+    /// Whether the set holds no token.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -134,20 +139,31 @@ pub(crate) fn set_bit(words: &mut [u64], id: u32) {
 /// the same winning terminal.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Boundary {
+    /// The terminal that wins where these tokens end the lexeme; the parser
+    /// is asked to take it once for the whole group.
     pub winner: u32,
     /// Trie nodes where the next lexeme starts, sorted by the byte class of
     /// the node's byte: class `c` owns `nodes[class_off[c]..class_off[c + 1]]`.
     pub nodes: Vec<u32>,
+    /// Offsets into `nodes` per byte class of the grammar's lexer: one
+    /// entry per class plus a final `nodes.len()`, never decreasing.
     pub class_off: Vec<u32>,
 }
 
+/// The token tables of one lexer state: what a mask needs from the lexer
+/// alone, whatever the parser stack is (see [`crate::bind`]).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StateTables {
+    /// Tokens whose bytes all extend the pending lexeme without ending it
+    /// (from a transparent start, possibly after ignored lexemes): allowed
+    /// whatever the parser stack is.
     pub within: TokenSet,
     /// `within`, split by the lexer state each token leaves (for budgets).
     pub within_by_end: Vec<(u32, TokenSet)>,
     /// (first byte, end state) of every `within` token, deduplicated.
     pub first_ends: Vec<(u8, u32)>,
+    /// Tokens that end the lexeme after at least one of their bytes, one
+    /// group per winning terminal, sorted by winner.
     pub boundaries: Vec<Boundary>,
     /// Index into `end_filters` when this state has a winner and some first
     /// byte ends the lexeme; else `u32::MAX`.
@@ -198,7 +214,11 @@ impl StateTables {
 /// precomputed parts of a mask) and as bytes (for trie walks).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EndFilter {
+    /// Bit per token id (the vocabulary's width), set when the token's
+    /// first byte is one of `first_bytes`; tokens outside the trie are clear.
     pub tokens: BitVec<u64, Lsb0>,
+    /// Per byte: whether it ends the lexeme, i.e. extends no candidate in
+    /// the lexer states that share this filter.
     #[serde(with = "crate::codec::array256")]
     pub first_bytes: [bool; 256],
 }

@@ -13,12 +13,27 @@ use serde::Serialize;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SnapshotError {
+    /// The bytes do not begin with the magic tag of the kind of snapshot
+    /// asked for, followed by a version (not a snapshot, or one of another
+    /// kind).
     #[error("not a gcd snapshot (missing header)")]
     NotASnapshot,
+    /// The snapshot was written in another format version, by another
+    /// gcd-core.
     #[error("snapshot format {found}, this gcd-core reads format {expected}; rebuild it")]
-    Version { found: u32, expected: u32 },
+    Version {
+        /// The format version in the snapshot's header.
+        found: u32,
+        /// The format version this gcd-core reads.
+        expected: u32,
+    },
+    /// The header is right but the tables do not decode, or their sizes and
+    /// indices are inconsistent; the string says what is wrong.
     #[error("corrupt snapshot: {0}")]
     Corrupt(String),
+    /// Bound tables were written for another vocabulary or another grammar
+    /// than the ones they are loaded with (their fingerprints differ); the
+    /// string says which.
     #[error("snapshot does not match: {0}")]
     Mismatch(String),
 }

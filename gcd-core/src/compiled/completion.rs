@@ -5,7 +5,7 @@
 //! with the grammar (and embedded by `grammar!`): per terminal DFA state,
 //! the fewest bytes to a match; per rule, the fewest bytes of a derivation.
 //! The token-level costs that the budgeted matcher uses are built at bind
-//! time from the vocabulary ([`crate::budget`]).
+//! time from the vocabulary (`bind::budget`).
 //!
 //! The per-rule numbers add up shortest lexemes one terminal at a time, so
 //! they are a lower bound on the shortest sentence: maximal munch or a tie
@@ -18,6 +18,8 @@ use crate::lexer::{predecessors, TerminalDfa};
 /// "Cannot finish".
 pub const UNREACHABLE: u32 = u32::MAX;
 
+/// The fewest bytes that finish a lexeme, per terminal DFA state, and that
+/// a rule derives, per rule.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ShortestCompletion {
     /// `terminal_state[t][q]`: fewest bytes that take DFA state `q` of
@@ -28,6 +30,7 @@ pub struct ShortestCompletion {
 }
 
 impl ShortestCompletion {
+    /// Computes both tables for `g`, whose terminal `t` has DFA `dfas[t]`.
     pub fn new(g: &Grammar, dfas: &[TerminalDfa]) -> ShortestCompletion {
         let terminal_state: Vec<Vec<u32>> = dfas.iter().map(distances_to_match).collect();
         let rule = shortest_derivations(g, &terminal_state);

@@ -12,11 +12,11 @@
 //! The matcher decides "valid prefix" by "the lexer is alive and every
 //! terminal so far was accepted by the parser"; that shortcut is exact iff
 //! every lexeme can always be closed before the terminal the parser wants
-//! next. [`analysis::lexical`] proves that per adjacent terminal pair, or
+//! next. `analysis::lexical` proves that per adjacent terminal pair, or
 //! reports the pair. Under [`Lexing::Dynamic`] a lexeme may end wherever a
 //! terminal matches, and there is nothing to prove. This module is the
 //! driver: the stages live in their own modules, and snapshots of the
-//! result in [`crate::snapshot`].
+//! result in `snapshot`.
 
 use rustc_hash::FxHashMap;
 
@@ -69,8 +69,12 @@ pub struct Config {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub enum Lexing {
+    /// Contextual maximal munch: a lexeme ends when no candidate can take
+    /// the next byte. The default.
     #[default]
     MaximalMunch,
+    /// A lexeme may end wherever one of its candidates matches (Lark's
+    /// `lexer='dynamic_complete'`).
     Dynamic,
 }
 
@@ -174,10 +178,20 @@ impl PartialEq for Notes {
 }
 
 impl CompiledGrammar {
+    /// Compiles `g` under [`Config::default()`]: transforms on, conflicts
+    /// parsed with forks, maximal munch. See [`with_config`](Self::with_config)
+    /// for the errors.
     pub fn new(g: &Grammar) -> Result<CompiledGrammar, GrammarError> {
         Self::with_config(g, &Config::default())
     }
 
+    /// Compiles `g` under `config`. On failure the error holds the problems
+    /// of the first stage that failed, with terminal problems (a regex that
+    /// is invalid, matches nothing or matches the empty string) reported
+    /// beside those of the rules: for example a limit or the deadline
+    /// exceeded ([`TooLarge`](DiagnosticKind::TooLarge)), unused rules and
+    /// conflicts under [`Config::ll1_only`], left recursion the transforms
+    /// cannot remove, or lexical hazards under maximal munch.
     pub fn with_config(g: &Grammar, config: &Config) -> Result<CompiledGrammar, GrammarError> {
         let deadline = Deadline::start(&config.limits);
         let too_large = |m: String| GrammarError::single(DiagnosticKind::TooLarge, None, m);
@@ -603,6 +617,8 @@ impl CompiledGrammar {
             .extending_bytes_of_winners(self.grammar.terminals.len())
     }
 
+    /// Whether terminal `t` is ignored between lexemes (whitespace,
+    /// comments).
     pub fn is_ignored(&self, t: u32) -> bool {
         self.ignored.contains(t as usize)
     }

@@ -18,20 +18,26 @@ pub enum Expr {
     Name(String, Option<Span>),
     /// An anonymous terminal written in place; same patterns share one terminal.
     Pattern(TerminalPattern, Option<Span>),
+    /// The items one after another (`a b c`); empty for the empty string.
     Seq(Vec<Expr>),
     /// Alternatives inside a group.
     Alt(Vec<Expr>),
+    /// Zero or one of it (`e?`).
     Opt(Box<Expr>),
+    /// Zero or more of it (`e*`).
     Star(Box<Expr>),
+    /// One or more of it (`e+`).
     Plus(Box<Expr>),
     /// `e ~ min..max`: between `min` and `max` copies.
     Repeat(Box<Expr>, u32, u32),
 }
 
 impl Expr {
+    /// [`Expr::Name`] without a span: the rule or terminal called `name`.
     pub fn name(name: &str) -> Expr {
         Expr::Name(name.to_string(), None)
     }
+    /// An anonymous terminal that matches exactly `text`, case-sensitively.
     pub fn literal(text: &str) -> Expr {
         Expr::Pattern(
             TerminalPattern::Literal {
@@ -41,21 +47,27 @@ impl Expr {
             None,
         )
     }
+    /// An anonymous terminal that matches regex `re` (regex-automata syntax).
     pub fn regex(re: &str) -> Expr {
         Expr::Pattern(TerminalPattern::Regex(re.to_string()), None)
     }
+    /// [`Expr::Seq`].
     pub fn seq(items: Vec<Expr>) -> Expr {
         Expr::Seq(items)
     }
+    /// [`Expr::Alt`].
     pub fn alt(items: Vec<Expr>) -> Expr {
         Expr::Alt(items)
     }
+    /// [`Expr::Opt`], boxing `e`.
     pub fn opt(e: Expr) -> Expr {
         Expr::Opt(Box::new(e))
     }
+    /// [`Expr::Star`], boxing `e`.
     pub fn star(e: Expr) -> Expr {
         Expr::Star(Box::new(e))
     }
+    /// [`Expr::Plus`], boxing `e`.
     pub fn plus(e: Expr) -> Expr {
         Expr::Plus(Box::new(e))
     }
@@ -64,8 +76,13 @@ impl Expr {
 /// One alternative of a rule definition.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Alternative {
+    /// What the alternative derives.
     pub expr: Expr,
+    /// Lark `-> name`: the parse-tree node of this alternative takes this
+    /// name (see [`Production::alias`]).
     pub alias: Option<String>,
+    /// Where the alternative is written; given to its production and to
+    /// the rules its EBNF desugars into.
     pub span: Option<Span>,
 }
 
@@ -118,6 +135,7 @@ fn next_rule(set: &str) -> String {
 }
 
 impl GrammarBuilder {
+    /// A builder with no terminals and no rules.
     pub fn new() -> Self {
         Self::default()
     }
@@ -127,6 +145,10 @@ impl GrammarBuilder {
         self.terminal_full(name, pattern, 0, None)
     }
 
+    /// Declares a named terminal with a tie-breaking `priority` (higher
+    /// wins) and its place in the source. A second terminal of the same
+    /// name is a [`Duplicate`](DiagnosticKind::Duplicate) error; a name
+    /// starting with `_` is left out of parse trees.
     pub fn terminal_full(
         &mut self,
         name: &str,
@@ -174,6 +196,9 @@ impl GrammarBuilder {
         self.rule_full(name, kind, alts, None)
     }
 
+    /// Adds a rule of the given `kind` (not inferred from the name, unlike
+    /// [`rule`](Self::rule)) whose alternatives carry aliases and spans.
+    /// Calling it twice with the same name is a duplicate-definition error.
     pub fn rule_full(
         &mut self,
         name: &str,
@@ -317,14 +342,23 @@ impl GrammarBuilder {
         self.errors.push(d);
     }
 
+    /// Whether a rule called `name` was added.
     pub fn has_rule(&self, name: &str) -> bool {
         self.rules.iter().any(|r| r.name == name)
     }
 
+    /// Whether a terminal called `name` was declared (anonymous terminals
+    /// are only made by [`build`](Self::build)).
     pub fn has_terminal(&self, name: &str) -> bool {
         self.terminals.iter().any(|t| t.name == name)
     }
 
+    /// Resolves names, desugars EBNF into plain productions and returns the
+    /// grammar, or an error listing every problem found (those pushed
+    /// earlier included): names defined twice or never (the start rule
+    /// included), no rules at all,
+    /// ignored terminals used in rules, member sets with no single-terminal
+    /// separator.
     pub fn build(&self) -> Result<Grammar, GrammarError> {
         let mut diags = Diagnostics(self.errors.clone());
         let mut terminals = self.terminals.clone();

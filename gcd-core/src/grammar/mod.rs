@@ -37,16 +37,21 @@ pub struct NtId(pub u32);
 pub struct ProdId(pub u32);
 
 impl TermId {
+    /// The id as a `usize`, for indexing [`Grammar::terminals`] and
+    /// per-terminal tables.
     pub fn index(self) -> usize {
         self.0 as usize
     }
 }
 impl NtId {
+    /// The id as a `usize`, for indexing [`Grammar::nonterminals`] and
+    /// per-rule tables.
     pub fn index(self) -> usize {
         self.0 as usize
     }
 }
 impl ProdId {
+    /// The id as a `usize`, for indexing [`Grammar::productions`].
     pub fn index(self) -> usize {
         self.0 as usize
     }
@@ -55,8 +60,11 @@ impl ProdId {
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]
+/// One item of a production's right-hand side.
 pub enum Symbol {
+    /// A terminal: one lexeme.
     T(TermId),
+    /// A nonterminal: one derivation of that rule.
     N(NtId),
 }
 
@@ -66,7 +74,10 @@ pub enum TerminalPattern {
     /// Exact text (ASCII case folded when `case_insensitive`). Literals win
     /// ties against regexes.
     Literal {
+        /// The text a lexeme must spell, as its UTF-8 bytes.
         text: String,
+        /// Whether letters match in either case (written `(?i:…)` by
+        /// [`to_regex`](Self::to_regex)).
         case_insensitive: bool,
     },
     /// A regular expression in regex-automata syntax, matched against the
@@ -79,6 +90,8 @@ pub enum TerminalPattern {
 }
 
 impl TerminalPattern {
+    /// Whether this is a [`Literal`](Self::Literal), which wins a tie of
+    /// equal priority against a regex.
     pub fn is_literal(&self) -> bool {
         matches!(self, TerminalPattern::Literal { .. })
     }
@@ -126,8 +139,13 @@ impl fmt::Display for TerminalPattern {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// A terminal: the lexemes one pattern matches, and how the lexer and
+/// parse trees treat them.
 pub struct Terminal {
+    /// Declared name; a pattern written in place in a rule is named
+    /// `__ANON_…`.
     pub name: String,
+    /// What the terminal's lexemes are.
     pub pattern: TerminalPattern,
     /// Higher wins a tie between terminals matching the same lexeme.
     pub priority: i32,
@@ -135,6 +153,8 @@ pub struct Terminal {
     pub ignored: bool,
     /// Lark `_NAME`: matched but left out of parse trees.
     pub hidden: bool,
+    /// Where the terminal is defined or first written in the source text;
+    /// `None` when the grammar was not built from text.
     pub span: Option<Span>,
 }
 
@@ -152,8 +172,12 @@ pub enum RuleKind {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// A rule: what is known about a nonterminal apart from its productions.
 pub struct Nonterminal {
+    /// Declared name; rules made by desugaring or a transform are named
+    /// after the rule they came from (`owner__star3`).
     pub name: String,
+    /// How the rule shows in parse trees.
     pub kind: RuleKind,
     /// Lark `!rule`: its parse-tree nodes keep the tokens that are otherwise
     /// left out (anonymous literals, `_HIDDEN` terminals).
@@ -161,24 +185,37 @@ pub struct Nonterminal {
     /// No ignored terminal before a lexeme that starts while this rule is
     /// the parser's next symbol (see [`GrammarBuilder::tight`]).
     pub tight: bool,
+    /// Where the rule is defined in the source text (for a generated rule,
+    /// the alternative that made it); `None` when not built from text.
     pub span: Option<Span>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// One alternative of a rule, with EBNF already desugared: a plain
+/// sequence of symbols.
 pub struct Production {
+    /// The rule this production derives.
     pub lhs: NtId,
+    /// The symbols, in order; empty for a production of the empty string.
     pub rhs: Vec<Symbol>,
     /// Lark `-> name`: the parse tree node takes this name.
     pub alias: Option<String>,
+    /// Where the alternative is written in the source text; `None` when
+    /// not built from text.
     pub span: Option<Span>,
 }
 
 /// A context-free grammar over terminals with plain productions.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Grammar {
+    /// Every terminal, indexed by [`TermId`].
     pub terminals: Vec<Terminal>,
+    /// Every rule, indexed by [`NtId`].
     pub nonterminals: Vec<Nonterminal>,
+    /// Every production, indexed by [`ProdId`]. A rule's productions are
+    /// in declaration order but need not be adjacent.
     pub productions: Vec<Production>,
+    /// The rule a sentence derives from.
     pub start: NtId,
     /// Lists whose members come in any order (see [`MemberSet`]).
     #[serde(default)]
@@ -190,7 +227,7 @@ pub struct Grammar {
 ///
 /// A context-free grammar would need a rule per subset of members, so the
 /// parser keeps the set of members used so far on its stack instead (see
-/// [`crate::parser`]). The rules `list`, `more` and `next` still have
+/// `parser`). The rules `list`, `more` and `next` still have
 /// productions, an over-approximation in which members repeat and none is
 /// required (`list: m more | … | <empty>`, `more: SEP next | <empty>`,
 /// `next: m more | …`): FIRST/FOLLOW sets, the LL(1) check and the
@@ -208,6 +245,7 @@ pub struct MemberSet {
     pub members: Vec<(NtId, bool)>,
     /// Members that may come any number of times (extra keys).
     pub repeatable: Vec<NtId>,
+    /// The terminal written between two members (a JSON object's comma).
     pub separator: TermId,
     /// At least one member, even when none is required.
     pub nonempty: bool,
@@ -234,14 +272,17 @@ impl Grammar {
         own
     }
 
+    /// Terminal `t`. Panics if `t` is not a terminal of this grammar.
     pub fn terminal(&self, t: TermId) -> &Terminal {
         &self.terminals[t.index()]
     }
 
+    /// Rule `n`. Panics if `n` is not a rule of this grammar.
     pub fn nonterminal(&self, n: NtId) -> &Nonterminal {
         &self.nonterminals[n.index()]
     }
 
+    /// Production `p`. Panics if `p` is not a production of this grammar.
     pub fn production(&self, p: ProdId) -> &Production {
         &self.productions[p.index()]
     }
@@ -266,6 +307,8 @@ impl Grammar {
             .map(|(i, p)| (ProdId(i as u32), p))
     }
 
+    /// The declared name of a terminal or rule (`__ANON_…` for an anonymous
+    /// literal; [`display_symbol`](Self::display_symbol) shows its text).
     pub fn symbol_name(&self, s: Symbol) -> &str {
         match s {
             Symbol::T(t) => &self.terminal(t).name,

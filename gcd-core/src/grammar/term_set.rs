@@ -18,12 +18,15 @@ impl TermSet {
             words: smallvec::smallvec![0; (n + 1).div_ceil(64)],
         }
     }
+    /// Adds `i`; true if it was not a member yet. Panics if `i` is past the
+    /// set's capacity.
     pub fn insert(&mut self, i: usize) -> bool {
         let (w, b) = (i / 64, 1u64 << (i % 64));
         let was = self.words[w] & b != 0;
         self.words[w] |= b;
         !was
     }
+    /// Whether `i` is a member (false past the set's capacity).
     pub fn contains(&self, i: usize) -> bool {
         self.words
             .get(i / 64)
@@ -39,6 +42,7 @@ impl TermSet {
         }
         changed
     }
+    /// Whether the two sets share a member.
     pub fn intersects(&self, other: &TermSet) -> bool {
         self.words.iter().zip(&other.words).any(|(a, b)| a & b != 0)
     }
@@ -46,6 +50,7 @@ impl TermSet {
     pub fn clear(&mut self) {
         self.words.iter_mut().for_each(|w| *w = 0);
     }
+    /// Whether the set has no member, end of input included.
     pub fn is_empty(&self) -> bool {
         self.words.iter().all(|w| *w == 0)
     }
@@ -64,6 +69,7 @@ impl TermSet {
             })
         })
     }
+    /// Removes `i` if present. Panics if `i` is past the set's capacity.
     pub fn remove(&mut self, i: usize) {
         self.words[i / 64] &= !(1u64 << (i % 64));
     }

@@ -28,11 +28,16 @@ pub use whitespace::Whitespace;
 /// What JSON a value may be written as.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Shape {
+    /// `null`.
     Null,
+    /// `true` or `false`.
     Bool,
     /// An integer in `min..=max` (JSON integers only: no fraction, no exponent).
     Integer {
+        /// Smallest value allowed.
         min: i128,
+        /// Largest value allowed, inclusive ([`to_grammar`] refuses a
+        /// range with `max < min`).
         max: i128,
     },
     /// A JSON number that is finite as an `f64` (see [`number::finite_number_regex`]).
@@ -43,20 +48,29 @@ pub enum Shape {
     Number32,
     /// A string of exactly one character.
     Char,
+    /// A JSON string whose content obeys the rules (any string when they
+    /// are all `None`).
     String(StringRules),
     /// Exactly this JSON text (a unit variant's `"Name"`, a tag value).
     Literal(String),
+    /// A JSON array whose elements all have one shape.
     Array {
+        /// Every element's shape.
         items: Box<Shape>,
+        /// Fewest elements.
         min_items: usize,
+        /// Most elements; `None` for no bound.
         max_items: Option<usize>,
     },
     /// A fixed-length array of different shapes (Rust tuples).
     Tuple(Vec<Shape>),
     /// An object with arbitrary string keys (HashMap, BTreeMap).
     Map {
+        /// Every value's shape; keys are any JSON string.
         values: Box<Shape>,
     },
+    /// An object with these fields in this order, optional ones possibly
+    /// left out, and no other key.
     Object(Vec<Field>),
     /// Any one of the shapes; they must be told apart by their first token.
     OneOf(Vec<Shape>),
@@ -64,7 +78,10 @@ pub enum Shape {
     /// variant (serde's internally and adjacently tagged enums): for each
     /// variant, its tag value and the fields that follow the tag.
     Tagged {
+        /// The first key, unquoted.
         tag: String,
+        /// Per variant: its tag value (unquoted) and the fields after the
+        /// tag, in order.
         variants: Vec<(String, Vec<Field>)>,
     },
     /// A shape defined in the [`ShapeSet`] under this name (recursion).
@@ -73,20 +90,29 @@ pub enum Shape {
     Invalid(String),
 }
 
+/// What a JSON string's content must be. [`to_grammar`] refuses a
+/// `pattern` together with a length bound, and a pattern that can match
+/// `"`, `\` or a control character (which JSON escapes).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StringRules {
     /// A regex the JSON text of the string (between the quotes) must match.
     pub pattern: Option<String>,
     /// Length bounds, in characters.
     pub min_len: Option<usize>,
+    /// Most characters (an escape or a surrogate pair counts as one);
+    /// `None` for no bound.
     pub max_len: Option<usize>,
 }
 
+/// One key of a [`Shape::Object`] or of a [`Shape::Tagged`] variant, with
+/// its value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Field {
+    /// The key as written, unquoted (serde's renamed name).
     pub name: String,
     /// Other keys accepted for the field (serde's `alias`).
     pub aliases: Vec<String>,
+    /// The value's shape.
     pub shape: Shape,
     /// Must be present (else it may be left out).
     pub required: bool,
@@ -100,6 +126,7 @@ pub struct ShapeSet {
 }
 
 impl ShapeSet {
+    /// A set with no names.
     pub fn new() -> ShapeSet {
         ShapeSet::default()
     }
@@ -118,11 +145,15 @@ impl ShapeSet {
         }
     }
 
+    /// Gives `name` its shape, reserving the name first if needed; a later
+    /// definition replaces an earlier one.
     pub fn define(&mut self, name: &str, shape: Shape) {
         self.reserve(name);
         self.shapes[self.index[name]] = Some(shape);
     }
 
+    /// The shape defined under `name`; `None` if the name is unknown or
+    /// only reserved.
     pub fn get(&self, name: &str) -> Option<&Shape> {
         self.index.get(name).and_then(|&i| self.shapes[i].as_ref())
     }

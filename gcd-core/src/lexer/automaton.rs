@@ -16,6 +16,7 @@ pub const NO_TERMINAL: u32 = u32::MAX;
 /// when the byte cannot start any candidate).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LexerAutomaton {
+    /// The byte classes of all terminal DFAs; `trans` has one column per class.
     pub classes: ByteClasses,
     /// `state * classes.len() + class` → next state or [`DEAD`].
     pub trans: Vec<u32>,
@@ -183,18 +184,24 @@ impl LexerAutomaton {
         Ok((automaton, matching))
     }
 
+    /// The state after `byte` from `state`, or [`DEAD`] when the byte
+    /// extends no candidate (the lexeme ends before it). `state` must not
+    /// be [`DEAD`].
     #[inline]
     pub fn next(&self, state: u32, byte: u8) -> u32 {
         self.trans
             [state as usize * self.classes.len() + self.classes.class_of[byte as usize] as usize]
     }
 
+    /// The terminal that wins if the lexeme ends in `state` (the
+    /// best-ranked candidate matching there), or `None` when none matches.
     #[inline]
     pub fn winner(&self, state: u32) -> Option<u32> {
         let w = self.winner[state as usize];
         (w != NO_TERMINAL).then_some(w)
     }
 
+    /// How many states the automaton has (ids `0..num_states()`).
     pub fn num_states(&self) -> usize {
         self.winner.len()
     }

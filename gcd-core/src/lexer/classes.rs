@@ -7,6 +7,7 @@ use super::TerminalDfa;
 /// indexed by class to stay small.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ByteClasses {
+    /// The class of each byte; classes are numbered `0..len()`.
     #[serde(with = "crate::codec::array256")]
     pub class_of: [u8; 256],
     /// One byte of each class.
@@ -76,10 +77,13 @@ impl ByteClasses {
         }
     }
 
+    /// How many classes there are (at most 256).
     pub fn len(&self) -> usize {
         self.representatives.len()
     }
 
+    /// Whether there are no classes; never true for classes built by
+    /// [`new`](Self::new), which always cover all 256 bytes.
     pub fn is_empty(&self) -> bool {
         self.representatives.is_empty()
     }

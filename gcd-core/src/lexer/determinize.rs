@@ -15,8 +15,14 @@ use super::DEAD;
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum DfaError {
+    /// The regex does not parse or regex-automata refused it (its size
+    /// limits included), its lookarounds are nested, unclosed or too many,
+    /// or a table built by hand is inconsistent; the message says which.
     Invalid(String),
+    /// The regex matches the empty string, and every lexeme must consume
+    /// at least one byte.
     MatchesEmpty,
+    /// The regex matches no string at all.
     NeverMatches,
     /// The automaton would need more states than this.
     TooLarge(usize),

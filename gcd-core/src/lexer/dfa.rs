@@ -258,7 +258,7 @@ impl TerminalDfa {
 
     /// The lexemes that every one of `regexes` matches (each compiled as by
     /// [`new`](Self::new)): the product of their automata, cached under a
-    /// key that no regex spells. Refused past [`MAX_PRODUCT_STATES`].
+    /// key that no regex spells. Refused past `MAX_PRODUCT_STATES`.
     pub fn intersection(regexes: &[String]) -> Result<TerminalDfa, DfaError> {
         let key = TerminalPattern::Intersection(regexes.to_vec()).to_regex();
         Self::new_with(&key, || {
@@ -381,18 +381,24 @@ impl TerminalDfa {
         })
     }
 
+    /// The state after `byte` from `state`, or [`DEAD`] when no match can
+    /// follow. `state` must not be [`DEAD`].
     pub fn next(&self, state: u32, byte: u8) -> u32 {
         self.trans[state as usize * 256 + byte as usize]
     }
 
+    /// Whether the bytes that led to `state` are a whole match.
     pub fn is_accepting(&self, state: u32) -> bool {
         self.accepting[state as usize]
     }
 
+    /// How many states the table has.
     pub fn len(&self) -> usize {
         self.accepting.len()
     }
 
+    /// Whether the table has no state; never true for a DFA built here,
+    /// which always has its start state 0.
     pub fn is_empty(&self) -> bool {
         self.accepting.is_empty()
     }

@@ -48,6 +48,8 @@ pub struct Split {
     /// Each assertion replaced by an empty group: the regex's syntax and
     /// properties apart from what the assertions add.
     pub plain: String,
+    /// The assertions in the order they occur; assertion `k` is marker
+    /// byte `0xF8 + k` in `marked`.
     pub assertions: Vec<Assertion>,
 }
 

@@ -39,7 +39,9 @@ impl Matcher {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("a batch buffer of {len} values does not split into {rows} equal rows")]
 pub struct ShapeError {
+    /// Values in the buffer.
     pub len: usize,
+    /// Matchers given, each wanting one row.
     pub rows: usize,
 }
 

@@ -64,6 +64,8 @@ pub struct Recognizer<'g> {
 }
 
 impl<'g> Recognizer<'g> {
+    /// A recognizer for `g`, with a [`search_limit`](Self::search_limit)
+    /// of 20,000 configurations.
     pub fn new(g: &'g CompiledGrammar) -> Self {
         let gr = &g.grammar;
         let mut nullable = vec![false; gr.nonterminals.len()];

@@ -7,6 +7,9 @@
 
 use crate::vocab::Vocabulary;
 
+/// A vocabulary's text tokens as a prefix tree over their bytes, nodes in
+/// depth-first preorder (see the module docs); shareable between every
+/// grammar bound to that vocabulary.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TokenTrie {
     /// Byte on the edge into each node; node 0 is the root (byte unused).
@@ -17,15 +20,20 @@ pub struct TokenTrie {
     pub depth: Vec<u16>,
     /// Tokens ending at node `i`: `tokens[token_off[i]..token_off[i + 1]]`.
     pub token_off: Vec<u32>,
+    /// Token ids grouped by the node they end at, node by node (see
+    /// `token_off`).
     pub tokens: Vec<u32>,
     /// Number of token ids (mask width without padding).
     pub vocab_len: usize,
     /// First byte of each normal token (for filters), indexed by token id.
     pub first_byte: Vec<Option<u8>>,
+    /// The greatest node depth: the longest token, in bytes.
     pub max_depth: usize,
 }
 
 impl TokenTrie {
+    /// Builds the trie of `vocab`'s [normal tokens](Vocabulary::normal_tokens);
+    /// special, empty and EOS tokens are left out.
     pub fn new(vocab: &Vocabulary) -> TokenTrie {
         let mut entries: Vec<(&[u8], u32)> = vocab
             .normal_tokens()
@@ -109,10 +117,13 @@ impl TokenTrie {
         }
     }
 
+    /// How many nodes the trie has, the root included.
     pub fn num_nodes(&self) -> usize {
         self.byte.len()
     }
 
+    /// The ids of the tokens whose bytes end exactly at `node`: none, one,
+    /// or several when tokens have the same bytes.
     #[inline]
     pub fn tokens_at(&self, node: usize) -> &[u32] {
         &self.tokens[self.token_off[node] as usize..self.token_off[node + 1] as usize]
@@ -142,6 +153,7 @@ impl TokenTrie {
         })
     }
 
+    /// Bytes the trie holds on the heap (close estimate).
     pub fn heap_bytes(&self) -> usize {
         self.byte.len() * (1 + 4 + 2 + 4) + self.tokens.len() * 4 + self.first_byte.len() * 2
     }

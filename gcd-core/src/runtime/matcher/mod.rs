@@ -6,7 +6,7 @@
 //! An LL(1) grammar always has exactly one; a generalized grammar forks
 //! where its table has a conflict, and a configuration dies when its
 //! derivation cannot take the next byte (ARCHITECTURE.md, "Beyond LL(1)").
-//! The stacks are [`SharedStack`]s: configurations that reach the same
+//! The stacks are `SharedStack`s: configurations that reach the same
 //! lexer state and the same top of stack merge into one over the union of
 //! their lower parts, so ambiguity that repeats (nested parentheses in
 //! Java) grows the set linearly rather than exponentially.
@@ -14,11 +14,11 @@
 //! state plus the tokens that cross a lexeme boundary, for which the parser
 //! is asked once per winning terminal (see [`crate::bind`]); the matcher's
 //! mask is their union, computed for all configurations in one walk
-//! ([`mask`]). The grammar was checked free of lexical hazards at
+//! (`mask`). The grammar was checked free of lexical hazards at
 //! compile time, so "the lexer is alive and the parser took every terminal"
 //! is exactly "some completion exists", per configuration. Under dynamic
 //! lexing there are no hazards to check, and the mask has its own walk
-//! ([`dynamic`]).
+//! (`dynamic`).
 
 use std::fmt;
 use std::sync::Arc;
@@ -40,6 +40,7 @@ pub struct MatchError {
     message: String,
 }
 
+/// The reason behind a [`MatchError`], for callers that react per case.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum MatchErrorKind {
@@ -59,6 +60,8 @@ pub enum MatchErrorKind {
 }
 
 impl MatchError {
+    /// Why the operation was refused; the [`Display`](fmt::Display)
+    /// message adds the details (token, offset, limits).
     pub fn kind(&self) -> MatchErrorKind {
         self.kind
     }
@@ -144,6 +147,7 @@ pub struct Matcher {
 }
 
 impl Matcher {
+    /// A matcher at the start of an output (nothing accepted, no budget).
     pub fn new(bound: Arc<BoundGrammar>) -> Matcher {
         let stack = bound.grammar.parse.initial_stack();
         let lexer = bound.grammar.start_state(&stack);
@@ -171,6 +175,7 @@ impl Matcher {
         self.configs.len()
     }
 
+    /// The binding whose grammar and vocabulary this matcher follows.
     pub fn bound(&self) -> &Arc<BoundGrammar> {
         &self.bound
     }
@@ -533,6 +538,7 @@ impl Matcher {
         Ok(self)
     }
 
+    /// The token budget in force (EOS not counted), if any.
     pub fn budget(&self) -> Option<usize> {
         self.budget
     }

@@ -8,15 +8,15 @@
 //!
 //! # Tree shape (Lark's conventions)
 //!
-//! * A [`RuleKind::Normal`] rule gives a [`Node::Rule`] named after the rule,
+//! * A [`RuleKind::Normal`](crate::grammar::RuleKind::Normal) rule gives a [`Node::Rule`] named after the rule,
 //!   or after the alias (`-> name`) of the alternative that was taken.
-//! * A `?rule` ([`RuleKind::InlineSingle`]) is replaced by its child when it
+//! * A `?rule` ([`RuleKind::InlineSingle`](crate::grammar::RuleKind::InlineSingle)) is replaced by its child when it
 //!   has exactly one (after filtering) and the alternative has no alias; as
 //!   in Lark, an aliased alternative always gives its node.
-//! * A `_rule` ([`RuleKind::Hidden`]) and every [`RuleKind::Generated`] rule
+//! * A `_rule` ([`RuleKind::Hidden`](crate::grammar::RuleKind::Hidden)) and every [`RuleKind::Generated`](crate::grammar::RuleKind::Generated) rule
 //!   (EBNF desugaring, left factoring, left-recursion tails) are replaced by
 //!   their children.
-//! * Tokens of hidden terminals (`_NAME`, [`Terminal::hidden`]) and of
+//! * Tokens of hidden terminals (`_NAME`, [`Terminal::hidden`](crate::grammar::Terminal::hidden)) and of
 //!   anonymous *literal* terminals (`"+"` written in a rule: names starting
 //!   `__ANON` with a literal pattern) are left out, as Lark filters
 //!   "tokens that are anonymous strings". Anonymous *regex* terminals stay.
@@ -59,14 +59,24 @@ mod choices;
 /// A parse tree node. Spans are byte ranges into the parsed input.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Node {
+    /// A rule that stays in the tree (see the module docs for which do).
     Rule {
+        /// The rule's name, or the alias of the alternative taken.
         name: String,
+        /// The subtrees and tokens below it, in input order.
         children: Vec<Node>,
+        /// From the start of its first lexeme to the end of its last; empty
+        /// when the rule matched nothing.
         span: Range<usize>,
     },
+    /// A lexeme of a terminal that stays in the tree.
     Token {
+        /// The terminal's name in the grammar (`__ANON_…` for one written
+        /// inline in a rule).
         terminal: String,
+        /// The lexeme's text (lossy UTF-8 for [`parse_bytes`] input).
         text: String,
+        /// The lexeme's bytes in the input.
         span: Range<usize>,
     },
 }
@@ -80,6 +90,8 @@ impl Node {
         }
     }
 
+    /// The node's byte range in the input (see the module docs for a
+    /// rule's).
     pub fn span(&self) -> Range<usize> {
         match self {
             Node::Rule { span, .. } | Node::Token { span, .. } => span.clone(),
@@ -102,6 +114,7 @@ impl Node {
         }
     }
 
+    /// Whether this is a [`Node::Token`] (a leaf).
     pub fn is_token(&self) -> bool {
         matches!(self, Node::Token { .. })
     }
@@ -201,8 +214,11 @@ pub enum LexemeRole {
 /// One lexeme of the input, in input order.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Lexeme {
+    /// The terminal that won the lexeme.
     pub terminal: TermId,
+    /// The lexeme's bytes in the input.
     pub span: Range<usize>,
+    /// Whether it is in the tree, filtered out of it, or ignored.
     pub role: LexemeRole,
 }
 
@@ -210,7 +226,9 @@ pub struct Lexeme {
 /// exactly, back to back).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseOutput {
+    /// The tree, as [`parse_bytes`] returns it.
     pub tree: Node,
+    /// Every lexeme, ignored and filtered ones included, in input order.
     pub lexemes: Vec<Lexeme>,
     /// The grammar is generalized and the input has more than one
     /// derivation: the tree is the one whose earliest differing decision
@@ -260,6 +278,8 @@ pub struct ParseError {
 }
 
 impl ParseError {
+    /// What went wrong; the [`Display`](fmt::Display) message adds the
+    /// details.
     pub fn kind(&self) -> ParseErrorKind {
         self.kind
     }
