@@ -25,6 +25,7 @@ use serde_json::Value;
 use gcd_schema::{compile, Options};
 
 use crate::pyjson::to_python_json;
+use crate::stats::Summary;
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -33,24 +34,33 @@ pub struct Config {
     pub data: PathBuf,
     /// Run every `stride`-th file (in name order); 1 = all.
     pub stride: usize,
+    /// How each schema is compiled.
     pub options: Options,
 }
 
 /// Per-category counts.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct Category {
+    /// Schema files of this category that were run.
     pub schemas: usize,
+    /// Of those, the ones that compiled and got every instance right.
     pub pass: usize,
+    /// Of those, the ones refused at compile time.
     pub compile_err: usize,
 }
 
 /// Everything the run measured.
 #[derive(Debug, Clone, Default)]
 pub struct Report {
+    /// Schema files run.
     pub schemas: usize,
+    /// Schemas that compiled and got every instance right.
     pub pass: usize,
+    /// Schemas refused at compile time.
     pub compile_err: usize,
+    /// Valid instances rejected (must stay 0).
     pub validation_err: usize,
+    /// Invalid instances accepted to the end (must stay 0).
     pub invalid_accepted: usize,
     /// Schemas that compiled with a `format` no draft defines, kept as an
     /// annotation (see `gcd_schema::compile`).
@@ -63,6 +73,7 @@ pub struct Report {
     /// server that sees a tool definition again): the terminal DFAs and
     /// lexer-state tables are cached by then.
     pub ttfm_again_us: Vec<f64>,
+    /// Counts per file-name category ([`category`]).
     pub categories: BTreeMap<String, Category>,
     /// Compile errors by keyword (or error kind when no keyword is named).
     pub error_keywords: BTreeMap<String, usize>,
@@ -227,27 +238,20 @@ fn us(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
 }
 
-/// The `p`-th percentile (0..=100) of sorted `v` (nearest rank).
-fn pct(v: &[f64], p: f64) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    let i = ((p / 100.0) * (v.len() as f64 - 1.0)).round() as usize;
-    v[i.min(v.len() - 1)]
-}
-
 impl Report {
+    /// Mask times (TBM), in microseconds.
+    pub fn tbm(&self) -> Summary {
+        Summary::of(&mut self.tbm_us.clone())
+    }
+
+    /// Times to first mask (TTFM), in microseconds.
+    pub fn ttfm(&self) -> Summary {
+        Summary::of(&mut self.ttfm_us.clone())
+    }
+
     /// The three summary lines of the protocol.
     pub fn summary(&self) -> String {
-        let mut tbm = self.tbm_us.clone();
-        tbm.sort_by(f64::total_cmp);
-        let mut ttfm = self.ttfm_us.clone();
-        ttfm.sort_by(f64::total_cmp);
-        let avg = if tbm.is_empty() {
-            0.0
-        } else {
-            tbm.iter().sum::<f64>() / tbm.len() as f64
-        };
+        let (tbm, ttfm) = (self.tbm(), self.ttfm());
         let mut s = String::new();
         let _ = writeln!(
             s,
@@ -257,7 +261,7 @@ impl Report {
             self.compile_err,
             self.validation_err,
             self.invalid_accepted,
-            tbm.len()
+            tbm.n
         );
         let _ = writeln!(
             s,
@@ -267,37 +271,46 @@ impl Report {
         let _ = writeln!(
             s,
             "TBM_us avg={:.1} p50={:.1} p90={:.1} p99={:.1} p999={:.1} max={:.1}",
-            avg,
-            pct(&tbm, 50.0),
-            pct(&tbm, 90.0),
-            pct(&tbm, 99.0),
-            pct(&tbm, 99.9),
-            tbm.last().copied().unwrap_or(0.0)
+            tbm.avg, tbm.p50, tbm.p90, tbm.p99, tbm.p999, tbm.max
         );
         let _ = writeln!(
             s,
             "TTFM_us p50={:.1} p90={:.1} p99={:.1} max={:.1}",
-            pct(&ttfm, 50.0),
-            pct(&ttfm, 90.0),
-            pct(&ttfm, 99.0),
-            ttfm.last().copied().unwrap_or(0.0)
+            ttfm.p50, ttfm.p90, ttfm.p99, ttfm.max
         );
         s
+    }
+
+    /// The whole report as one JSON object, for tools: the counts, the
+    /// timing summaries (microseconds), per-category counts, compile-error
+    /// keywords, and each refusal and failure.
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({
+            "schemas": self.schemas,
+            "pass": self.pass,
+            "compile_err": self.compile_err,
+            "validation_err": self.validation_err,
+            "invalid_accepted": self.invalid_accepted,
+            "annotated": self.annotated,
+            "tbm_us": self.tbm(),
+            "ttfm_us": self.ttfm(),
+            "ttfm_again_us": Summary::of(&mut self.ttfm_again_us.clone()),
+            "categories": self.categories,
+            "error_keywords": self.error_keywords,
+            "compile_errors": self.compile_errors,
+            "failures": self.failures,
+        })
     }
 
     /// TTFM for schemas compiled a second time, per-category pass / compile
     /// errors, and the ten most common compile-error keywords.
     pub fn breakdown(&self) -> String {
         let mut s = String::new();
-        let mut again = self.ttfm_again_us.clone();
-        again.sort_by(f64::total_cmp);
+        let again = Summary::of(&mut self.ttfm_again_us.clone());
         let _ = writeln!(
             s,
             "TTFM_again_us p50={:.1} p90={:.1} p99={:.1} max={:.1} (each schema compiled a second time: its DFAs and lexer-state tables cached)",
-            pct(&again, 50.0),
-            pct(&again, 90.0),
-            pct(&again, 99.0),
-            again.last().copied().unwrap_or(0.0)
+            again.p50, again.p90, again.p99, again.max
         );
         for (c, k) in &self.categories {
             let _ = writeln!(

@@ -44,11 +44,14 @@ pub fn random_walks(
 /// Masks filled and the time spent filling them.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Throughput {
+    /// Mask rows filled.
     pub masks: usize,
+    /// Wall time inside the batch fill calls.
     pub fill_time: Duration,
 }
 
 impl Throughput {
+    /// Rows filled per second of fill time.
     pub fn masks_per_second(&self) -> f64 {
         self.masks as f64 / self.fill_time.as_secs_f64().max(1e-9)
     }

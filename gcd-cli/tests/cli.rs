@@ -430,3 +430,77 @@ fn json_schemas_load_and_report_what_only_annotates() {
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("format"), "{out}");
 }
+
+#[test]
+fn json_flag_gives_one_object_per_command_and_errors_as_objects() {
+    let json = |args: &[&str]| {
+        let (code, out, _) = gcd(args);
+        let v: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+        (code, v)
+    };
+    let good = temp_file("j_good.json", "{\"a\": [1, {\"b\": null}]}");
+    let bad = temp_file("j_bad.json", "{\"a\": [1,]}");
+    let (code, v) = json(&[
+        "replay",
+        "--json",
+        "--tokenizer",
+        "cl100k",
+        "--passes",
+        "2",
+        good.to_str().unwrap(),
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["files"][0]["accepted"], true, "{v}");
+    assert_eq!(v["files"][1]["accepted"], false, "{v}");
+    assert!(
+        v["files"][1]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("rejected at token"),
+        "{v}"
+    );
+    assert_eq!(v["passes"].as_array().unwrap().len(), 2, "{v}");
+    // Both files' masks, up to the rejected token of the second.
+    assert!(v["passes"][1]["masks_us"]["n"].as_u64().unwrap() > 5, "{v}");
+    assert_eq!(v["as_expected"], false, "{v}");
+
+    // The global flag goes before or after the subcommand.
+    let (code, v) = json(&["--json", "budget", "--tokenizer", "cl100k"]);
+    assert_eq!((code, v["min_tokens"].as_u64()), (0, Some(1)), "{v}");
+
+    let (code, v) = json(&[
+        "batch",
+        "--json",
+        "--tokenizer",
+        "cl100k",
+        "--walks",
+        "4",
+        "--budget",
+        "8",
+        "--sizes",
+        "1,2",
+    ]);
+    assert_eq!(code, 0, "{v}");
+    let sizes: Vec<u64> = v["batches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["batch"].as_u64().unwrap())
+        .collect();
+    assert_eq!(sizes, [1, 2], "{v}");
+    assert!(v["masks_per_pass"].as_u64().unwrap() >= 4, "{v}");
+
+    // Errors: one object naming the problem, exit code 2, nothing else on stdout.
+    let (code, v) = json(&["budget", "--json", "--grammar", "no/such/grammar.lark"]);
+    assert_eq!(code, 2, "{v}");
+    let msg = v["error"].as_str().unwrap();
+    assert!(
+        msg.contains("no such file") && msg.contains("built-in"),
+        "{msg}"
+    );
+    let (code, v) = json(&["batch", "--json", "--sizes", "0"]);
+    assert_eq!(code, 2, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("--sizes"), "{v}");
+}

@@ -41,6 +41,21 @@ fn sample_is_exact() {
         "kept as annotations (no draft defines them): {}",
         r.annotated
     )));
+    // `gcd maskbench --json` says the same as the text lines.
+    let j = r.to_json();
+    assert_eq!(j["pass"].as_u64(), Some(r.pass as u64));
+    assert_eq!(j["compile_errors"].as_array().unwrap().len(), r.compile_err);
+    assert_eq!(j["tbm_us"]["n"].as_u64(), Some(r.tbm_us.len() as u64));
+    let tbm = r.tbm();
+    assert!(r.summary().contains(&format!("p99={:.1}", tbm.p99)));
+    assert_eq!(j["tbm_us"]["p99"].as_f64(), Some(tbm.p99));
+    let passed: u64 = j["categories"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|c| c["pass"].as_u64().unwrap())
+        .sum();
+    assert_eq!(passed, r.pass as u64);
 }
 
 #[test]
