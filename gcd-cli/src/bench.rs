@@ -46,7 +46,12 @@ pub fn bench(
     bound.build_all();
     let t_bind = t_first_mask + t0.elapsed();
     let mut files: Vec<PathBuf> = std::fs::read_dir(data)
-        .map_err(|e| format!("{}: {e}", data.display()))?
+        .map_err(|e| {
+            format!(
+                "--data {}: {e} (pass a folder of MaskBench-style JSON files)",
+                data.display()
+            )
+        })?
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
@@ -191,7 +196,12 @@ pub fn maskbench(
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     })
-    .map_err(|e| format!("{}: {e}", cfg.data.display()))?;
+    .map_err(|e| {
+        format!(
+            "--data {}: {e} (pass the folder of MaskBench's JSON files)",
+            cfg.data.display()
+        )
+    })?;
     bar.finish_and_clear();
     use gcd_core::counters;
     if json {
