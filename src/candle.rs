@@ -13,6 +13,33 @@
 //! Any model fits through [`NextTokenLogits`]: the example
 //! `examples/candle_tool_call` implements it for candle's Llama (safetensors)
 //! and quantized Llama (GGUF).
+//!
+//! ```
+//! use std::sync::Arc;
+//! use candle_core::{DType, Device, Tensor};
+//! use candle_transformers::generation::LogitsProcessor;
+//! use gcd::candle::{generate, NextTokenLogits};
+//!
+//! #[derive(gcd::Constrained, serde::Deserialize)]
+//! struct Forecast { city: String, #[constrained(range = 1..=7)] days: u8 }
+//!
+//! /// Stands in for a model: every id equally likely, the row padded past
+//! /// the vocabulary as real embedding tables are.
+//! struct Uniform(usize);
+//! impl NextTokenLogits for Uniform {
+//!     fn next_token_logits(&mut self, _new: &[u32], _position: usize) -> candle_core::Result<Tensor> {
+//!         Tensor::zeros((1, self.0), DType::F32, &Device::Cpu)
+//!     }
+//! }
+//!
+//! let vocab = Arc::new(gcd::core::Vocabulary::o200k_base()?);
+//! let mut model = Uniform(vocab.len() + 64);
+//! let mut sampler = LogitsProcessor::new(7, Some(1.0), None);
+//! // Within 24 tokens, EOS included: the output is always a whole Forecast.
+//! let out = generate::<Forecast, _>(&mut model, &vocab, "Forecast for Oslo?", 24, &mut sampler)?;
+//! assert!(out.tokens.len() <= 25 && (1..=7).contains(&out.value.days));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::sync::Arc;
 
