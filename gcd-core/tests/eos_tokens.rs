@@ -34,4 +34,7 @@ fn an_ordinary_token_named_eos_is_allowed_only_where_the_output_is_complete() {
     m.advance(1).unwrap();
     assert!(m.is_finished());
     assert_eq!(m.output(), b"\"x\"");
+    // Three tokens and EOS: the budget does not count EOS, after it either.
+    m.set_budget(Some(3)).unwrap();
+    assert!(m.set_budget(Some(2)).is_err());
 }

@@ -91,7 +91,8 @@ impl PyVocabulary {
 impl PyVocabulary {
     /// Loads a vocabulary from a spec: "o200k", "cl100k", "p50k", "r50k"
     /// (embedded), a path to a tokenizer.json or a .tiktoken file, or a
-    /// directory holding a tokenizer.json.
+    /// directory holding a tokenizer.json. Raises VocabularyError if the
+    /// spec names nothing loadable.
     #[staticmethod]
     fn load(py: Python<'_>, spec: &str) -> PyResult<PyVocabulary> {
         let spec = spec.to_owned();
@@ -101,7 +102,9 @@ impl PyVocabulary {
         Ok(PyVocabulary::wrap(v))
     }
 
-    /// Loads a Hugging Face tokenizer.json file.
+    /// Loads a Hugging Face tokenizer.json file. EOS ids come from
+    /// tokenizer_config.json / generation_config.json beside it, plus
+    /// well-known end markers. Raises VocabularyError if it cannot be loaded.
     #[staticmethod]
     fn from_tokenizer_json(py: Python<'_>, path: std::path::PathBuf) -> PyResult<PyVocabulary> {
         let v = py
@@ -113,7 +116,7 @@ impl PyVocabulary {
     /// A synthetic vocabulary for tests: token i is tokens[i] (bytes);
     /// eos_ids name the end-of-sequence ids, which end the output whatever
     /// their bytes (never grammar text). It has no tokenizer, so encode()
-    /// raises.
+    /// raises. Raises VocabularyError if an EOS id is out of range.
     #[staticmethod]
     #[pyo3(signature = (tokens, eos_ids = Vec::new()))]
     fn from_tokens(tokens: Vec<Vec<u8>>, eos_ids: Vec<i64>) -> PyResult<PyVocabulary> {
@@ -159,13 +162,16 @@ impl PyVocabulary {
     }
 
     /// Tokenizes text as the real tokenizer does, without special tokens.
+    /// Raises VocabularyError on a vocabulary without a tokenizer
+    /// (from_tokens).
     fn encode(&self, py: Python<'_>, text: &str) -> PyResult<Vec<u32>> {
         let text = text.to_owned();
         let vocab = Arc::clone(&self.vocab);
         py.detach(move || vocab.encode(&text)).map_err(vocab_err)
     }
 
-    /// The concatenated bytes of the token ids.
+    /// The concatenated bytes of the token ids (special tokens give their
+    /// text). Raises VocabularyError if an id is out of range.
     fn decode<'py>(&self, py: Python<'py>, ids: Vec<i64>) -> PyResult<Bound<'py, PyBytes>> {
         let ids = ids
             .into_iter()
@@ -175,7 +181,8 @@ impl PyVocabulary {
         Ok(PyBytes::new(py, &bytes))
     }
 
-    /// The bytes of one token.
+    /// The exact bytes of one token. Raises VocabularyError if id is out of
+    /// range.
     fn token_bytes<'py>(&self, py: Python<'py>, id: i64) -> PyResult<Bound<'py, PyBytes>> {
         let id = self.token_id(id)?;
         let b = self.vocab.token_bytes(id).map_err(vocab_err)?;
@@ -261,6 +268,9 @@ impl PyGrammar {
     /// "json" (any JSON whitespace), "capped" (the default: whitespace where
     /// pretty-printers put it, at most 20 bytes in each place) or "capped:N".
     /// any_order: object members in any order rather than the schema's.
+    /// Raises SchemaError for a bad or unsupported schema, ValueError for an
+    /// unknown whitespace, TypeError for a schema that is not
+    /// JSON-serializable.
     #[staticmethod]
     #[pyo3(signature = (schema, vocab, whitespace = "capped", any_order = false))]
     fn from_json_schema(
@@ -283,7 +293,7 @@ impl PyGrammar {
 
     /// Compiles a grammar in gcd's Lark subset (start rule `start`) and binds
     /// it to vocab. Ambiguous (non-LL(1)) grammars are allowed and parsed
-    /// generally.
+    /// generally. Raises GrammarError if the text does not parse or compile.
     #[staticmethod]
     fn from_lark(py: Python<'_>, text: &str, vocab: &PyVocabulary) -> PyResult<PyGrammar> {
         let text = text.to_owned();
@@ -305,7 +315,8 @@ impl PyGrammar {
 
     /// A new matcher at the start of the output. budget: at most this many
     /// tokens (EOS not counted) and complete by then; masks then forbid
-    /// tokens that would make that impossible.
+    /// tokens that would make that impossible. Raises MatchError if budget is
+    /// below the fewest tokens gcd can complete the output in.
     #[pyo3(signature = (budget = None))]
     fn matcher(&self, budget: Option<usize>) -> PyResult<PyMatcher> {
         let mut m = gcd_core::Matcher::new(Arc::clone(&self.bound));
@@ -368,7 +379,8 @@ impl PyMatcher {
         }
     }
 
-    /// Undoes the last n accepted tokens (EOS included).
+    /// Undoes the last n accepted tokens (EOS included). Raises MatchError if
+    /// fewer than n tokens were accepted.
     #[pyo3(signature = (n = 1))]
     fn rollback(&mut self, n: usize) -> PyResult<()> {
         self.m.rollback(n).map_err(match_err)
@@ -379,6 +391,7 @@ impl PyMatcher {
         PyMatcher { m: self.m.clone() }
     }
 
+    /// Same as fork().
     fn __copy__(&self) -> PyMatcher {
         self.fork()
     }
@@ -393,7 +406,8 @@ impl PyMatcher {
         self.m.is_finished()
     }
 
-    /// The token budget, or None.
+    /// The token budget (EOS not counted), or None. Setting it raises
+    /// MatchError if the tokens so far plus min_tokens_to_complete() exceed it.
     #[getter]
     fn get_budget(&self) -> Option<usize> {
         self.m.budget()
@@ -430,12 +444,14 @@ impl PyMatcher {
         self.m.forced_tokens()
     }
 
-    /// The bytes the grammar forces next.
+    /// The bytes the grammar forces next: while exactly one byte can follow
+    /// and the output is not complete. Empty if there is a choice.
     fn forced_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &self.m.forced_bytes())
     }
 
-    /// Whether appending these bytes keeps the output a valid prefix.
+    /// Whether appending these bytes keeps the output a valid prefix (False
+    /// once finished).
     fn accepts_bytes(&self, data: &[u8]) -> bool {
         self.m.accepts_bytes(data)
     }
@@ -450,7 +466,9 @@ impl PyMatcher {
     /// writable C-contiguous int32 array of shape (batch, words) or (words,):
     /// bit i % 32 of word i // 32 is set iff token i is allowed. words must
     /// be at least ceil(vocab_size / 32); ids past the vocabulary are
-    /// forbidden.
+    /// forbidden, EOS is allowed when complete. Raises TypeError if bitmask is
+    /// not an int32 buffer, ValueError if it is read-only, not C-contiguous,
+    /// not 1-D/2-D, too narrow, or index is out of range.
     #[pyo3(signature = (bitmask, index = 0))]
     fn fill_next_token_bitmask(
         &self,
@@ -577,8 +595,10 @@ impl Bitmask {
 }
 
 /// Fills one bitmask row per matcher, in parallel and without the GIL.
-/// indices[i] is the row matchers[i] fills (default: row i). Rows must be
-/// distinct; all matchers' vocabularies must fit the row width.
+/// indices[i] is the row matchers[i] fills (default: row i); other rows are
+/// untouched. bitmask is as for Matcher.fill_next_token_bitmask, wide enough
+/// for the largest vocabulary. Raises ValueError if rows repeat or do not
+/// exist, or len(indices) != len(matchers); TypeError if not an int32 buffer.
 #[pyfunction]
 #[pyo3(signature = (matchers, bitmask, indices = None))]
 fn fill_next_token_bitmasks(

@@ -8,7 +8,7 @@ use crate::grammar::TerminalPattern;
 /// Where whitespace may go. The default is [`Whitespace::Json`]; the front
 /// ends choose their own defaults explicitly (`Constrained::WHITESPACE` is
 /// [`Compact`](Whitespace::Compact), gcd-schema's `Options::default()` is
-/// [`Json`](Whitespace::Json)).
+/// `Capped(20)`, its `DEFAULT_WHITESPACE`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Whitespace {
     /// None at all, as `serde_json::to_string` writes: `{"a":1,"b":[1,2]}`.

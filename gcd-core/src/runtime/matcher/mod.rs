@@ -514,7 +514,8 @@ impl Matcher {
     /// complete at the end. Fails if the output can no longer fit.
     pub fn set_budget(&mut self, n: Option<usize>) -> Result<(), MatchError> {
         if let Some(n) = n {
-            let need = self.tokens.len() + self.min_tokens_to_complete();
+            // EOS, once taken, is in `tokens` but not in the budget.
+            let need = self.tokens.len() - usize::from(self.finished) + self.min_tokens_to_complete();
             if n < need {
                 return Err(MatchError {
                     kind: MatchErrorKind::BudgetTooSmall,
