@@ -73,37 +73,376 @@ pub(super) fn load(
     name: String,
     hints: &EosHints,
 ) -> Result<Vocabulary> {
-    let mut tok =
-        tokenizers::Tokenizer::from_bytes(data).map_err(|e| classify_failure(data, origin, e))?;
+    if let Some(v) = load_table_only(data, origin, &name, hints)? {
+        return Ok(v);
+    }
+    load_through_tokenizer(data, origin, name, hints)
+}
 
+/// The components that decide how token strings spell bytes, as JSON.
+struct Components {
+    decoder: Value,
+    pre: Value,
+    norm: Value,
+}
+
+impl Components {
+    fn scheme(&self, model_type: &str, byte_fallback: bool, origin: &str) -> Result<Scheme> {
+        let Components { decoder, pre, norm } = self;
+        if has_type(decoder, "ByteLevel") || has_type(pre, "ByteLevel") {
+            Ok(Scheme::ByteLevel)
+        } else if byte_fallback {
+            let metaspace = has_type(decoder, "Metaspace")
+                || has_type(pre, "Metaspace")
+                || has_replace(decoder, "▁", " ")
+                || has_replace(norm, " ", "▁");
+            Ok(Scheme::SentencePiece { metaspace })
+        } else {
+            Err(unsupported(
+                origin,
+                &format!("{model_type} without a byte-level alphabet or byte fallback"),
+            ))
+        }
+    }
+}
+
+/// Token bytes and kinds, indexed by id, with the byte-fallback id of every
+/// byte (`u32::MAX` where there is none).
+struct TokenTable {
+    tokens: Vec<Vec<u8>>,
+    kinds: Vec<TokenKind>,
+    byte_ids: [u32; 256],
+}
+
+impl TokenTable {
+    /// `n` ids, all Special and empty until the model's and added tokens
+    /// are put in.
+    fn new(n: usize) -> TokenTable {
+        TokenTable {
+            tokens: vec![Vec::new(); n],
+            kinds: vec![TokenKind::Special; n],
+            byte_ids: [u32::MAX; 256],
+        }
+    }
+
+    /// A model token: its string spelled as bytes by `scheme`; the unknown
+    /// token stays Special.
+    fn put_model(
+        &mut self,
+        s: &str,
+        id: u32,
+        scheme: Scheme,
+        byte_fallback: bool,
+        unk: Option<&str>,
+    ) {
+        let i = id as usize;
+        self.tokens[i] = match scheme {
+            Scheme::ByteLevel => byte_level_bytes(s),
+            Scheme::SentencePiece { metaspace } => match byte_fallback_byte(s) {
+                Some(b) if byte_fallback => {
+                    self.byte_ids[b as usize] = id;
+                    vec![b]
+                }
+                _ if metaspace => s.replace('▁', " ").into_bytes(),
+                _ => s.as_bytes().to_vec(),
+            },
+        };
+        self.kinds[i] = if unk == Some(s) {
+            TokenKind::Special
+        } else {
+            TokenKind::Normal
+        };
+    }
+
+    /// An added token: matched against raw text, so its bytes are its
+    /// content as written, in every scheme. Added tokens override model
+    /// entries.
+    fn put_added(&mut self, id: u32, content: &str, special: bool) {
+        let i = id as usize;
+        self.tokens[i] = content.as_bytes().to_vec();
+        self.kinds[i] = if special {
+            TokenKind::Special
+        } else {
+            TokenKind::Normal
+        };
+    }
+
+    /// The byte-fallback ids, when `scheme` needs them to spell a literal
+    /// `▁` and every byte has one.
+    fn byte_ids_for(&self, scheme: Scheme) -> Option<Box<[u32; 256]>> {
+        (matches!(scheme, Scheme::SentencePiece { metaspace: true })
+            && self.byte_ids.iter().all(|&i| i != u32::MAX))
+        .then(|| Box::new(self.byte_ids))
+    }
+}
+
+/// EOS: what the configs say, plus the well-known end markers that are
+/// Special tokens. `id_of` finds a token's id by its text, as the
+/// tokenizer's `token_to_id` does (added tokens first).
+fn eos_ids(hints: &EosHints, kinds: &[TokenKind], id_of: impl Fn(&str) -> Option<u32>) -> Vec<u32> {
+    let mut eos: Vec<u32> = Vec::new();
+    if let Some(t) = &hints.token {
+        eos.extend(id_of(t));
+    }
+    eos.extend(hints.ids.iter().copied());
+    for name in WELL_KNOWN_EOS {
+        if let Some(id) = id_of(name) {
+            if kinds.get(id as usize) == Some(&TokenKind::Special) {
+                eos.push(id);
+            }
+        }
+    }
+    eos
+}
+
+/// The parts of `tokenizer.json` the token table needs; the merges and
+/// everything else are skipped unparsed into values.
+#[derive(serde::Deserialize)]
+struct FileJson {
+    #[serde(default)]
+    added_tokens: Vec<AddedJson>,
+    #[serde(default)]
+    normalizer: Value,
+    #[serde(default)]
+    pre_tokenizer: Value,
+    #[serde(default)]
+    decoder: Value,
+    model: ModelJson,
+}
+
+#[derive(serde::Deserialize)]
+struct AddedJson {
+    id: u32,
+    content: String,
+    #[serde(default)]
+    special: bool,
+}
+
+#[derive(serde::Deserialize)]
+struct ModelJson {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    vocab: ModelVocab,
+    #[serde(default)]
+    byte_fallback: bool,
+    #[serde(default)]
+    unk_token: Option<String>,
+}
+
+/// A BPE model's `{token: id}` map or a Unigram model's `[[piece, score],
+/// ...]` list (ids are positions), read without buffering either.
+enum ModelVocab {
+    Map(Vec<(String, u32)>),
+    List(Vec<String>),
+}
+
+impl<'de> serde::Deserialize<'de> for ModelVocab {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = ModelVocab;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a map of tokens to ids or a list of [piece, score] pairs")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<ModelVocab, A::Error> {
+                let mut out = Vec::with_capacity(map.size_hint().unwrap_or(0));
+                while let Some(entry) = map.next_entry::<String, u32>()? {
+                    out.push(entry);
+                }
+                Ok(ModelVocab::Map(out))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<ModelVocab, A::Error> {
+                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                while let Some((piece, _score)) = seq.next_element::<(String, f64)>()? {
+                    out.push(piece);
+                }
+                Ok(ModelVocab::List(out))
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
+
+/// The token table read straight from the JSON, with the real tokenizer
+/// built on first `encode`: parsing the merges and building the BPE maps is
+/// most of a load (about 0.5 s for Llama-3) and masks never need them.
+///
+/// `None` when the file is not plainly a BPE or Unigram model whose added
+/// tokens get the ids the file gives them, by the tokenizers crate's rule
+/// (a content already in the model keeps its model id; a new one takes the
+/// next id after the model's): then the tokenizers crate loads it and says
+/// which ids it assigns.
+fn load_table_only(
+    data: &[u8],
+    origin: &str,
+    name: &str,
+    hints: &EosHints,
+) -> Result<Option<Vocabulary>> {
+    let Ok(file) = serde_json::from_slice::<FileJson>(data) else {
+        return Ok(None);
+    };
+    let (model_type, unk) = match file.model.kind.as_deref() {
+        Some("BPE") => ("BPE", file.model.unk_token.as_deref()),
+        Some("Unigram") => ("Unigram", None),
+        Some("WordPiece") => return Err(unsupported(origin, "WordPiece")),
+        Some("WordLevel") => return Err(unsupported(origin, "WordLevel")),
+        _ => return Ok(None),
+    };
+    let components = Components {
+        decoder: file.decoder,
+        pre: file.pre_tokenizer,
+        norm: file.normalizer,
+    };
+    let byte_fallback = file.model.byte_fallback;
+    let scheme = components.scheme(model_type, byte_fallback, origin)?;
+    let model: Vec<(String, u32)> = match file.model.vocab {
+        ModelVocab::Map(m) if model_type == "BPE" => m,
+        ModelVocab::List(l) if model_type == "Unigram" => l.into_iter().zip(0u32..).collect(),
+        _ => return Ok(None),
+    };
+    let mut model_ids: rustc_hash::FxHashMap<&str, u32> = Default::default();
+    model_ids.reserve(model.len());
+    for (s, id) in &model {
+        // A repeated key: the map keeps the last, as tokenizers does not
+        // promise; leave such files to it.
+        if model_ids.insert(s.as_str(), *id).is_some() {
+            return Ok(None);
+        }
+    }
+    // The tokenizers crate's id rule for added tokens, which ignores the
+    // file's ids: they must agree for the table to be its table.
+    let model_size = model.len() as u32;
+    let mut added_ids: rustc_hash::FxHashMap<&str, u32> = Default::default();
+    let mut max_added: Option<u32> = None;
+    for t in &file.added_tokens {
+        if t.content.is_empty() || added_ids.contains_key(t.content.as_str()) {
+            return Ok(None);
+        }
+        let id = match model_ids.get(t.content.as_str()) {
+            Some(&id) => id,
+            None => match max_added {
+                Some(m) if m >= model_size || model_size == 0 => m + 1,
+                _ => model_size,
+            },
+        };
+        if id != t.id {
+            return Ok(None);
+        }
+        max_added = Some(max_added.map_or(id, |m| m.max(id)));
+        added_ids.insert(t.content.as_str(), id);
+    }
+    let n = model
+        .iter()
+        .map(|(_, id)| *id)
+        .chain(added_ids.values().copied())
+        .map(|id| id as usize + 1)
+        .max()
+        .unwrap_or(0);
+    super::check_id_span(n, model.len() + added_ids.len(), origin)?;
+    let mut table = TokenTable::new(n);
+    for (s, id) in &model {
+        table.put_model(s, *id, scheme, byte_fallback, unk);
+    }
+    for t in &file.added_tokens {
+        table.put_added(t.id, &t.content, t.special);
+    }
+    let eos = eos_ids(hints, &table.kinds, |t| {
+        added_ids.get(t).or_else(|| model_ids.get(t)).copied()
+    });
+    let expected_added: Vec<(u32, String)> = file
+        .added_tokens
+        .iter()
+        .map(|t| (t.id, t.content.clone()))
+        .collect();
+    let byte_ids = table.byte_ids_for(scheme);
+    let encoder = Encoder::HfLazy(Box::new(LazyTokenizer {
+        data: data.into(),
+        origin: origin.to_string(),
+        scheme,
+        model_size: model.len(),
+        expected_added,
+        byte_ids,
+        built: std::sync::OnceLock::new(),
+    }));
+    let mut v = Vocabulary::assemble(
+        name.to_string(),
+        table.tokens,
+        table.kinds,
+        Some(encoder),
+        "",
+    );
+    v.eos_from(eos);
+    Ok(Some(v))
+}
+
+/// A `tokenizer.json` whose tokenizer is built on first use (see
+/// [`load_table_only`]).
+pub(super) struct LazyTokenizer {
+    data: Box<[u8]>,
+    origin: String,
+    /// What the table was built from, checked against the tokenizer built
+    /// later (the byte scheme as its own components give it, the model's
+    /// size, the added tokens' ids): a difference is an error, never a
+    /// silent mismatch.
+    scheme: Scheme,
+    model_size: usize,
+    expected_added: Vec<(u32, String)>,
+    pub(super) byte_ids: Option<Box<[u32; 256]>>,
+    built: std::sync::OnceLock<std::result::Result<tokenizers::Tokenizer, VocabError>>,
+}
+
+impl LazyTokenizer {
+    /// The tokenizer, built (and checked against the table) on first call.
+    pub(super) fn get(&self) -> Result<&tokenizers::Tokenizer> {
+        self.built
+            .get_or_init(|| {
+                let (tok, scheme) = build_tokenizer(&self.data, &self.origin)?;
+                let added = tok.get_added_tokens_decoder();
+                let same = scheme == self.scheme
+                    && tok.get_model().get_vocab_size() == self.model_size
+                    && added.len() == self.expected_added.len()
+                    && (self.expected_added.iter())
+                        .all(|(id, content)| added.get(id).is_some_and(|t| &t.content == content));
+                if !same {
+                    return Err(VocabError::new(
+                        VocabErrorKind::Malformed,
+                        &self.origin,
+                        "the tokenizers crate gives this file's tokens other ids than the \
+                         file lists; gcd cannot tell which ids the model uses",
+                    ));
+                }
+                Ok(tok)
+            })
+            .as_ref()
+            .map_err(|e| VocabError::new(e.kind, &e.origin, e.message.clone()))
+    }
+}
+
+/// Loads the whole tokenizer with the tokenizers crate, and reads the
+/// table from it: for files the direct reading leaves to it.
+fn load_through_tokenizer(
+    data: &[u8],
+    origin: &str,
+    name: String,
+    hints: &EosHints,
+) -> Result<Vocabulary> {
+    let tok =
+        tokenizers::Tokenizer::from_bytes(data).map_err(|e| classify_failure(data, origin, e))?;
     let (model_type, byte_fallback, unk) = match tok.get_model() {
         ModelWrapper::BPE(m) => ("BPE", m.byte_fallback, m.unk_token.clone()),
         ModelWrapper::Unigram(m) => ("Unigram", m.byte_fallback(), None),
         ModelWrapper::WordPiece(_) => return Err(unsupported(origin, "WordPiece")),
         ModelWrapper::WordLevel(_) => return Err(unsupported(origin, "WordLevel")),
     };
-    // The components as JSON: their fields are mostly private, their
-    // serialized form is the documented tokenizer.json format.
-    let json = |v: Option<serde_json::Result<Value>>| v.and_then(|v| v.ok()).unwrap_or(Value::Null);
-    let decoder = json(tok.get_decoder().map(serde_json::to_value));
-    let pre = json(tok.get_pre_tokenizer().map(serde_json::to_value));
-    let norm = json(tok.get_normalizer().map(serde_json::to_value));
-    let scheme = if has_type(&decoder, "ByteLevel") || has_type(&pre, "ByteLevel") {
-        Scheme::ByteLevel
-    } else if byte_fallback {
-        let metaspace = has_type(&decoder, "Metaspace")
-            || has_type(&pre, "Metaspace")
-            || has_replace(&decoder, "▁", " ")
-            || has_replace(&norm, " ", "▁");
-        Scheme::SentencePiece { metaspace }
-    } else {
-        return Err(unsupported(
-            origin,
-            &format!("{model_type} without a byte-level alphabet or byte fallback"),
-        ));
-    };
+    let components = components_of(&tok);
+    let scheme = components.scheme(model_type, byte_fallback, origin)?;
 
-    // Token bytes, indexed by id; added tokens override model entries.
     // Ids are the ones the tokenizers crate assigns (it keeps an added
     // token's model id, else appends), which is what `encode` returns.
     let model_vocab = tok.get_model().get_vocab();
@@ -115,41 +454,59 @@ pub(super) fn load(
         .max()
         .unwrap_or(0);
     super::check_id_span(n, model_vocab.len() + added.len(), origin)?;
-    let mut tokens = vec![Vec::new(); n];
-    let mut kinds = vec![TokenKind::Special; n];
-    let mut byte_ids = [u32::MAX; 256];
+    let mut table = TokenTable::new(n);
     for (s, &id) in &model_vocab {
-        let i = id as usize;
-        tokens[i] = match scheme {
-            Scheme::ByteLevel => byte_level_bytes(s),
-            Scheme::SentencePiece { metaspace } => match byte_fallback_byte(s) {
-                Some(b) if byte_fallback => {
-                    byte_ids[b as usize] = id;
-                    vec![b]
-                }
-                _ if metaspace => s.replace('▁', " ").into_bytes(),
-                _ => s.as_bytes().to_vec(),
-            },
-        };
-        kinds[i] = if unk.as_deref() == Some(s.as_str()) {
-            TokenKind::Special
-        } else {
-            TokenKind::Normal
-        };
+        table.put_model(s, id, scheme, byte_fallback, unk.as_deref());
     }
     for (&id, t) in &added {
-        let i = id as usize;
-        // Added tokens are matched against raw text, so their bytes are
-        // their content as written, in every scheme.
-        tokens[i] = t.content.as_bytes().to_vec();
-        kinds[i] = if t.special {
-            TokenKind::Special
-        } else {
-            TokenKind::Normal
-        };
+        table.put_added(id, &t.content, t.special);
     }
+    let tok = edit_tokenizer(tok, origin, &components)?;
+    let eos = eos_ids(hints, &table.kinds, |t| tok.token_to_id(t));
+    let encoder = Encoder::Hf {
+        byte_ids: table.byte_ids_for(scheme),
+        tokenizer: Box::new(tok),
+    };
+    let mut v = Vocabulary::assemble(name, table.tokens, table.kinds, Some(encoder), "");
+    v.eos_from(eos);
+    Ok(v)
+}
 
-    // Make encode() return exactly the text's tokens (see `encode`).
+/// The components of a loaded tokenizer, as their documented JSON form
+/// (their fields are mostly private).
+fn components_of(tok: &tokenizers::Tokenizer) -> Components {
+    let json = |v: Option<serde_json::Result<Value>>| v.and_then(|v| v.ok()).unwrap_or(Value::Null);
+    Components {
+        decoder: json(tok.get_decoder().map(serde_json::to_value)),
+        pre: json(tok.get_pre_tokenizer().map(serde_json::to_value)),
+        norm: json(tok.get_normalizer().map(serde_json::to_value)),
+    }
+}
+
+/// The tokenizer of `data`, edited for exact round trips, with the byte
+/// scheme its own components give.
+fn build_tokenizer(data: &[u8], origin: &str) -> Result<(tokenizers::Tokenizer, Scheme)> {
+    let tok =
+        tokenizers::Tokenizer::from_bytes(data).map_err(|e| classify_failure(data, origin, e))?;
+    let (model_type, byte_fallback) = match tok.get_model() {
+        ModelWrapper::BPE(m) => ("BPE", m.byte_fallback),
+        ModelWrapper::Unigram(m) => ("Unigram", m.byte_fallback()),
+        ModelWrapper::WordPiece(_) => return Err(unsupported(origin, "WordPiece")),
+        ModelWrapper::WordLevel(_) => return Err(unsupported(origin, "WordLevel")),
+    };
+    let components = components_of(&tok);
+    let scheme = components.scheme(model_type, byte_fallback, origin)?;
+    Ok((edit_tokenizer(tok, origin, &components)?, scheme))
+}
+
+/// Makes `encode` return exactly the text's tokens (see
+/// [`Vocabulary::encode`]): no truncation, no padding, special-token text
+/// encoded as text, no inserted prefix space.
+fn edit_tokenizer(
+    mut tok: tokenizers::Tokenizer,
+    origin: &str,
+    components: &Components,
+) -> Result<tokenizers::Tokenizer> {
     tok.with_truncation(None).map_err(|e| {
         VocabError::new(
             VocabErrorKind::Malformed,
@@ -160,7 +517,7 @@ pub(super) fn load(
     })?;
     tok.with_padding(None);
     tok.set_encode_special_tokens(true);
-    if let Some(n) = edit(&norm, drop_prepend) {
+    if let Some(n) = edit(&components.norm, drop_prepend) {
         match n
             .map(serde_json::from_value::<NormalizerWrapper>)
             .transpose()
@@ -171,7 +528,7 @@ pub(super) fn load(
             Err(e) => return Err(edit_failed(origin, "normalizer", e)),
         }
     }
-    if let Some(Some(p)) = edit(&pre, no_prefix_space) {
+    if let Some(Some(p)) = edit(&components.pre, no_prefix_space) {
         match serde_json::from_value::<PreTokenizerWrapper>(p) {
             Ok(p) => {
                 tok.with_pre_tokenizer(Some(p));
@@ -179,31 +536,7 @@ pub(super) fn load(
             Err(e) => return Err(edit_failed(origin, "pre-tokenizer", e)),
         }
     }
-    let byte_ids = (matches!(scheme, Scheme::SentencePiece { metaspace: true })
-        && byte_ids.iter().all(|&i| i != u32::MAX))
-    .then(|| Box::new(byte_ids));
-
-    // EOS: what the configs say, plus the well-known end markers.
-    let mut eos: Vec<u32> = Vec::new();
-    if let Some(t) = &hints.token {
-        eos.extend(tok.token_to_id(t));
-    }
-    eos.extend(hints.ids.iter().copied());
-    for name in WELL_KNOWN_EOS {
-        if let Some(id) = tok.token_to_id(name) {
-            if kinds.get(id as usize) == Some(&TokenKind::Special) {
-                eos.push(id);
-            }
-        }
-    }
-
-    let encoder = Encoder::Hf {
-        tokenizer: Box::new(tok),
-        byte_ids,
-    };
-    let mut v = Vocabulary::assemble(name, tokens, kinds, Some(encoder), "");
-    v.eos_from(eos);
-    Ok(v)
+    Ok(tok)
 }
 
 fn edit_failed(origin: &str, what: &str, e: serde_json::Error) -> VocabError {
@@ -364,6 +697,114 @@ mod tests {
         // Special text is not a special token when encoding.
         let ids = v.encode("<|endoftext|>");
         assert!(ids.is_err() || !ids.unwrap().contains(&6));
+    }
+
+    /// Loads `data` both ways: the table read directly (tokenizer built on
+    /// first encode) and everything through the tokenizers crate.
+    fn both_ways(data: &[u8], name: &str, hints: &EosHints) -> (Vocabulary, Vocabulary) {
+        let direct = load_table_only(data, name, name, hints)
+            .unwrap()
+            .expect("read directly");
+        let through = load_through_tokenizer(data, name, name.to_string(), hints).unwrap();
+        (direct, through)
+    }
+
+    fn assert_same(direct: &Vocabulary, through: &Vocabulary, texts: &[&str]) {
+        assert_eq!(direct.len(), through.len());
+        for id in 0..direct.len() as u32 {
+            assert_eq!(
+                direct.token_bytes(id).unwrap(),
+                through.token_bytes(id).unwrap(),
+                "id {id}"
+            );
+            assert_eq!(
+                direct.kind(id).unwrap(),
+                through.kind(id).unwrap(),
+                "id {id}"
+            );
+        }
+        assert_eq!(direct.eos_ids(), through.eos_ids());
+        assert_eq!(direct.fingerprint(), through.fingerprint());
+        let lazy = |v: &Vocabulary| match v.encoder.as_deref() {
+            Some(Encoder::HfLazy(l)) => l.built.get().is_some(),
+            _ => panic!("not lazy"),
+        };
+        assert!(
+            !lazy(direct),
+            "no tokenizer is built before the first encode"
+        );
+        for t in texts {
+            assert_eq!(
+                direct.encode(t).unwrap(),
+                through.encode(t).unwrap(),
+                "{t:?}"
+            );
+        }
+        assert!(lazy(direct));
+    }
+
+    const TEXTS: &[&str] = &[
+        "",
+        "{\"a\": [1, 2.5e-3, null], \"b\": \"é ▁ \\u00e9\"}",
+        " leading space and  two",
+        "<|endoftext|><|eot_id|></s><s>[INST]",
+        "日本語のテキスト 🦀 \t\n\r\n  ",
+        "▁▁x ▁",
+        "fn main() { println!(\"hi\"); }",
+    ];
+
+    #[test]
+    fn the_direct_table_is_the_tokenizers_crate_table_on_real_files() {
+        let root = std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../shared/data/tokenizers"
+        ));
+        let Ok(dirs) = std::fs::read_dir(root) else {
+            eprintln!("SKIP: no shared tokenizers at {}", root.display());
+            return;
+        };
+        let mut seen = 0;
+        for dir in dirs.flatten() {
+            let path = dir.path().join("tokenizer.json");
+            let Ok(data) = std::fs::read(&path) else {
+                continue;
+            };
+            let hints = EosHints::read(&dir.path());
+            let name = path.display().to_string();
+            let (direct, through) = both_ways(&data, &name, &hints);
+            assert_same(&direct, &through, TEXTS);
+            seen += 1;
+        }
+        assert!(seen >= 3, "expected gpt2, llama3 and mistral, found {seen}");
+    }
+
+    #[test]
+    fn added_ids_the_file_states_differently_go_through_the_tokenizers_crate() {
+        // `<|x|>` is not in the model, so the tokenizers crate gives it id 6
+        // (the model's size) whatever the file says.
+        let json = |id: u32| {
+            format!(
+                r#"{{"added_tokens": [{{"id": {id}, "content": "<|x|>", "single_word": false,
+                  "lstrip": false, "rstrip": false, "normalized": false, "special": true}}],
+                  "normalizer": null, "pre_tokenizer": {{"type": "ByteLevel", "add_prefix_space": false,
+                  "trim_offsets": true, "use_regex": true}}, "post_processor": null,
+                  "decoder": {{"type": "ByteLevel", "add_prefix_space": true, "trim_offsets": true, "use_regex": true}},
+                  "model": {{"type": "BPE", "dropout": null, "unk_token": null, "continuing_subword_prefix": null,
+                  "end_of_word_suffix": null, "fuse_unk": false, "byte_fallback": false,
+                  "vocab": {{"a": 0, "Ġ": 1, "Ġa": 2, "b": 3, "c": 4, "d": 5}}, "merges": ["Ġ a"]}}}}"#
+            )
+        };
+        let hints = EosHints::default();
+        let (direct, through) = both_ways(json(6).as_bytes(), "agree", &hints);
+        assert_same(&direct, &through, &["a b", " a<|x|>"]);
+        assert_eq!(direct.token_bytes(6).unwrap(), b"<|x|>");
+        let stated = json(9);
+        assert!(load_table_only(stated.as_bytes(), "s", "s", &hints)
+            .unwrap()
+            .is_none());
+        let v = Vocabulary::from_tokenizer_json_bytes(stated.as_bytes(), "s").unwrap();
+        assert_eq!(v.len(), 7);
+        assert_eq!(v.token_bytes(6).unwrap(), b"<|x|>");
     }
 
     #[test]

@@ -162,6 +162,8 @@ enum Encoder {
         /// every byte, used to spell a literal `▁` exactly (see `encode`).
         byte_ids: Option<Box<[u32; 256]>>,
     },
+    /// A `tokenizer.json` whose tokenizer is built on first `encode`.
+    HfLazy(Box<hf::LazyTokenizer>),
     Tiktoken(&'static CoreBPE),
     TiktokenOwned(Box<CoreBPE>),
 }
@@ -474,39 +476,39 @@ impl Vocabulary {
                 self.no_encoder_reason,
             ));
         };
-        match encoder {
-            Encoder::Tiktoken(bpe) => Ok(bpe.encode_ordinary(text)),
-            Encoder::TiktokenOwned(bpe) => Ok(bpe.encode_ordinary(text)),
+        let (tokenizer, byte_ids) = match encoder {
+            Encoder::Tiktoken(bpe) => return Ok(bpe.encode_ordinary(text)),
+            Encoder::TiktokenOwned(bpe) => return Ok(bpe.encode_ordinary(text)),
             Encoder::Hf {
                 tokenizer,
                 byte_ids,
-            } => {
-                let run = |s: &str| -> Result<Vec<u32>> {
-                    if s.is_empty() {
-                        return Ok(Vec::new());
-                    }
-                    tokenizer
-                        .encode_fast(s, false)
-                        .map(|e| e.get_ids().to_vec())
-                        .map_err(|e| {
-                            VocabError::new(VocabErrorKind::Encode, &self.name, "encoding failed")
-                                .with_source(e)
-                        })
-                };
-                match byte_ids {
-                    Some(byte_ids) if text.contains('▁') => {
-                        let mut out = Vec::new();
-                        for (i, part) in text.split('▁').enumerate() {
-                            if i > 0 {
-                                out.extend("▁".bytes().map(|b| byte_ids[b as usize]));
-                            }
-                            out.extend(run(part)?);
-                        }
-                        Ok(out)
-                    }
-                    _ => run(text),
-                }
+            } => (&**tokenizer, byte_ids),
+            Encoder::HfLazy(lazy) => (lazy.get()?, &lazy.byte_ids),
+        };
+        let run = |s: &str| -> Result<Vec<u32>> {
+            if s.is_empty() {
+                return Ok(Vec::new());
             }
+            tokenizer
+                .encode_fast(s, false)
+                .map(|e| e.get_ids().to_vec())
+                .map_err(|e| {
+                    VocabError::new(VocabErrorKind::Encode, &self.name, "encoding failed")
+                        .with_source(e)
+                })
+        };
+        match byte_ids {
+            Some(byte_ids) if text.contains('▁') => {
+                let mut out = Vec::new();
+                for (i, part) in text.split('▁').enumerate() {
+                    if i > 0 {
+                        out.extend("▁".bytes().map(|b| byte_ids[b as usize]));
+                    }
+                    out.extend(run(part)?);
+                }
+                Ok(out)
+            }
+            _ => run(text),
         }
     }
 

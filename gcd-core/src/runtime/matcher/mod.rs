@@ -515,7 +515,8 @@ impl Matcher {
     pub fn set_budget(&mut self, n: Option<usize>) -> Result<(), MatchError> {
         if let Some(n) = n {
             // EOS, once taken, is in `tokens` but not in the budget.
-            let need = self.tokens.len() - usize::from(self.finished) + self.min_tokens_to_complete();
+            let need =
+                self.tokens.len() - usize::from(self.finished) + self.min_tokens_to_complete();
             if n < need {
                 return Err(MatchError {
                     kind: MatchErrorKind::BudgetTooSmall,
