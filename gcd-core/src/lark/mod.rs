@@ -29,8 +29,10 @@
 //! - In expressions: names, `"literal"`, `"literal"i` (case-insensitive),
 //!   `/regex/flags` (flags `i m s x`; `u` and `l` are accepted and dropped),
 //!   ranges `"a".."z"`, groups `( )`, optional `[ ]`, the operators `?` `*`
-//!   `+`, repetition `item ~ n` and `item ~ n..m`, and an alias `-> name` at
-//!   the end of a top-level alternative of a rule.
+//!   `+`, repetition `item ~ n` and `item ~ n..m` (also llguidance's
+//!   `item{n}`, `item{m,n}`, `item{,n}` and `item{m,}`, so its grammars load
+//!   unchanged), and an alias `-> name` at the end of a top-level
+//!   alternative of a rule. Comments start with `//` or `#`.
 //! - Anonymous literals and regexes in rules become [`Expr::Pattern`]s (the
 //!   builder shares one terminal per pattern and reuses a named terminal with
 //!   the same pattern, as Lark does). An empty literal `""` in a rule means

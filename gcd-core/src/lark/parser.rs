@@ -456,7 +456,10 @@ impl Parser<'_, '_> {
                 Tok::Pipe | Tok::RParen | Tok::RBrack | Tok::Arrow | Tok::Newline | Tok::Eof => {
                     break
                 }
-                Tok::Question | Tok::Star | Tok::Plus | Tok::Tilde if !items.is_empty() => {
+                Tok::Question | Tok::Star | Tok::Plus | Tok::Tilde | Tok::LBrace
+                    if !items.is_empty()
+                        && (*self.peek() != Tok::LBrace || self.count_brace_ahead()) =>
+                {
                     let t = self.cur();
                     self.error(
                         DiagnosticKind::Syntax,
@@ -536,10 +539,60 @@ impl Parser<'_, '_> {
                 }
                 return Ok(Node::Repeat(Box::new(atom), min, max));
             }
+            Tok::LBrace if self.count_brace_ahead() => return self.count_repetition(atom),
             _ => return Ok(atom),
         };
         self.advance();
         Ok(node)
+    }
+
+    /// Whether the `{` at the cursor opens a repetition count rather than a
+    /// template's arguments: a template argument is never a number.
+    fn count_brace_ahead(&self) -> bool {
+        *self.peek() == Tok::LBrace
+            && matches!(self.tok_at(self.pos + 1).tok, Tok::Number(_) | Tok::Comma)
+    }
+
+    /// `atom{n}`, `atom{m,n}`, `atom{m,}`, `atom{,n}`: llguidance's (and
+    /// regex) spelling of Lark's `atom ~ m..n`, so grammars written for it
+    /// load unchanged. An open maximum repeats without bound.
+    fn count_repetition(&mut self, atom: Node) -> PResult<Node> {
+        self.advance();
+        let min = match self.peek() {
+            Tok::Comma => 0,
+            _ => self.number("`{`")?.0,
+        };
+        let max = if *self.peek() == Tok::Comma {
+            self.advance();
+            match self.peek() {
+                Tok::RBrace => None,
+                _ => {
+                    let (m, span) = self.number("`,`")?;
+                    if m < min {
+                        self.error(
+                            DiagnosticKind::Syntax,
+                            span,
+                            format!("empty repetition range `{{{min},{m}}}`: the maximum must be at least the minimum"),
+                        );
+                        return Err(());
+                    }
+                    Some(m)
+                }
+            }
+        } else {
+            Some(min)
+        };
+        if *self.peek() != Tok::RBrace {
+            return self.expected("`}` to close the repetition count");
+        }
+        self.advance();
+        Ok(match max {
+            Some(max) => Node::Repeat(Box::new(atom), min, max),
+            None => Node::Seq(vec![
+                Node::Repeat(Box::new(atom.clone()), min, min),
+                Node::Star(Box::new(atom)),
+            ]),
+        })
     }
 
     fn atom(&mut self) -> PResult<Node> {
@@ -626,7 +679,7 @@ impl Parser<'_, '_> {
             }
             Tok::Name(name) => {
                 self.advance();
-                if *self.peek() == Tok::LBrace {
+                if *self.peek() == Tok::LBrace && !self.count_brace_ahead() {
                     return self.template_use(name, &t);
                 }
                 Ok(Node::Name(name, self.span_of(&t)))

@@ -1,0 +1,85 @@
+//! llguidance's spellings in gcd's Lark dialect: `x{m,n}` repetition means
+//! what Lark's `x ~ m..n` means (and `x{m,}` what `x ~ m` then `x*` means),
+//! checked by the language each accepts over short strings.
+
+use std::sync::Arc;
+
+use gcd_core::{BoundGrammar, CompiledGrammar, Matcher, Vocabulary};
+
+/// One token per byte of `alphabet`.
+fn matcher(src: &str, alphabet: &[u8]) -> Matcher {
+    let g = gcd_core::lark::parse_grammar(src).unwrap_or_else(|e| panic!("{src}\n{e}"));
+    let tokens = alphabet.iter().map(|&b| vec![b]).collect();
+    let vocab = Arc::new(Vocabulary::from_tokens(tokens, vec![]));
+    let compiled = Arc::new(CompiledGrammar::new(&g).unwrap_or_else(|e| panic!("{src}\n{e}")));
+    Matcher::new(Arc::new(BoundGrammar::new(compiled, vocab)))
+}
+
+/// Every string over `alphabet` up to `len` bytes that `m` accepts whole.
+fn language(m: &Matcher, alphabet: &[u8], len: usize) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut frontier = vec![(Vec::new(), m.clone())];
+    for _ in 0..=len {
+        let mut next = Vec::new();
+        for (s, m) in frontier {
+            if m.is_complete() {
+                out.push(s.clone());
+            }
+            for (t, &b) in alphabet.iter().enumerate() {
+                let mut m2 = m.clone();
+                if m2.advance(t as u32).is_ok() {
+                    let mut s2 = s.clone();
+                    s2.push(b);
+                    next.push((s2, m2));
+                }
+            }
+        }
+        frontier = next;
+    }
+    out
+}
+
+#[test]
+fn brace_counts_mean_lark_ranges() {
+    let ab = b"ab";
+    for (llg, lark) in [
+        (r#"start: "a"{2,3} "b""#, r#"start: "a" ~ 2..3 "b""#),
+        (r#"start: "a"{2} "b""#, r#"start: "a" ~ 2 "b""#),
+        (r#"start: "a"{,2} "b""#, r#"start: "a" ~ 0..2 "b""#),
+        (r#"start: "a"{2,} "b""#, r#"start: "a" ~ 2 "a"* "b""#),
+        (
+            r#"start: x{1,2}
+x: "a" "b"?"#,
+            r#"start: x ~ 1..2
+x: "a" "b"?"#,
+        ),
+        (r#"start: ("a" | "b"){3}"#, r#"start: ("a" | "b") ~ 3"#),
+        (
+            "A: /a/{2,3}\nstart: A \"b\"",
+            "A: /a/ ~ 2..3\nstart: A \"b\"",
+        ),
+    ] {
+        let (l1, l2) = (
+            language(&matcher(llg, ab), ab, 6),
+            language(&matcher(lark, ab), ab, 6),
+        );
+        assert!(!l1.is_empty(), "{llg}");
+        assert_eq!(l1, l2, "{llg}  vs  {lark}");
+    }
+}
+
+#[test]
+fn brace_counts_next_to_templates_and_errors() {
+    // A template's arguments are never numbers: both forms live together.
+    let src = "_two{x}: x x\nstart: _two{\"a\"} \"b\"{1,2}";
+    let l = language(&matcher(src, b"ab"), b"ab", 5);
+    assert_eq!(l, [b"aab".to_vec(), b"aabb".to_vec()]);
+    for (bad, says) in [
+        (r#"start: "a"{3,2}"#, "maximum must be at least the minimum"),
+        (r#"start: "a"{2"#, "`}`"),
+        (r#"start: "a"+{2}"#, "only one operator"),
+    ] {
+        let e = gcd_core::lark::parse_grammar(bad).unwrap_err().to_string();
+        assert!(e.contains(says), "{bad}: {e}");
+    }
+}
