@@ -526,16 +526,7 @@ impl Parser<'_, '_> {
                 let mut max = min;
                 if *self.peek() == Tok::DotDot {
                     self.advance();
-                    let (m, mspan) = self.number("`..`")?;
-                    if m < min {
-                        self.error(
-                            DiagnosticKind::Syntax,
-                            mspan,
-                            format!("empty repetition range `~ {min}..{m}`: the maximum must be at least the minimum"),
-                        );
-                        return Err(());
-                    }
-                    max = m;
+                    max = self.repetition_max(min, "`..`", |m| format!("~ {min}..{m}"))?;
                 }
                 return Ok(Node::Repeat(Box::new(atom), min, max));
             }
@@ -544,6 +535,29 @@ impl Parser<'_, '_> {
         };
         self.advance();
         Ok(node)
+    }
+
+    /// A repetition's maximum, read after `after`: at least `min`, else an
+    /// error quoting the range as `spelled(max)` writes it.
+    fn repetition_max(
+        &mut self,
+        min: u32,
+        after: &str,
+        spelled: impl Fn(u32) -> String,
+    ) -> PResult<u32> {
+        let (max, span) = self.number(after)?;
+        if max < min {
+            self.error(
+                DiagnosticKind::Syntax,
+                span,
+                format!(
+                    "empty repetition range `{}`: the maximum must be at least the minimum",
+                    spelled(max)
+                ),
+            );
+            return Err(());
+        }
+        Ok(max)
     }
 
     /// Whether the `{` at the cursor opens a repetition count rather than a
@@ -566,18 +580,7 @@ impl Parser<'_, '_> {
             self.advance();
             match self.peek() {
                 Tok::RBrace => None,
-                _ => {
-                    let (m, span) = self.number("`,`")?;
-                    if m < min {
-                        self.error(
-                            DiagnosticKind::Syntax,
-                            span,
-                            format!("empty repetition range `{{{min},{m}}}`: the maximum must be at least the minimum"),
-                        );
-                        return Err(());
-                    }
-                    Some(m)
-                }
+                _ => Some(self.repetition_max(min, "`,`", |m| format!("{{{min},{m}}}"))?),
             }
         } else {
             Some(min)
