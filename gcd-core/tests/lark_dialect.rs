@@ -83,3 +83,32 @@ fn brace_counts_next_to_templates_and_errors() {
         assert!(e.contains(says), "{bad}: {e}");
     }
 }
+
+#[test]
+fn terminals_that_match_the_empty_string_are_optional_uses() {
+    // llguidance's grammars write `TEXT: (...)*`; read as `TEXT'?` where
+    // TEXT' is TEXT without "": the same strings either way.
+    let ab = b"ab";
+    for (empty, explicit) in [
+        (
+            "start: \"b\" A \"b\"\nA: /a*/",
+            "start: \"b\" A? \"b\"\nA: /a+/",
+        ),
+        (
+            "start: A (\"b\" A)*\nA: (\"a\" | \"aa\")*",
+            "start: A? (\"b\" A?)*\nA: (\"a\" | \"aa\")+",
+        ),
+        ("start: \"b\" /a?/ \"b\"", "start: \"b\" \"a\"? \"b\""),
+        (
+            "start: \"b\" \"b\"\n%ignore /a*/",
+            "start: \"b\" \"b\"\n%ignore /a+/",
+        ),
+    ] {
+        let (l1, l2) = (
+            language(&matcher(empty, ab), ab, 6),
+            language(&matcher(explicit, ab), ab, 6),
+        );
+        assert!(l1.contains(&b"bb".to_vec()), "{empty}: {l1:?}");
+        assert_eq!(l1, l2, "{empty}  vs  {explicit}");
+    }
+}

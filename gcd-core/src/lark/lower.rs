@@ -8,14 +8,20 @@ use std::collections::{HashMap, HashSet};
 
 use super::ast::{Frag, Node, Parsed};
 use super::regex::range_regex;
-use super::terminals::{check_terminal, TState, TermCompiler};
+use super::terminals::{check_terminal, non_empty_part, TState, TermCompiler};
 use crate::error::{Diagnostic, DiagnosticKind, GrammarError};
 use crate::grammar::{Alternative, Expr, GrammarBuilder, TerminalPattern};
 use crate::limits::Limits;
 
-fn rule_expr(node: &Node, diags: &mut Vec<Diagnostic>) -> Expr {
+/// A rule's expression; `optional` holds the terminals that also match the
+/// empty string, whose uses become optional (see [`non_empty_part`]).
+fn rule_expr(node: &Node, optional: &HashSet<String>, diags: &mut Vec<Diagnostic>) -> Expr {
     let is_empty = |e: &Expr| matches!(e, Expr::Seq(items) if items.is_empty());
+    let rule_expr = |n: &Node, diags: &mut Vec<Diagnostic>| rule_expr(n, optional, diags);
     match node {
+        Node::Name(n, span) if optional.contains(n) => {
+            Expr::opt(Expr::Name(n.clone(), Some(*span)))
+        }
         Node::Name(n, span) => Expr::Name(n.clone(), Some(*span)),
         Node::Lit { text, .. } if text.is_empty() => Expr::Seq(Vec::new()),
         Node::Lit { text, ci, span } => Expr::Pattern(
@@ -27,7 +33,11 @@ fn rule_expr(node: &Node, diags: &mut Vec<Diagnostic>) -> Expr {
         ),
         Node::Re(r) => match &r.re {
             Some(re) => {
+                let pattern = TerminalPattern::Regex(re.clone());
                 if r.matches_empty {
+                    if let Some(part) = non_empty_part(&pattern) {
+                        return Expr::opt(Expr::Pattern(part, Some(r.span)));
+                    }
                     diags.push(Diagnostic::new(
                         DiagnosticKind::EmptyMatch,
                         Some(r.span),
@@ -37,7 +47,7 @@ fn rule_expr(node: &Node, diags: &mut Vec<Diagnostic>) -> Expr {
                         ),
                     ));
                 }
-                Expr::Pattern(TerminalPattern::Regex(re.clone()), Some(r.span))
+                Expr::Pattern(pattern, Some(r.span))
             }
             None => Expr::Seq(Vec::new()),
         },
@@ -139,10 +149,15 @@ pub(super) fn compile(
         .enumerate()
         .map(|(i, &u)| if u { tc.term(i) } else { None })
         .collect();
+    let mut optional = HashSet::new();
     for (t, frag) in terms.iter().zip(compiled) {
         let Some(frag) = frag else { continue };
-        let pattern = frag.into_pattern();
+        let mut pattern = frag.into_pattern();
         let is_used = used.contains(t.name.as_str());
+        if let Some(part) = non_empty_part(&pattern).filter(|_| is_used) {
+            pattern = part;
+            optional.insert(t.name.clone());
+        }
         let what = format!("terminal `{}`", t.name);
         if check_terminal(&what, &pattern, t.span, is_used, tc.diags) && is_used {
             builder.terminal_full(&t.name, pattern, t.priority, Some(t.span));
@@ -156,7 +171,9 @@ pub(super) fn compile(
             node => {
                 let owner = ("`%ignore`".to_string(), ig.span);
                 if let Some(frag) = tc.node(node, &owner) {
+                    // Ignoring "" too changes nothing: ignore the rest.
                     let pattern = frag.into_pattern();
+                    let pattern = non_empty_part(&pattern).unwrap_or(pattern);
                     if check_terminal("the `%ignore` pattern", &pattern, ig.span, true, tc.diags) {
                         builder.ignore_pattern(pattern, Some(ig.span));
                     }
@@ -179,7 +196,7 @@ pub(super) fn compile(
                 ));
                 continue;
             }
-            let expr = rule_expr(&a.node, &mut diags);
+            let expr = rule_expr(&a.node, &optional, &mut diags);
             alternatives.push(Alternative {
                 expr,
                 alias: a.alias.as_ref().map(|(n, _)| n.clone()),

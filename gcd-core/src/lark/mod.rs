@@ -75,8 +75,13 @@
 //! [`DiagnosticKind::InvalidRegex`] with the position inside the regex;
 //! backreferences, lookarounds nested in lookarounds, and anchors or word
 //! boundaries (`^ $ \b \B \A \z`), are
-//! [`DiagnosticKind::Unsupported`]. A terminal that a rule or `%ignore` uses
-//! and that matches the empty string is a [`DiagnosticKind::EmptyMatch`].
+//! [`DiagnosticKind::Unsupported`]. A terminal (or a pattern in a rule) that
+//! also matches the empty string is read as llguidance reads it: the lexer
+//! takes its non-empty lexemes and each use in a rule becomes optional
+//! (`A: /a*/` used as `A` means `A'?` with `A'` matching `a+`: the same
+//! strings). An empty literal, or such a pattern with lookaround, is still a
+//! [`DiagnosticKind::EmptyMatch`]. A repetition of something that can then
+//! be empty (`(A | b)+`) is refused as cyclic when the grammar compiles.
 //!
 //! # Not supported
 //!

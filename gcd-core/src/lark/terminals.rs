@@ -237,6 +237,28 @@ impl TermCompiler<'_> {
     }
 }
 
+/// Any non-empty text: intersected with a regex that also matches the empty
+/// string, it leaves the regex's other lexemes.
+const NON_EMPTY: &str = "(?s:.)+";
+
+/// A pattern that also matches the empty string, read as llguidance reads
+/// it: the pattern's non-empty lexemes, and the caller makes each use
+/// optional (`T` where `T` matches "" means `T'?`, the same language).
+/// `None` for patterns that cannot match "" or that this cannot take apart
+/// (an empty literal, lookaround assertions, an invalid regex): those go
+/// through [`check_terminal`] as before.
+pub(super) fn non_empty_part(pattern: &TerminalPattern) -> Option<TerminalPattern> {
+    let TerminalPattern::Regex(re) = pattern else {
+        return None;
+    };
+    if !matches!(lookaround::split(re), Ok(None)) {
+        return None;
+    }
+    let hir = regex_syntax::Parser::new().parse(re).ok()?;
+    (hir.properties().minimum_len() == Some(0))
+        .then(|| TerminalPattern::Intersection(vec![re.clone(), NON_EMPTY.to_string()]))
+}
+
 /// Checks a compiled terminal pattern: that it is a valid regex and, when
 /// the grammar uses it, that it cannot match the empty string.
 pub(super) fn check_terminal(

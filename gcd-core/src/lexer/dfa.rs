@@ -256,13 +256,15 @@ impl TerminalDfa {
         built
     }
 
-    /// The lexemes that every one of `regexes` matches (each compiled as by
-    /// [`new`](Self::new)): the product of their automata, cached under a
-    /// key that no regex spells. Refused past `MAX_PRODUCT_STATES`.
+    /// The lexemes that every one of `regexes` matches: the product of
+    /// their automata, cached under a key that no regex spells. One of them
+    /// may match the empty string (a Lark terminal `/a*/` is used as its
+    /// non-empty part, `/a*/` and `/(?s:.)+/`); the product may not.
+    /// Refused past `MAX_PRODUCT_STATES`.
     pub fn intersection(regexes: &[String]) -> Result<TerminalDfa, DfaError> {
         let key = TerminalPattern::Intersection(regexes.to_vec()).to_regex();
         Self::new_with(&key, || {
-            let dfas = regexes.iter().map(|r| Self::new(r));
+            let dfas = regexes.iter().map(|r| Self::build(r, true));
             let dfas = dfas.collect::<Result<Vec<_>, _>>()?;
             Self::product(&dfas)
         })
@@ -347,6 +349,12 @@ impl TerminalDfa {
     }
 
     fn build_uncached(regex: &str) -> Result<TerminalDfa, DfaError> {
+        Self::build(regex, false)
+    }
+
+    /// Determinizes `regex`; with `allow_empty`, a DFA whose start accepts
+    /// (only ever a component of a product, which checks its own start).
+    fn build(regex: &str, allow_empty: bool) -> Result<TerminalDfa, DfaError> {
         let split = lookaround::split(regex).map_err(DfaError::Invalid)?;
         // Parse once; on a syntax error let regex-automata report it, so the
         // message is the one users know from its docs.
@@ -368,7 +376,7 @@ impl TerminalDfa {
             (None, HirKind::Literal(lit)) if !lit.0.is_empty() => literal_table(&lit.0),
             (None, _) => raw_table(&hir)?,
         };
-        if accepting[0] {
+        if accepting[0] && !allow_empty {
             return Err(DfaError::MatchesEmpty);
         }
         let (mut trans, accepting) = keep_live(trans, accepting)?;
