@@ -15,6 +15,13 @@ fn gcd(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// Runs `gcd` and parses its stdout as one JSON value.
+fn json(args: &[&str]) -> (i32, serde_json::Value) {
+    let (code, out, _) = gcd(args);
+    let v = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    (code, v)
+}
+
 fn temp_file(name: &str, text: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("gcd-cli-{}", std::process::id()));
     let p = dir.join(name);
@@ -82,12 +89,6 @@ fn check_reports_rewrites_and_conflicts() {
 
 #[test]
 fn check_json_gives_one_object_for_tools() {
-    let json = |args: &[&str]| {
-        let (code, out, _) = gcd(args);
-        let v: serde_json::Value =
-            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
-        (code, v)
-    };
     let bad = temp_file(
         "bad_json.lark",
         "start: a | b\na: \"x\" \"y\"\nb: \"x\" \"z\" | c\nc: \"x\"\n",
@@ -433,12 +434,6 @@ fn json_schemas_load_and_report_what_only_annotates() {
 
 #[test]
 fn json_flag_gives_one_object_per_command_and_errors_as_objects() {
-    let json = |args: &[&str]| {
-        let (code, out, _) = gcd(args);
-        let v: serde_json::Value =
-            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
-        (code, v)
-    };
     let good = temp_file("j_good.json", "{\"a\": [1, {\"b\": null}]}");
     let bad = temp_file("j_bad.json", "{\"a\": [1,]}");
     let (code, v) = json(&[
