@@ -110,11 +110,55 @@ impl TokenTrie {
                 end > i && end <= n && (self.depth[i] as usize) <= self.max_depth
             })
             && (1..n).all(|i| self.depth[i] >= 1);
-        if ok {
+        if ok && self.nests() {
             Ok(())
         } else {
             Err("inconsistent token trie".into())
         }
+    }
+
+    /// Whether the nodes form a tree in preorder as [`new`](Self::new)
+    /// builds it, which walks and [`first_byte_of_node`](Self::first_byte_of_node)
+    /// rely on: each subtree lies inside its parent's, a child is one level
+    /// deeper, every leaf holds a token, and each token's `first_byte` is
+    /// the byte under the root on its path. Checked in one pass, so a
+    /// corrupt snapshot is refused instead of panicking in a walk.
+    fn nests(&self) -> bool {
+        let n = self.byte.len();
+        if self.subtree_end[0] as usize != n || self.depth[0] != 0 {
+            return false;
+        }
+        // The open ancestors of the node at hand, innermost last.
+        let mut open: Vec<usize> = vec![0];
+        for i in 1..n {
+            while open
+                .last()
+                .is_some_and(|&a| self.subtree_end[a] as usize <= i)
+            {
+                open.pop();
+            }
+            let Some(&parent) = open.last() else {
+                return false;
+            };
+            let end = self.subtree_end[i] as usize;
+            let is_leaf = end == i + 1;
+            if self.depth[i] != self.depth[parent] + 1
+                || end > self.subtree_end[parent] as usize
+                || (is_leaf && self.token_off[i] == self.token_off[i + 1])
+            {
+                return false;
+            }
+            open.push(i);
+            let top = open.get(1).map_or(self.byte[i], |&c| self.byte[c]);
+            if self
+                .tokens_at(i)
+                .iter()
+                .any(|&t| self.first_byte[t as usize] != Some(top))
+            {
+                return false;
+            }
+        }
+        self.tokens_at(0).is_empty()
     }
 
     /// How many nodes the trie has, the root included.
@@ -183,5 +227,45 @@ mod tests {
         assert_eq!(t.tokens_at(3), &[3]);
         assert_eq!(t.tokens_at(4), &[2]);
         assert_eq!(t.root_children().collect::<Vec<_>>(), vec![1, 4]);
+        assert_eq!(t.check(4), Ok(()));
+    }
+
+    #[test]
+    fn check_refuses_tries_that_walks_would_trip_on() {
+        let v = Vocabulary::from_tokens(
+            vec![
+                b"ab".to_vec(),
+                b"a".to_vec(),
+                b"b".to_vec(),
+                b"abc".to_vec(),
+            ],
+            vec![],
+        );
+        let good = TokenTrie::new(&v);
+        let broken: Vec<(&str, Box<dyn Fn(&mut TokenTrie)>)> = vec![
+            // `ab`'s subtree reaching past `a`'s.
+            ("escaping subtree", Box::new(|t| t.subtree_end[2] = 5)),
+            // A leaf (`abc`) without its token.
+            (
+                "empty leaf",
+                Box::new(|t| {
+                    t.tokens.remove(2);
+                    for o in &mut t.token_off[4..] {
+                        *o -= 1;
+                    }
+                }),
+            ),
+            ("skipped level", Box::new(|t| t.depth[4] = 2)),
+            (
+                "wrong first byte",
+                Box::new(|t| t.first_byte[0] = Some(b'b')),
+            ),
+            ("token at the root", Box::new(|t| t.token_off[1] = 1)),
+        ];
+        for (what, damage) in broken {
+            let mut t = good.clone();
+            damage(&mut t);
+            assert!(t.check(4).is_err(), "{what}");
+        }
     }
 }
