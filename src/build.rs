@@ -50,7 +50,7 @@ pub fn write_bound_tables_to(
     tokenizer: &str,
 ) -> Result<PathBuf, Box<dyn std::error::Error>> {
     let vocab = Arc::new(Vocabulary::load(tokenizer)?);
-    let bound = BoundGrammar::new(grammar.clone(), vocab);
+    let bound = BoundGrammar::try_new(grammar.clone(), vocab)?;
     std::fs::write(&path, bound.to_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(path)
 }

@@ -222,6 +222,6 @@ pub fn generate_with<T: DeserializeOwned, M: NextTokenLogits + ?Sized>(
     Ok(Generation {
         value,
         tokens: m.tokens().to_vec(),
-        text: String::from_utf8_lossy(m.output()).into_owned(),
+        text: m.text(),
     })
 }

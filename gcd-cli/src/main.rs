@@ -10,7 +10,6 @@ use gcd_cli::stats::Summary;
 use gcd_core::bind::BoundGrammar;
 use gcd_core::compiled::{CompiledGrammar, Lexing};
 use gcd_core::runtime::matcher::Matcher;
-use gcd_core::vocab::trie::TokenTrie;
 use gcd_core::vocab::Vocabulary;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::StdRng;
@@ -293,16 +292,16 @@ fn load_vocab(spec: &str) -> Result<Arc<Vocabulary>> {
         .map_err(|e| e.to_string())
 }
 
-/// Binds with a progress bar on stderr when binding takes a while.
-fn bind(grammar: Arc<CompiledGrammar>, vocab: Arc<Vocabulary>) -> Arc<BoundGrammar> {
-    let trie = Arc::new(TokenTrie::new(&vocab));
+/// Binds with a progress bar on stderr when binding takes a while. Fails
+/// when the grammar names a special token the vocabulary lacks.
+fn bind(grammar: Arc<CompiledGrammar>, vocab: Arc<Vocabulary>) -> Result<Arc<BoundGrammar>> {
     let bar = progress_bar("binding {bar:30} {pos}/{len} lexer states");
     bar.set_length(grammar.lexer().num_states() as u64);
-    let bound = BoundGrammar::with_progress(grammar, vocab, trie, &mut |done, _| {
+    let bound = BoundGrammar::with_progress(grammar, vocab, &mut |done, _| {
         bar.set_position(done as u64)
     });
     bar.finish_and_clear();
-    Arc::new(bound)
+    bound.map(Arc::new).map_err(|e| e.to_string())
 }
 
 fn batch(
@@ -318,7 +317,7 @@ fn batch(
     if sizes.contains(&0) {
         return Err("--sizes: a batch holds at least one sequence; give sizes of 1 or more".into());
     }
-    let bound = bind(load_grammar(grammar, lexing)?, load_vocab(tokenizer)?);
+    let bound = bind(load_grammar(grammar, lexing)?, load_vocab(tokenizer)?)?;
     let walks = random_walks(&bound, walks, budget, 0);
     let threads = rayon::current_num_threads();
     // The first replay builds the tables its states need; the timed ones
@@ -369,7 +368,7 @@ fn batch(
 }
 
 fn min_budget(grammar: &str, tokenizer: &str, lexing: Lexing, json: bool) -> Result<ExitCode> {
-    let bound = bind(load_grammar(grammar, lexing)?, load_vocab(tokenizer)?);
+    let bound = bind(load_grammar(grammar, lexing)?, load_vocab(tokenizer)?)?;
     let tokenizer = bound.vocab().name().to_string();
     let min = Matcher::new(bound).min_tokens_to_complete();
     if min >= gcd_core::bind::INF as usize {
@@ -404,8 +403,10 @@ fn sample(
     let (g, t_compile) = timed(|| load_grammar(grammar, lexing))?;
     let (vocab, t_vocab) = timed(|| load_vocab(tokenizer))?;
     let t0 = Instant::now();
-    let bound = bind(g, vocab.clone());
+    let bound = bind(g, vocab)?;
     let t_bind = t0.elapsed();
+    // The vocabulary as the grammar reads it (its special tokens as symbols).
+    let vocab = bound.vocab().clone();
     let mut mask_times = Vec::new();
     let width = vocab.len();
     for k in 0..count {
@@ -427,7 +428,7 @@ fn sample(
             let pick = allowed[rng.random_range(0..allowed.len())] as u32;
             m.advance(pick).map_err(|e| e.to_string())?;
         }
-        let text = String::from_utf8_lossy(m.output()).into_owned();
+        let text = vocab.render(m.output());
         let used = m.tokens().len() - usize::from(m.is_finished());
         let line =
             json!({"text": text, "tokens": used, "complete": m.is_finished() || m.is_complete()});

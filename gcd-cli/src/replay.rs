@@ -36,7 +36,10 @@ pub fn replay(r: &Replay) -> Result<ExitCode> {
     let g = load_grammar(r.grammar, r.lexing)?;
     let vocab = load_vocab(r.tokenizer)?;
     let t0 = Instant::now();
-    let bound = bind(g, vocab.clone());
+    let bound = bind(g, vocab)?;
+    // Encoded as the grammar reads the vocabulary: the names of special
+    // tokens it names are those tokens.
+    let vocab = bound.vocab().clone();
     let bind_ms = t0.elapsed().as_secs_f64() * 1e3;
     let mut texts = Vec::with_capacity(r.files.len());
     for f in r.files {
@@ -138,7 +141,7 @@ fn replay_tokens(
             let text = bound
                 .vocab()
                 .token_bytes(t)
-                .map(|b| String::from_utf8_lossy(b).into_owned())
+                .map(|b| bound.vocab().render(b))
                 .unwrap_or_default();
             return Err(format!(
                 "rejected at token {i} (byte {}, {text:?})",

@@ -499,3 +499,30 @@ fn json_flag_gives_one_object_per_command_and_errors_as_objects() {
     assert_eq!(code, 2, "{v}");
     assert!(v["error"].as_str().unwrap().contains("--sizes"), "{v}");
 }
+
+#[test]
+fn special_tokens_show_by_name_and_replay() {
+    let grammar = temp_file(
+        "chat.lark",
+        "start: \"<think>\" /[a-z ]{1,12}/ \"</think>\" CALL <|endofprompt|>\nCALL: /[a-z]+\\(\\)/\n",
+    );
+    let g = grammar.to_str().unwrap();
+    let (code, out, err) = gcd(&[
+        "sample", "--grammar", g, "--tokenizer", "o200k", "--count", "3", "--budget", "20",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for line in out.lines() {
+        let l: serde_json::Value = serde_json::from_str(line).unwrap();
+        let text = l["text"].as_str().unwrap();
+        assert!(l["complete"].as_bool().unwrap(), "{l}");
+        assert!(text.starts_with("<think>") && text.ends_with("()<|endofprompt|>"), "{text}");
+        // The sampled text replays: the name encodes as the special token.
+        let file = temp_file("chat.txt", text);
+        let (code, out, err) = gcd(&["replay", "--grammar", g, "--tokenizer", "o200k", file.to_str().unwrap()]);
+        assert_eq!(code, 0, "{text}: {out}{err}");
+    }
+    let missing = temp_file("missing.lark", "start: \"a\" <|im_end|>\n");
+    let (code, _, err) = gcd(&["sample", "--grammar", missing.to_str().unwrap(), "--tokenizer", "o200k"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no special token <|im_end|>"), "{err}");
+}

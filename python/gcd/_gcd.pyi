@@ -97,8 +97,10 @@ class Grammar:
     def from_lark(text: str, vocab: Vocabulary) -> Grammar:
         """Compiles a grammar in gcd's Lark subset (start rule `start`) for vocab.
 
-        Ambiguous (non-LL(1)) grammars are allowed. Raises GrammarError if the text
-        does not parse or compile.
+        Ambiguous (non-LL(1)) grammars are allowed. Special tokens are named in
+        rules as <|eot_id|> or by id as <[128009]> and match that token only.
+        Raises GrammarError if the text does not parse or compile, and
+        VocabularyError if vocab lacks a special token the grammar names.
         """
     @property
     def vocab_size(self) -> int:
@@ -156,7 +158,12 @@ class Matcher:
         """
     @property
     def output(self) -> bytes:
-        """The bytes accepted so far (EOS adds none)."""
+        """The bytes accepted so far (EOS adds none). A special token the
+        grammar names is there as three symbol bytes; see text."""
+    @property
+    def text(self) -> str:
+        """The output as text, each special token the grammar names written
+        by name (<|im_end|>); an incomplete UTF-8 sequence is replaced."""
     @property
     def tokens(self) -> list[int]:
         """The token ids accepted so far (EOS included once accepted)."""

@@ -288,12 +288,14 @@ impl PyGrammar {
         let compiled = py
             .detach(move || gcd_schema::compile(&value, &options))
             .map_err(|e| SchemaError::new_err(e.to_string()))?;
-        Ok(PyGrammar::bind(py, compiled, vocab))
+        PyGrammar::bind(py, compiled, vocab)
     }
 
     /// Compiles a grammar in gcd's Lark subset (start rule `start`) and binds
     /// it to vocab. Ambiguous (non-LL(1)) grammars are allowed and parsed
-    /// generally. Raises GrammarError if the text does not parse or compile.
+    /// generally. Special tokens are named in rules as <|eot_id|> or <[id]>.
+    /// Raises GrammarError if the text does not parse or compile, and
+    /// VocabularyError if vocab lacks a special token the grammar names.
     #[staticmethod]
     fn from_lark(py: Python<'_>, text: &str, vocab: &PyVocabulary) -> PyResult<PyGrammar> {
         let text = text.to_owned();
@@ -303,7 +305,7 @@ impl PyGrammar {
                 CompiledGrammar::new(&g)
             })
             .map_err(|e| GrammarError::new_err(e.to_string()))?;
-        Ok(PyGrammar::bind(py, compiled, vocab))
+        PyGrammar::bind(py, compiled, vocab)
     }
 
     /// The vocabulary size this grammar was bound to (bitmask rows need at
@@ -332,13 +334,14 @@ impl PyGrammar {
 }
 
 impl PyGrammar {
-    fn bind(py: Python<'_>, compiled: CompiledGrammar, vocab: &PyVocabulary) -> PyGrammar {
+    /// Fails when the grammar names a special token the vocabulary lacks.
+    fn bind(py: Python<'_>, compiled: CompiledGrammar, vocab: &PyVocabulary) -> PyResult<PyGrammar> {
         let v = Arc::clone(&vocab.vocab);
         let trie = py.detach(|| vocab.trie());
-        let bound = BoundGrammar::with_trie(Arc::new(compiled), v, trie);
-        PyGrammar {
+        let bound = BoundGrammar::try_with_trie(Arc::new(compiled), v, trie).map_err(vocab_err)?;
+        Ok(PyGrammar {
             bound: Arc::new(bound),
-        }
+        })
     }
 }
 
@@ -430,6 +433,13 @@ impl PyMatcher {
     #[getter]
     fn output<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, self.m.output())
+    }
+
+    /// The output as text, special tokens the grammar names written by
+    /// name (<|im_end|>); an incomplete UTF-8 sequence is replaced.
+    #[getter]
+    fn text(&self) -> String {
+        self.m.text()
     }
 
     /// The tokens accepted so far (EOS included once accepted).

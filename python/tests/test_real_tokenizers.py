@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -43,3 +44,22 @@ def test_cl100k_embedded():
     v = gcd.Vocabulary.load("cl100k")
     assert v.size > 100_000 and v.eos_ids
     assert v.decode(v.encode("hello world")) == b"hello world"
+
+
+@needs_llama3
+def test_llama3_special_token_in_lark():
+    v = gcd.Vocabulary.from_tokenizer_json(LLAMA3)
+    g = gcd.Grammar.from_lark('start: CALL <|eot_id|>\nCALL: /[a-z]+\\(\\)/', v)
+    m = g.matcher()
+    for t in v.encode("run()"):
+        m.advance(t)
+    bm = gcd.allocate_token_bitmask(1, v.size)
+    m.fill_next_token_bitmask(bm)
+    allowed = allowed_ids(bm[0]).nonzero()[0].tolist()
+    assert len(allowed) == 1, "only <|eot_id|> may follow the call"
+    assert v.token_bytes(allowed[0]) == b"<|eot_id|>"
+    m.advance(allowed[0])
+    assert m.is_complete()
+    assert m.text == "run()<|eot_id|>"
+    with pytest.raises(gcd.VocabularyError, match=re.escape("no special token <|im_end|>")):
+        gcd.Grammar.from_lark("start: <|im_end|>", v)

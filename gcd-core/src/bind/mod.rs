@@ -45,7 +45,7 @@ pub use tables::{Boundary, EndFilter, StateTables, TokenSet};
 use crate::compiled::CompiledGrammar;
 use crate::lexer::DEAD;
 use crate::vocab::trie::TokenTrie;
-use crate::vocab::Vocabulary;
+use crate::vocab::{VocabError, Vocabulary};
 use cache::{lock_state_cache, Behaviour, MAX_CACHED_STATES};
 use pieces::Collected;
 pub(crate) use pieces::PIECE_MIN_NODES;
@@ -93,6 +93,23 @@ pub(crate) const ROOTED_MIN_NODES: usize = 64;
 /// Most rooted tables kept per binding (the cache starts over past it).
 const MAX_ROOTED: usize = 4096;
 
+/// `vocab` as `grammar` reads it: unchanged unless the grammar names
+/// special tokens, which are resolved and spelled as its symbols.
+pub(crate) fn vocab_for(
+    grammar: &CompiledGrammar,
+    vocab: Arc<Vocabulary>,
+) -> Result<Arc<Vocabulary>, VocabError> {
+    let ids = grammar
+        .grammar
+        .special_tokens()
+        .map(|t| vocab.special_token_id(t))
+        .collect::<Result<Vec<u32>, VocabError>>()?;
+    if ids.is_empty() {
+        return Ok(vocab);
+    }
+    Ok(Arc::new(vocab.with_special_symbols(&ids)?))
+}
+
 /// Which lexer states are *transparent starts*: the start state of a
 /// candidate set with an ignored terminal, which no transition enters.
 /// Such a state is only ever the start of a lexeme in one parser context,
@@ -120,13 +137,57 @@ pub(crate) fn transparent_starts(g: &CompiledGrammar) -> Vec<bool> {
 impl BoundGrammar {
     /// Binds with a fresh trie. Use [`with_trie`](Self::with_trie) to share a
     /// trie between grammars bound to the same vocabulary.
+    ///
+    /// # Panics
+    /// If the grammar names a special token the vocabulary lacks; use
+    /// [`try_new`](Self::try_new) for grammars that name special tokens.
     pub fn new(grammar: Arc<CompiledGrammar>, vocab: Arc<Vocabulary>) -> BoundGrammar {
+        Self::try_new(grammar, vocab).unwrap_or_else(|e| panic!("BoundGrammar::new: {e}"))
+    }
+
+    /// Binds with a fresh trie, resolving the special tokens the grammar
+    /// names (`<|im_end|>`) in `vocab`: an error names a token the
+    /// vocabulary lacks.
+    pub fn try_new(
+        grammar: Arc<CompiledGrammar>,
+        vocab: Arc<Vocabulary>,
+    ) -> Result<BoundGrammar, VocabError> {
+        let vocab = vocab_for(&grammar, vocab)?;
         let trie = Arc::new(TokenTrie::new(&vocab));
-        Self::with_trie(grammar, vocab, trie)
+        Ok(Self::bind(grammar, vocab, trie))
     }
 
     /// Binds lazily: nothing is walked until a mask needs it.
+    ///
+    /// # Panics
+    /// If the grammar names a special token the vocabulary lacks; use
+    /// [`try_with_trie`](Self::try_with_trie) for grammars that name
+    /// special tokens.
     pub fn with_trie(
+        grammar: Arc<CompiledGrammar>,
+        vocab: Arc<Vocabulary>,
+        trie: Arc<TokenTrie>,
+    ) -> BoundGrammar {
+        Self::try_with_trie(grammar, vocab, trie)
+            .unwrap_or_else(|e| panic!("BoundGrammar::with_trie: {e}"))
+    }
+
+    /// [`with_trie`](Self::with_trie), resolving the special tokens the
+    /// grammar names. A grammar that names some reads the vocabulary
+    /// differently (see [`Vocabulary::special_token_id`]), so it gets a
+    /// trie of its own and `trie` is not used.
+    pub fn try_with_trie(
+        grammar: Arc<CompiledGrammar>,
+        vocab: Arc<Vocabulary>,
+        trie: Arc<TokenTrie>,
+    ) -> Result<BoundGrammar, VocabError> {
+        if grammar.grammar.special_tokens().next().is_none() {
+            return Ok(Self::bind(grammar, vocab, trie));
+        }
+        Self::try_new(grammar, vocab)
+    }
+
+    fn bind(
         grammar: Arc<CompiledGrammar>,
         vocab: Arc<Vocabulary>,
         trie: Arc<TokenTrie>,
@@ -167,22 +228,21 @@ impl BoundGrammar {
         }
     }
 
-    /// Binds and builds every table now, calling `progress(done, total)`
-    /// per lexer state.
+    /// Binds with a fresh trie (see [`try_new`](Self::try_new)) and builds
+    /// every table now, calling `progress(done, total)` per lexer state.
     pub fn with_progress(
         grammar: Arc<CompiledGrammar>,
         vocab: Arc<Vocabulary>,
-        trie: Arc<TokenTrie>,
         progress: &mut dyn FnMut(usize, usize),
-    ) -> BoundGrammar {
-        let bound = Self::with_trie(grammar, vocab, trie);
+    ) -> Result<BoundGrammar, VocabError> {
+        let bound = Self::try_new(grammar, vocab)?;
         let n = bound.states.len();
         for q in 0..n {
             bound.state(q as u32);
             progress(q + 1, n);
         }
         bound.budget();
-        bound
+        Ok(bound)
     }
 
     /// Builds every table not built yet (all lexer states, end filters and

@@ -26,7 +26,7 @@ use crate::analysis::transform::{self, TransformReport};
 use crate::analysis::{self, contexts, lexical, tight, Ll1Table, Sets};
 use crate::error::{Diagnostic, DiagnosticKind, Diagnostics, GrammarError};
 use crate::grammar::TermSet;
-use crate::grammar::{Grammar, RuleKind, TerminalPattern};
+use crate::grammar::{special_bytes, Grammar, RuleKind, TerminalPattern, MAX_SPECIAL_TOKENS};
 use crate::lexer::automaton::BuildError;
 use crate::lexer::{lookaround, DfaError, LexerAutomaton, TerminalDfa, DEAD};
 use crate::limits::{Deadline, Limits};
@@ -750,9 +750,24 @@ fn merge(a: Option<GrammarError>, b: GrammarError) -> GrammarError {
 fn build_dfas(g: &Grammar) -> Result<Vec<TerminalDfa>, GrammarError> {
     let mut diags = Diagnostics::default();
     let mut dfas = Vec::new();
+    let mut specials = 0usize;
     for t in &g.terminals {
         let dfa = match &t.pattern {
             TerminalPattern::Intersection(rs) => TerminalDfa::intersection(rs),
+            TerminalPattern::Special(token) => {
+                let Ok(k) = u16::try_from(specials) else {
+                    diags.error(
+                        DiagnosticKind::TooLarge,
+                        t.span,
+                        format!(
+                            "special token {token}: a grammar may name at most {MAX_SPECIAL_TOKENS} special tokens"
+                        ),
+                    );
+                    continue;
+                };
+                specials += 1;
+                TerminalDfa::literal_bytes(&special_bytes(k))
+            }
             p => TerminalDfa::new(&p.to_regex()),
         };
         match dfa {

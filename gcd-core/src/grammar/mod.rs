@@ -87,20 +87,69 @@ pub enum TerminalPattern {
     /// `pattern` within length bounds). Regex text has no intersection, so
     /// the lexer builds the product of their automata.
     Intersection(Vec<String>),
+    /// One special token of the vocabulary (`<|im_end|>`), matched as that
+    /// token id only, never as its text (see [`SpecialToken`]).
+    Special(SpecialToken),
+}
+
+/// A special token a grammar names: chat formats end a turn or open a call
+/// with tokens such as `<|im_end|>` whose text, spelled out in ordinary
+/// tokens, is not the same output. Resolved to an id when the grammar is
+/// bound to a vocabulary; a vocabulary without it is an error then.
+///
+/// The lexer sees the `k`-th special token of a grammar as the bytes
+/// [`special_bytes(k)`](special_bytes), which start with `0xFF`, a byte no
+/// UTF-8 text holds and no terminal regex matches; binding gives the token
+/// id exactly those bytes. So the lexer, the token trie, masks, budgets and
+/// the reference recognizer treat it as one more literal, unchanged.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub enum SpecialToken {
+    /// By its text in the tokenizer, `<|eot_id|>`. `<NAME>` also finds a
+    /// token written `[NAME]` (Mistral's `[TOOL_CALLS]`), as llguidance does.
+    Named(String),
+    /// By id, written `<[128009]>`.
+    Id(u32),
+}
+
+impl fmt::Display for SpecialToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SpecialToken::Named(name) => f.write_str(name),
+            SpecialToken::Id(id) => write!(f, "<[{id}]>"),
+        }
+    }
+}
+
+/// The first byte of every special token's lexeme: never part of UTF-8.
+pub const SPECIAL_LEAD: u8 = 0xFF;
+
+/// Most special tokens one grammar may name (two bytes of index).
+pub const MAX_SPECIAL_TOKENS: usize = 1 << 16;
+
+/// The bytes the lexer reads for the `k`-th special token of a grammar:
+/// [`SPECIAL_LEAD`] and `k` in two bytes, big-endian.
+pub fn special_bytes(k: u16) -> [u8; 3] {
+    let [hi, lo] = k.to_be_bytes();
+    [SPECIAL_LEAD, hi, lo]
 }
 
 impl TerminalPattern {
-    /// Whether this is a [`Literal`](Self::Literal), which wins a tie of
-    /// equal priority against a regex.
+    /// Whether this is a [`Literal`](Self::Literal) (or a special token, a
+    /// literal of its own bytes), which wins a tie of equal priority against
+    /// a regex.
     pub fn is_literal(&self) -> bool {
-        matches!(self, TerminalPattern::Literal { .. })
+        matches!(
+            self,
+            TerminalPattern::Literal { .. } | TerminalPattern::Special(_)
+        )
     }
 
     /// The pattern as a regex in regex-automata syntax. Regex text has no
     /// intersection: an intersection's regexes come joined by `(?&)`, which
     /// no regex parser accepts (it is also the key under which
     /// [`TerminalDfa::intersection`](crate::lexer::TerminalDfa::intersection)
-    /// caches the product).
+    /// caches the product). A special token has no regex either: it gives
+    /// its name, which no regex parser reads as that token.
     pub fn to_regex(&self) -> String {
         match self {
             TerminalPattern::Literal {
@@ -116,6 +165,7 @@ impl TerminalPattern {
             }
             TerminalPattern::Regex(r) => r.clone(),
             TerminalPattern::Intersection(rs) => rs.join("(?&)"),
+            TerminalPattern::Special(t) => t.to_string(),
         }
     }
 }
@@ -134,6 +184,7 @@ impl fmt::Display for TerminalPattern {
                 let parts: Vec<String> = rs.iter().map(|r| format!("/{r}/")).collect();
                 write!(f, "{}", parts.join(" & "))
             }
+            TerminalPattern::Special(t) => write!(f, "{t}"),
         }
     }
 }
@@ -260,6 +311,15 @@ impl MemberSet {
 }
 
 impl Grammar {
+    /// The special tokens the grammar names, in terminal order: the `k`-th
+    /// one is read by the lexer as [`special_bytes(k)`](special_bytes).
+    pub fn special_tokens(&self) -> impl Iterator<Item = &SpecialToken> + '_ {
+        self.terminals.iter().filter_map(|t| match &t.pattern {
+            TerminalPattern::Special(s) => Some(s),
+            _ => None,
+        })
+    }
+
     /// Per rule: whether it is a [`MemberSet`]'s own rule (rewritten by no
     /// transform).
     pub fn member_set_rules(&self) -> Vec<bool> {
@@ -336,7 +396,9 @@ impl Grammar {
             Symbol::T(t) => {
                 let term = self.terminal(t);
                 match &term.pattern {
-                    TerminalPattern::Literal { .. } if term.name.starts_with("__ANON") => {
+                    TerminalPattern::Literal { .. } | TerminalPattern::Special(_)
+                        if term.name.starts_with("__ANON") =>
+                    {
                         term.pattern.to_string()
                     }
                     _ => term.name.clone(),

@@ -62,6 +62,8 @@ fn lark_terminal(pattern: &TerminalPattern) -> String {
         TerminalPattern::Regex(re) => lark_regex(re),
         // Lark has no intersection; Rust types never lower to one.
         TerminalPattern::Intersection(_) => pattern.to_string(),
+        // Written `<|name|>` in llguidance's Lark, as Display spells it.
+        TerminalPattern::Special(_) => pattern.to_string(),
     }
 }
 

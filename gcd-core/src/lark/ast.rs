@@ -5,7 +5,7 @@
 //! lowering to a builder share one vocabulary without depending on each other.
 
 use crate::error::Span;
-use crate::grammar::{RuleKind, TerminalPattern};
+use crate::grammar::{RuleKind, SpecialToken, TerminalPattern};
 
 /// Binding strength of a regex fragment: what it may be combined with
 /// without parentheses.
@@ -90,6 +90,8 @@ pub(super) enum Node {
     Lit { text: String, ci: bool, span: Span },
     Re(Box<ReLit>),
     Range { lo: char, hi: char, span: Span },
+    /// `<|im_end|>` or `<[128009]>`: one special token of the vocabulary.
+    Special(SpecialToken, Span),
     Seq(Vec<Node>),
     Alt(Vec<Node>),
     Opt(Box<Node>),
@@ -103,7 +105,7 @@ impl Node {
     pub(super) fn names<'n>(&'n self, out: &mut Vec<&'n str>) {
         match self {
             Node::Name(n, _) => out.push(n),
-            Node::Lit { .. } | Node::Re(_) | Node::Range { .. } => {}
+            Node::Lit { .. } | Node::Re(_) | Node::Range { .. } | Node::Special(..) => {}
             Node::Seq(items) | Node::Alt(items) => items.iter().for_each(|i| i.names(out)),
             Node::Opt(e) | Node::Star(e) | Node::Plus(e) | Node::Repeat(e, ..) => e.names(out),
             Node::Template(_, args, _) => args.iter().for_each(|a| a.names(out)),
@@ -117,6 +119,7 @@ impl Node {
             | Node::Lit { .. }
             | Node::Re(_)
             | Node::Range { .. }
+            | Node::Special(..)
             | Node::Template(..) => 1,
             Node::Seq(items) | Node::Alt(items) => {
                 items.iter().fold(0u64, |a, i| a.saturating_add(i.cost()))

@@ -4,6 +4,7 @@
 
 use super::source::Source;
 use crate::error::{Diagnostic, DiagnosticKind};
+use crate::grammar::SpecialToken;
 
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Tok {
@@ -17,6 +18,8 @@ pub(super) enum Tok {
         flags: String,
     },
     Number(i64),
+    /// `<|im_end|>`, `<[128009]>`.
+    Special(SpecialToken),
     Directive(String),
     Colon,
     Pipe,
@@ -54,6 +57,7 @@ pub(super) fn describe(tok: &Tok) -> String {
         Tok::Str { text, ci } => format!("{text:?}{}", if *ci { "i" } else { "" }),
         Tok::Regex { body, flags } => format!("`/{body}/{flags}`"),
         Tok::Number(n) => format!("`{n}`"),
+        Tok::Special(t) => format!("special token `{t}`"),
         Tok::Directive(d) => format!("`%{d}`"),
         Tok::Colon => "`:`".into(),
         Tok::Pipe => "`|`".into(),
@@ -165,6 +169,7 @@ impl Lexer<'_, '_> {
                 '#' => self.skip_to_eol(),
                 '/' if next == Some('/') => self.skip_to_eol(),
                 '/' => self.regex(),
+                '<' => self.special_token(),
                 '"' => self.string(),
                 '\\' => {
                     // A line continuation: `\`, optional blanks, end of line.
@@ -253,6 +258,56 @@ impl Lexer<'_, '_> {
         }
         let end = self.text.len();
         self.push(Tok::Eof, end, end);
+    }
+
+    /// `<name>` or `<[id]>`, llguidance's spelling of a special token: the
+    /// name is the token's whole text (`<|eot_id|>`), up to the first `>`,
+    /// without blanks.
+    fn special_token(&mut self) {
+        let start = self.i;
+        let rest = &self.text[start..];
+        let end = rest
+            .char_indices()
+            .skip(1)
+            .find(|&(_, c)| c == '>' || c.is_whitespace())
+            .filter(|&(_, c)| c == '>')
+            .map(|(j, _)| start + j + 1);
+        let Some(end) = end else {
+            let stop = rest.find(char::is_whitespace).map_or(self.text.len(), |j| start + j);
+            self.i = stop;
+            self.error(
+                DiagnosticKind::Syntax,
+                start,
+                stop,
+                "a special token is written `<name>` or `<[id]>`, with no blank before its `>`",
+            );
+            self.push(Tok::Invalid, start, stop);
+            return;
+        };
+        self.i = end;
+        let text = &self.text[start..end];
+        let token = match text.strip_prefix("<[").and_then(|t| t.strip_suffix("]>")) {
+            Some(id) => match id.parse::<u32>() {
+                Ok(id) => SpecialToken::Id(id),
+                Err(_) => {
+                    self.error(
+                        DiagnosticKind::Syntax,
+                        start,
+                        end,
+                        format!("`{text}`: a token id `<[N]>` needs one number (ranges and lists are not supported)"),
+                    );
+                    self.push(Tok::Invalid, start, end);
+                    return;
+                }
+            },
+            None if text.len() > 2 => SpecialToken::Named(text.to_string()),
+            None => {
+                self.error(DiagnosticKind::Syntax, start, end, "`<>` names no special token");
+                self.push(Tok::Invalid, start, end);
+                return;
+            }
+        };
+        self.push(Tok::Special(token), start, end);
     }
 
     /// A `"..."` literal, with Lark's escapes: `\\` `\"` `\n` `\t` `\r` `\f`

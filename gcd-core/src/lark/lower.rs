@@ -54,6 +54,7 @@ fn rule_expr(node: &Node, optional: &HashSet<String>, diags: &mut Vec<Diagnostic
         Node::Range { lo, hi, span } => {
             Expr::Pattern(TerminalPattern::Regex(range_regex(*lo, *hi)), Some(*span))
         }
+        Node::Special(t, span) => Expr::Pattern(TerminalPattern::Special(t.clone()), Some(*span)),
         Node::Seq(items) => Expr::Seq(items.iter().map(|i| rule_expr(i, diags)).collect()),
         Node::Alt(items) => Expr::Alt(items.iter().map(|i| rule_expr(i, diags)).collect()),
         Node::Opt(e) | Node::Star(e) | Node::Plus(e) | Node::Repeat(e, ..) => {

@@ -450,7 +450,12 @@ impl Parser<'_, '_> {
         loop {
             self.skip_continuation();
             match self.peek() {
-                Tok::Name(_) | Tok::Str { .. } | Tok::Regex { .. } | Tok::LParen | Tok::LBrack => {
+                Tok::Name(_)
+                | Tok::Str { .. }
+                | Tok::Regex { .. }
+                | Tok::Special(_)
+                | Tok::LParen
+                | Tok::LBrack => {
                     items.push(self.expr()?);
                 }
                 Tok::Pipe | Tok::RParen | Tok::RBrack | Tok::Arrow | Tok::Newline | Tok::Eof => {
@@ -676,6 +681,10 @@ impl Parser<'_, '_> {
                     }
                 }
             }
+            Tok::Special(token) => {
+                self.advance();
+                Ok(Node::Special(token, self.span_of(&t)))
+            }
             Tok::Regex { body, flags } => {
                 self.advance();
                 Ok(Node::Re(Box::new(self.regex_literal(&body, &flags, &t))))
@@ -687,7 +696,7 @@ impl Parser<'_, '_> {
                 }
                 Ok(Node::Name(name, self.span_of(&t)))
             }
-            _ => self.expected("a name, a \"literal\", a /regex/, `(` or `[`"),
+            _ => self.expected("a name, a \"literal\", a /regex/, a <special token>, `(` or `[`"),
         }
     }
 }

@@ -153,6 +153,17 @@ impl TermCompiler<'_> {
                 ));
                 None
             }
+            Node::Special(t, span) => {
+                self.diags.push(Diagnostic::new(
+                    DiagnosticKind::Syntax,
+                    Some(*span),
+                    format!(
+                        "{} cannot use special token {t}: a special token is one token id, not text; use it in a rule",
+                        owner.0
+                    ),
+                ));
+                None
+            }
             Node::Lit { text, ci, .. } => Some(Frag::Lit {
                 text: text.clone(),
                 ci: *ci,
@@ -272,6 +283,7 @@ pub(super) fn check_terminal(
         TerminalPattern::Literal { text, .. } => text.is_empty(),
         // Not written in Lark; the DFA build checks it.
         TerminalPattern::Intersection(_) => false,
+        TerminalPattern::Special(_) => false,
         TerminalPattern::Regex(re) => {
             match regex_syntax::Parser::new().parse(&lookaround::without_assertions(re)) {
                 Ok(hir) => hir.properties().minimum_len() == Some(0),

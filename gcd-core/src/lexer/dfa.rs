@@ -225,6 +225,13 @@ fn literal_table(bytes: &[u8]) -> (Vec<u32>, Vec<bool>) {
 }
 
 impl TerminalDfa {
+    /// The DFA of exactly `bytes`, which need not be UTF-8 (the bytes of a
+    /// special token, see [`special_bytes`](crate::grammar::special_bytes)).
+    pub fn literal_bytes(bytes: &[u8]) -> Result<TerminalDfa, DfaError> {
+        let (trans, accepting) = literal_table(bytes);
+        Self::from_tables(trans, accepting)
+    }
+
     /// Compiles a terminal's regex. A regex with a lazy quantifier (`*?`)
     /// matches shortest-first: its lexeme ends at the first match, so
     /// `/\*(.|\n)*?\*/` is a C comment that stops at the first `*/`. Without

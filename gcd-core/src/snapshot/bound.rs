@@ -112,6 +112,8 @@ impl BoundGrammar {
         bytes: &[u8],
     ) -> Result<BoundGrammar, SnapshotError> {
         let t: Tables = codec::decode(BOUND_MAGIC, BOUND_VERSION, bytes)?;
+        let vocab = crate::bind::vocab_for(&grammar, vocab)
+            .map_err(|e| SnapshotError::Mismatch(e.to_string()))?;
         if t.vocab_fingerprint != vocab.fingerprint() {
             return Err(SnapshotError::Mismatch(format!(
                 "the tables were bound to another vocabulary than `{}`",

@@ -30,6 +30,7 @@
 
 mod byte_level;
 mod hf;
+mod special;
 mod tiktoken;
 pub mod trie;
 
@@ -67,6 +68,9 @@ pub enum VocabErrorKind {
     NoEncoder,
     /// The tokenizer failed while encoding text.
     Encode,
+    /// A grammar names a special token the vocabulary lacks, or names
+    /// ordinary text as one.
+    SpecialToken,
 }
 
 /// An error while loading or using a [`Vocabulary`].
@@ -146,6 +150,9 @@ pub struct Vocabulary {
     /// Why `encode` is unavailable, when `encoder` is `None`.
     no_encoder_reason: &'static str,
     fingerprint: u64,
+    /// The id and name of each special token a grammar spells as a
+    /// symbol, by index (see `special`).
+    symbols: Vec<(u32, String)>,
 }
 
 // Shared through `Arc` across request threads.
@@ -312,6 +319,23 @@ impl Vocabulary {
         v
     }
 
+    /// A synthetic vocabulary whose ids in `special` are special tokens
+    /// (their text kept for display) and whose EOS ids are `eos`.
+    ///
+    /// # Panics
+    /// If an id is not below `tokens.len()` (a bug in the test).
+    pub fn from_tokens_with_special(tokens: Vec<Vec<u8>>, special: &[u32], eos: &[u32]) -> Self {
+        let mut kinds = vec![TokenKind::Normal; tokens.len()];
+        for &id in special {
+            kinds[id as usize] = TokenKind::Special;
+        }
+        let mut v = Self::assemble("synthetic".into(), tokens, kinds, None, "");
+        v.no_encoder_reason = "a synthetic vocabulary has no tokenizer";
+        v.set_eos_ids(eos.to_vec())
+            .expect("Vocabulary::from_tokens_with_special: EOS ids in range");
+        v
+    }
+
     /// Builds the flat storage. `tokens` and `kinds` are indexed by id.
     fn assemble(
         name: String,
@@ -352,6 +376,7 @@ impl Vocabulary {
             encoder: encoder.map(Arc::new),
             no_encoder_reason,
             fingerprint: h,
+            symbols: Vec::new(),
         }
     }
 
@@ -468,7 +493,20 @@ impl Vocabulary {
     ///
     /// Normalizers that really change text (NFKC, lowercasing) still do;
     /// the round trip then holds only for already-normalized text.
+    ///
+    /// Bound to a grammar that names special tokens (see
+    /// [`special_token_id`](Self::special_token_id)), the names of those
+    /// tokens in `text` encode as the tokens themselves, so an output shown
+    /// by [`render`](Self::render) replays as it was produced.
     pub fn encode(&self, text: &str) -> Result<Vec<u32>> {
+        if self.symbols.is_empty() {
+            self.encode_text(text)
+        } else {
+            self.encode_with_symbols(text)
+        }
+    }
+
+    fn encode_text(&self, text: &str) -> Result<Vec<u32>> {
         let Some(encoder) = self.encoder.as_deref() else {
             return Err(VocabError::new(
                 VocabErrorKind::NoEncoder,

@@ -180,9 +180,19 @@ impl Matcher {
         &self.bound
     }
 
-    /// The bytes accepted so far.
+    /// The bytes accepted so far. A special token the grammar names is
+    /// there as its three symbol bytes (see
+    /// [`SpecialToken`](crate::grammar::SpecialToken)); [`text`](Self::text)
+    /// shows it by name.
     pub fn output(&self) -> &[u8] {
         &self.output
+    }
+
+    /// The output as text: UTF-8 decoded (an incomplete or invalid sequence
+    /// replaced) and each special token the grammar names written as its
+    /// name (`<|im_end|>`).
+    pub fn text(&self) -> String {
+        self.bound.vocab().render(&self.output)
     }
 
     /// The tokens accepted so far (EOS included once accepted).

@@ -13,13 +13,17 @@ use crate::lexer::DEAD;
 use crate::parser::encode;
 
 /// Whether tokens of terminal `t` appear in parse trees: not for hidden
-/// terminals (`_NAME`) nor anonymous literals, as in Lark.
+/// terminals (`_NAME`) nor anonymous literals, as in Lark (a special token
+/// written in a rule is one too).
 pub fn is_kept_in_tree(grammar: &Grammar, t: TermId) -> bool {
     let term: &Terminal = grammar.terminal(t);
     !(term.hidden
         || term.ignored
         || (term.name.starts_with("__ANON")
-            && matches!(term.pattern, TerminalPattern::Literal { .. })))
+            && matches!(
+                term.pattern,
+                TerminalPattern::Literal { .. } | TerminalPattern::Special(_)
+            )))
 }
 
 // ---------------------------------------------------------------------------
