@@ -260,7 +260,9 @@ fn load_grammar(spec: &str, lexing: Lexing) -> Result<Arc<CompiledGrammar>> {
             format!("{spec}: {e}")
         }
     })?;
-    let g = gcd_core::lark::parse_grammar(&text).map_err(|e| format!("{spec}:\n{e}"))?;
+    // With gcd-schema's compiler for inline `%json { ... }` schemas.
+    let g = gcd_schema::parse_lark(&text, &gcd_schema::Options::default())
+        .map_err(|e| format!("{spec}:\n{e}"))?;
     let config = gcd_core::compiled::Config::default().lexing(lexing);
     CompiledGrammar::with_config(&g, &config)
         .map(Arc::new)

@@ -501,21 +501,26 @@ fn json_flag_gives_one_object_per_command_and_errors_as_objects() {
 }
 
 #[test]
-fn special_tokens_show_by_name_and_replay() {
+fn special_tokens_and_inline_schemas_sample_and_replay() {
     let grammar = temp_file(
         "chat.lark",
-        "start: \"<think>\" /[a-z ]{1,12}/ \"</think>\" CALL <|endofprompt|>\nCALL: /[a-z]+\\(\\)/\n",
+        "start: \"<think>\" /[a-z ]{1,12}/ \"</think>\" call <|endofprompt|>\n\
+         call: \"<tool_call>\" %json {\"type\": \"object\", \"properties\": {\"n\": {\"type\": \"integer\"}}, \
+         \"required\": [\"n\"], \"additionalProperties\": false} \"</tool_call>\"\n",
     );
     let g = grammar.to_str().unwrap();
     let (code, out, err) = gcd(&[
-        "sample", "--grammar", g, "--tokenizer", "o200k", "--count", "3", "--budget", "20",
+        "sample", "--grammar", g, "--tokenizer", "o200k", "--count", "3", "--budget", "30",
     ]);
     assert_eq!(code, 0, "{err}");
     for line in out.lines() {
         let l: serde_json::Value = serde_json::from_str(line).unwrap();
         let text = l["text"].as_str().unwrap();
         assert!(l["complete"].as_bool().unwrap(), "{l}");
-        assert!(text.starts_with("<think>") && text.ends_with("()<|endofprompt|>"), "{text}");
+        assert!(text.starts_with("<think>") && text.ends_with("</tool_call><|endofprompt|>"), "{text}");
+        let call = text.split("<tool_call>").nth(1).unwrap().trim_end_matches("</tool_call><|endofprompt|>");
+        let v: serde_json::Value = serde_json::from_str(call).unwrap();
+        assert!(v["n"].is_i64() && v.as_object().unwrap().len() == 1, "{call}");
         // The sampled text replays: the name encodes as the special token.
         let file = temp_file("chat.txt", text);
         let (code, out, err) = gcd(&["replay", "--grammar", g, "--tokenizer", "o200k", file.to_str().unwrap()]);

@@ -97,6 +97,22 @@ pub fn to_grammar(schema: &Value, options: &Options) -> Result<Grammar, SchemaEr
     lower(schema, options).map(|(g, _)| g)
 }
 
+/// Reads a grammar in gcd's Lark dialect whose `%json { ... }` rules are
+/// JSON Schemas, each compiled with `options` and embedded as a rule (the
+/// typed part of a chat format: `call: "<tool_call>" %json {...}
+/// "</tool_call>"`). `options.whitespace` must not ignore whitespace
+/// between lexemes (`Whitespace::Json` does): that would apply to the
+/// whole grammar.
+pub fn parse_lark(src: &str, options: &Options) -> Result<Grammar, gcd_core::error::GrammarError> {
+    gcd_core::lark::parse_with_schemas(src, &options.limits, options)?.build()
+}
+
+impl gcd_core::lark::SchemaCompiler for Options {
+    fn grammar(&self, schema: &Value) -> Result<Grammar, String> {
+        to_grammar(schema, self).map_err(|e| e.to_string())
+    }
+}
+
 /// The grammar IR and the annotations that were not enforced.
 fn lower(schema: &Value, options: &Options) -> Result<(Grammar, Vec<Diagnostic>), SchemaError> {
     check_depth(schema, options.limits.max_schema_depth)?;

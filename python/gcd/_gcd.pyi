@@ -98,7 +98,8 @@ class Grammar:
         """Compiles a grammar in gcd's Lark subset (start rule `start`) for vocab.
 
         Ambiguous (non-LL(1)) grammars are allowed. Special tokens are named in
-        rules as <|eot_id|> or by id as <[128009]> and match that token only.
+        rules as <|eot_id|> or by id as <[128009]> and match that token only;
+        %json { ... } stands for the JSON documents a JSON Schema validates.
         Raises GrammarError if the text does not parse or compile, and
         VocabularyError if vocab lacks a special token the grammar names.
         """

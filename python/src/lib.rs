@@ -293,7 +293,8 @@ impl PyGrammar {
 
     /// Compiles a grammar in gcd's Lark subset (start rule `start`) and binds
     /// it to vocab. Ambiguous (non-LL(1)) grammars are allowed and parsed
-    /// generally. Special tokens are named in rules as <|eot_id|> or <[id]>.
+    /// generally. Special tokens are named in rules as <|eot_id|> or <[id]>;
+    /// `%json { ... }` stands for the JSON documents a JSON Schema validates.
     /// Raises GrammarError if the text does not parse or compile, and
     /// VocabularyError if vocab lacks a special token the grammar names.
     #[staticmethod]
@@ -301,7 +302,7 @@ impl PyGrammar {
         let text = text.to_owned();
         let compiled = py
             .detach(move || {
-                let g = gcd_core::lark::parse_grammar(&text)?;
+                let g = gcd_schema::parse_lark(&text, &gcd_schema::Options::default())?;
                 CompiledGrammar::new(&g)
             })
             .map_err(|e| GrammarError::new_err(e.to_string()))?;

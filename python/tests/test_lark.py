@@ -84,3 +84,19 @@ def test_generalized_grammar(arith_vocab):
     m = g.matcher()
     m.advance(CHARS.index(b"12"[:1]))
     assert not m.accept_token(CHARS.index(b"2"))
+
+
+def test_inline_json_schema_in_lark(o200k):
+    v = o200k
+    g = gcd.Grammar.from_lark(
+        'start: "<tool_call>" %json {"type": "object", "properties": {"n": {"type": "integer"}}, '
+        '"required": ["n"], "additionalProperties": false} "</tool_call>"',
+        v,
+    )
+    m = g.matcher()
+    for t in v.encode('<tool_call>{"n": 42}</tool_call>'):
+        m.advance(t)
+    assert m.is_complete()
+    assert not g.matcher().accepts_bytes(b'<tool_call>{"m": 1}')
+    with pytest.raises(gcd.GrammarError, match="unsupported keyword"):
+        gcd.Grammar.from_lark('start: %json {"if": {}}', v)

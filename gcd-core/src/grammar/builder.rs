@@ -337,6 +337,76 @@ impl GrammarBuilder {
         self
     }
 
+    /// Adds every terminal and rule of the built grammar `g`, each name
+    /// prefixed with `prefix__`, and returns the name its start rule now
+    /// has: a JSON Schema's grammar inside a chat format (`%json { ... }`
+    /// in a Lark file). Member sets carry over. Spans become `span` (the
+    /// place that asked for the grammar). A grammar that ignores terminals
+    /// would ignore them everywhere in this one, so that is an error.
+    pub fn embed(&mut self, prefix: &str, g: &Grammar, span: Option<Span>) -> String {
+        let name = |n: &str| format!("{prefix}__{n}");
+        if let Some(t) = g.terminals.iter().find(|t| t.ignored) {
+            self.errors.push(Diagnostic::new(
+                DiagnosticKind::Unsupported,
+                span,
+                format!(
+                    "the embedded grammar ignores terminal `{}` between lexemes, which would apply to the whole grammar; embed one without ignored terminals",
+                    t.name
+                ),
+            ));
+        }
+        for t in g.terminals.iter().filter(|t| !t.ignored) {
+            self.terminal_full(&name(&t.name), t.pattern.clone(), t.priority, span);
+        }
+        let sym = |s: &Symbol| match *s {
+            Symbol::T(t) => Expr::Name(name(&g.terminal(t).name), span),
+            Symbol::N(n) => Expr::Name(name(&g.nonterminal(n).name), span),
+        };
+        let mut alternatives: Vec<Vec<Alternative>> = vec![Vec::new(); g.nonterminals.len()];
+        for p in &g.productions {
+            alternatives[p.lhs.index()].push(Alternative {
+                expr: Expr::Seq(p.rhs.iter().map(sym).collect()),
+                alias: p.alias.clone(),
+                span,
+            });
+        }
+        for (n, alts) in g.nonterminals.iter().zip(alternatives) {
+            let rule = name(&n.name);
+            self.rule_full(&rule, n.kind, alts, span);
+            if n.keep_all_tokens {
+                self.keep_all_tokens(&rule);
+            }
+            if n.tight {
+                self.tight(&rule);
+            }
+        }
+        for m in &g.member_sets {
+            let list = &g.nonterminal(m.list).name;
+            // `build` finds a set's rules by these names.
+            let named_as_built = g.nonterminal(m.more).name == more_rule(list)
+                && g.nonterminal(m.next).name == next_rule(list)
+                && (m.members.iter().enumerate())
+                    .all(|(k, (n, _))| g.nonterminal(*n).name == member_rule(list, k))
+                && (m.repeatable.iter().enumerate())
+                    .all(|(k, n)| g.nonterminal(*n).name == repeatable_rule(list, k));
+            if !named_as_built {
+                self.errors.push(Diagnostic::new(
+                    DiagnosticKind::Unsupported,
+                    span,
+                    format!("the embedded grammar's member list `{list}` was not made by a GrammarBuilder"),
+                ));
+                continue;
+            }
+            self.member_sets.push(MemberSetDef {
+                name: name(list),
+                required: m.members.iter().map(|&(_, r)| r).collect(),
+                repeatable: m.repeatable.len(),
+                nonempty: m.nonempty,
+            });
+        }
+        name(&g.nonterminal(g.start).name)
+    }
+
     /// Records a problem found by a front end, reported by `build`.
     pub fn push_error(&mut self, d: Diagnostic) {
         self.errors.push(d);

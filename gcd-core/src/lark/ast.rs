@@ -92,6 +92,8 @@ pub(super) enum Node {
     Range { lo: char, hi: char, span: Span },
     /// `<|im_end|>` or `<[128009]>`: one special token of the vocabulary.
     Special(SpecialToken, Span),
+    /// `%json { ... }`: the language of a JSON Schema, as a rule.
+    Json(Box<serde_json::Value>, Span),
     Seq(Vec<Node>),
     Alt(Vec<Node>),
     Opt(Box<Node>),
@@ -105,7 +107,11 @@ impl Node {
     pub(super) fn names<'n>(&'n self, out: &mut Vec<&'n str>) {
         match self {
             Node::Name(n, _) => out.push(n),
-            Node::Lit { .. } | Node::Re(_) | Node::Range { .. } | Node::Special(..) => {}
+            Node::Lit { .. }
+            | Node::Re(_)
+            | Node::Range { .. }
+            | Node::Special(..)
+            | Node::Json(..) => {}
             Node::Seq(items) | Node::Alt(items) => items.iter().for_each(|i| i.names(out)),
             Node::Opt(e) | Node::Star(e) | Node::Plus(e) | Node::Repeat(e, ..) => e.names(out),
             Node::Template(_, args, _) => args.iter().for_each(|a| a.names(out)),
@@ -120,6 +126,7 @@ impl Node {
             | Node::Re(_)
             | Node::Range { .. }
             | Node::Special(..)
+            | Node::Json(..)
             | Node::Template(..) => 1,
             Node::Seq(items) | Node::Alt(items) => {
                 items.iter().fold(0u64, |a, i| a.saturating_add(i.cost()))

@@ -20,6 +20,8 @@ pub(super) enum Tok {
     Number(i64),
     /// `<|im_end|>`, `<[128009]>`.
     Special(SpecialToken),
+    /// `%json { ... }`: the JSON text of an inline schema.
+    Json(String),
     Directive(String),
     Colon,
     Pipe,
@@ -58,6 +60,7 @@ pub(super) fn describe(tok: &Tok) -> String {
         Tok::Regex { body, flags } => format!("`/{body}/{flags}`"),
         Tok::Number(n) => format!("`{n}`"),
         Tok::Special(t) => format!("special token `{t}`"),
+        Tok::Json(_) => "`%json { ... }`".into(),
         Tok::Directive(d) => format!("`%{d}`"),
         Tok::Colon => "`:`".into(),
         Tok::Pipe => "`|`".into(),
@@ -204,6 +207,8 @@ impl Lexer<'_, '_> {
                             "expected a directive name after `%` (`%ignore` or `%import`)",
                         );
                         self.push(Tok::Invalid, start, j);
+                    } else if &self.text[start + 1..j] == "json" {
+                        self.inline_json(start);
                     } else {
                         self.push(
                             Tok::Directive(self.text[start + 1..j].to_string()),
@@ -258,6 +263,54 @@ impl Lexer<'_, '_> {
         }
         let end = self.text.len();
         self.push(Tok::Eof, end, end);
+    }
+
+    /// `%json { ... }`: an inline JSON Schema, taken whole (strings and
+    /// nesting followed, so a `}` inside a string does not close it) and
+    /// parsed by the parser. The cursor is after `%json`.
+    fn inline_json(&mut self, start: usize) {
+        let mut j = self.i;
+        while matches!(self.peek_at(j), Some(' ' | '\t' | '\r' | '\n')) {
+            j += 1;
+        }
+        if self.peek_at(j) != Some('{') {
+            self.error(
+                DiagnosticKind::Syntax,
+                start,
+                self.i,
+                "`%json` must be followed by a JSON Schema object `{ ... }`",
+            );
+            self.push(Tok::Invalid, start, self.i);
+            return;
+        }
+        let open = j;
+        let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+        for (k, c) in self.text[open..].char_indices() {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' if in_string => escaped = true,
+                '"' => in_string = !in_string,
+                '{' | '[' if !in_string => depth += 1,
+                '}' | ']' if !in_string => {
+                    depth -= 1;
+                    if depth == 0 {
+                        let end = open + k + 1;
+                        self.i = end;
+                        self.push(Tok::Json(self.text[open..end].to_string()), start, end);
+                        return;
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.i = self.text.len();
+        self.error(
+            DiagnosticKind::Syntax,
+            start,
+            open + 1,
+            "the JSON Schema after `%json` is not closed: a `}` is missing",
+        );
+        self.push(Tok::Invalid, start, self.i);
     }
 
     /// `<name>` or `<[id]>`, llguidance's spelling of a special token: the

@@ -7,77 +7,128 @@
 use std::collections::{HashMap, HashSet};
 
 use super::ast::{Frag, Node, Parsed};
+use super::SchemaCompiler;
 use super::regex::range_regex;
 use super::terminals::{check_terminal, non_empty_part, TState, TermCompiler};
-use crate::error::{Diagnostic, DiagnosticKind, GrammarError};
+use crate::error::{Diagnostic, DiagnosticKind, GrammarError, Span};
 use crate::grammar::{Alternative, Expr, GrammarBuilder, TerminalPattern};
 use crate::limits::Limits;
 
-/// A rule's expression; `optional` holds the terminals that also match the
-/// empty string, whose uses become optional (see [`non_empty_part`]).
-fn rule_expr(node: &Node, optional: &HashSet<String>, diags: &mut Vec<Diagnostic>) -> Expr {
-    let is_empty = |e: &Expr| matches!(e, Expr::Seq(items) if items.is_empty());
-    let rule_expr = |n: &Node, diags: &mut Vec<Diagnostic>| rule_expr(n, optional, diags);
-    match node {
-        Node::Name(n, span) if optional.contains(n) => {
-            Expr::opt(Expr::Name(n.clone(), Some(*span)))
+/// What lowering a rule's expression needs besides the expression.
+struct RuleCx<'a> {
+    /// The terminals that also match the empty string, whose uses become
+    /// optional (see [`non_empty_part`]).
+    optional: &'a HashSet<String>,
+    diags: &'a mut Vec<Diagnostic>,
+    builder: &'a mut GrammarBuilder,
+    schemas: Option<&'a dyn SchemaCompiler>,
+    /// Each inline schema's JSON text → the start rule of its grammar, so
+    /// one schema written twice is embedded once.
+    embedded: HashMap<String, String>,
+}
+
+impl RuleCx<'_> {
+    /// The rule standing for an inline `%json` schema, embedding its
+    /// grammar on first use.
+    fn inline_schema(&mut self, schema: &serde_json::Value, span: Span) -> Expr {
+        let key = schema.to_string();
+        if let Some(start) = self.embedded.get(&key) {
+            return Expr::Name(start.clone(), Some(span));
         }
-        Node::Name(n, span) => Expr::Name(n.clone(), Some(*span)),
-        Node::Lit { text, .. } if text.is_empty() => Expr::Seq(Vec::new()),
-        Node::Lit { text, ci, span } => Expr::Pattern(
-            TerminalPattern::Literal {
-                text: text.clone(),
-                case_insensitive: *ci,
-            },
-            Some(*span),
-        ),
-        Node::Re(r) => match &r.re {
-            Some(re) => {
-                let pattern = TerminalPattern::Regex(re.clone());
-                if r.matches_empty {
-                    if let Some(part) = non_empty_part(&pattern) {
-                        return Expr::opt(Expr::Pattern(part, Some(r.span)));
-                    }
-                    diags.push(Diagnostic::new(
-                        DiagnosticKind::EmptyMatch,
-                        Some(r.span),
-                        format!(
-                            "pattern `{}` matches the empty string; every lexeme must consume at least one byte",
-                            r.text
-                        ),
-                    ));
-                }
-                Expr::Pattern(pattern, Some(r.span))
-            }
-            None => Expr::Seq(Vec::new()),
-        },
-        Node::Range { lo, hi, span } => {
-            Expr::Pattern(TerminalPattern::Regex(range_regex(*lo, *hi)), Some(*span))
-        }
-        Node::Special(t, span) => Expr::Pattern(TerminalPattern::Special(t.clone()), Some(*span)),
-        Node::Seq(items) => Expr::Seq(items.iter().map(|i| rule_expr(i, diags)).collect()),
-        Node::Alt(items) => Expr::Alt(items.iter().map(|i| rule_expr(i, diags)).collect()),
-        Node::Opt(e) | Node::Star(e) | Node::Plus(e) | Node::Repeat(e, ..) => {
-            let inner = rule_expr(e, diags);
-            if is_empty(&inner) {
-                return inner;
-            }
-            match node {
-                Node::Opt(_) => Expr::opt(inner),
-                Node::Star(_) => Expr::star(inner),
-                Node::Plus(_) => Expr::plus(inner),
-                Node::Repeat(_, a, b) => Expr::Repeat(Box::new(inner), *a, *b),
-                _ => inner,
-            }
-        }
-        // `templates::expand` has replaced every use by its instance's name.
-        Node::Template(name, _, span) => {
-            diags.push(Diagnostic::new(
-                DiagnosticKind::Syntax,
-                Some(*span),
-                format!("template use `{name}{{...}}` was not expanded"),
+        let Some(schemas) = self.schemas else {
+            self.diags.push(Diagnostic::new(
+                DiagnosticKind::Unsupported,
+                Some(span),
+                "`%json { ... }` needs a JSON Schema compiler: read the grammar with \
+                 `gcd_schema::parse_lark` (or the `gcd` command line), not `gcd_core::lark`",
             ));
-            Expr::Seq(Vec::new())
+            return Expr::Seq(Vec::new());
+        };
+        match schemas.grammar(schema) {
+            Ok(g) => {
+                let prefix = format!("__json{}", self.embedded.len());
+                let start = self.builder.embed(&prefix, &g, Some(span));
+                self.embedded.insert(key, start.clone());
+                Expr::Name(start, Some(span))
+            }
+            Err(msg) => {
+                self.diags.push(Diagnostic::new(
+                    DiagnosticKind::Unsupported,
+                    Some(span),
+                    format!("the JSON Schema after `%json`: {msg}"),
+                ));
+                Expr::Seq(Vec::new())
+            }
+        }
+    }
+
+    /// A rule's expression.
+    fn rule_expr(&mut self, node: &Node) -> Expr {
+        let is_empty = |e: &Expr| matches!(e, Expr::Seq(items) if items.is_empty());
+        match node {
+            Node::Name(n, span) if self.optional.contains(n) => {
+                Expr::opt(Expr::Name(n.clone(), Some(*span)))
+            }
+            Node::Name(n, span) => Expr::Name(n.clone(), Some(*span)),
+            Node::Lit { text, .. } if text.is_empty() => Expr::Seq(Vec::new()),
+            Node::Lit { text, ci, span } => Expr::Pattern(
+                TerminalPattern::Literal {
+                    text: text.clone(),
+                    case_insensitive: *ci,
+                },
+                Some(*span),
+            ),
+            Node::Re(r) => match &r.re {
+                Some(re) => {
+                    let pattern = TerminalPattern::Regex(re.clone());
+                    if r.matches_empty {
+                        if let Some(part) = non_empty_part(&pattern) {
+                            return Expr::opt(Expr::Pattern(part, Some(r.span)));
+                        }
+                        self.diags.push(Diagnostic::new(
+                            DiagnosticKind::EmptyMatch,
+                            Some(r.span),
+                            format!(
+                                "pattern `{}` matches the empty string; every lexeme must consume at least one byte",
+                                r.text
+                            ),
+                        ));
+                    }
+                    Expr::Pattern(pattern, Some(r.span))
+                }
+                None => Expr::Seq(Vec::new()),
+            },
+            Node::Range { lo, hi, span } => {
+                Expr::Pattern(TerminalPattern::Regex(range_regex(*lo, *hi)), Some(*span))
+            }
+            Node::Special(t, span) => {
+                Expr::Pattern(TerminalPattern::Special(t.clone()), Some(*span))
+            }
+            Node::Json(schema, span) => self.inline_schema(schema, *span),
+            Node::Seq(items) => Expr::Seq(items.iter().map(|i| self.rule_expr(i)).collect()),
+            Node::Alt(items) => Expr::Alt(items.iter().map(|i| self.rule_expr(i)).collect()),
+            Node::Opt(e) | Node::Star(e) | Node::Plus(e) | Node::Repeat(e, ..) => {
+                let inner = self.rule_expr(e);
+                if is_empty(&inner) {
+                    return inner;
+                }
+                match node {
+                    Node::Opt(_) => Expr::opt(inner),
+                    Node::Star(_) => Expr::star(inner),
+                    Node::Plus(_) => Expr::plus(inner),
+                    Node::Repeat(_, a, b) => Expr::Repeat(Box::new(inner), *a, *b),
+                    _ => inner,
+                }
+            }
+            // `templates::expand` has replaced every use by its instance's name.
+            Node::Template(name, _, span) => {
+                self.diags.push(Diagnostic::new(
+                    DiagnosticKind::Syntax,
+                    Some(*span),
+                    format!("template use `{name}{{...}}` was not expanded"),
+                ));
+                Expr::Seq(Vec::new())
+            }
         }
     }
 }
@@ -90,6 +141,7 @@ pub(super) fn compile(
     parsed: Parsed,
     mut diags: Vec<Diagnostic>,
     limits: &Limits,
+    schemas: Option<&dyn SchemaCompiler>,
 ) -> Result<GrammarBuilder, GrammarError> {
     let Parsed {
         terms,
@@ -182,11 +234,18 @@ pub(super) fn compile(
             }
         }
     }
+    let mut cx = RuleCx {
+        optional: &optional,
+        diags: &mut diags,
+        builder: &mut builder,
+        schemas,
+        embedded: HashMap::new(),
+    };
     for r in &rules {
         let mut alternatives = Vec::with_capacity(r.alts.len());
         for a in &r.alts {
             if a.node.cost() > limits.max_rule_expansion {
-                diags.push(Diagnostic::new(
+                cx.diags.push(Diagnostic::new(
                     DiagnosticKind::TooLarge,
                     Some(a.span),
                     format!(
@@ -197,16 +256,16 @@ pub(super) fn compile(
                 ));
                 continue;
             }
-            let expr = rule_expr(&a.node, &optional, &mut diags);
+            let expr = cx.rule_expr(&a.node);
             alternatives.push(Alternative {
                 expr,
                 alias: a.alias.as_ref().map(|(n, _)| n.clone()),
                 span: Some(a.span),
             });
         }
-        builder.rule_full(&r.name, r.kind, alternatives, Some(r.span));
+        cx.builder.rule_full(&r.name, r.kind, alternatives, Some(r.span));
         if r.keep_all_tokens {
-            builder.keep_all_tokens(&r.name);
+            cx.builder.keep_all_tokens(&r.name);
         }
     }
     if diags.is_empty() {

@@ -44,6 +44,15 @@
 //!   other template uses). Expansion is plain macro expansion, memoized by
 //!   instance name, so a template may use itself with the same arguments;
 //!   an expansion that never ends is a [`DiagnosticKind::TooLarge`].
+//! - llguidance's special tokens in rules: `<|eot_id|>` (the token's text;
+//!   `<NAME>` also finds a token written `[NAME]`) and `<[128009]>` (by id),
+//!   each matching that token id only (see
+//!   [`SpecialToken`](crate::grammar::SpecialToken)); resolved when the
+//!   grammar is bound.
+//! - llguidance's inline JSON Schemas in rules: `%json { ... }` stands for
+//!   the JSON documents the schema validates. gcd-core has no JSON Schema
+//!   compiler: [`parse_with_schemas`] takes one (`gcd_schema::parse_lark`
+//!   passes gcd-schema's), and without one `%json` is an error.
 //! - `%ignore NAME`, `%ignore "literal"`, `%ignore /regex/` (and any other
 //!   terminal expression, compiled to one anonymous ignored terminal).
 //! - `%import common.NAME`, `%import common.NAME -> ALIAS`,
@@ -140,10 +149,36 @@ pub fn parse(src: &str) -> Result<GrammarBuilder, GrammarError> {
 /// [`parse`] under the given limits (regex length, rule expansion,
 /// template instances).
 pub fn parse_with(src: &str, limits: &Limits) -> Result<GrammarBuilder, GrammarError> {
+    read(src, limits, None)
+}
+
+/// Compiles the JSON Schema of an inline `%json { ... }` to a grammar.
+/// gcd-core has no JSON Schema compiler of its own: `gcd_schema::parse_lark`
+/// reads grammar text with one.
+pub trait SchemaCompiler {
+    /// The grammar of `schema`'s JSON documents, or why there is none.
+    fn grammar(&self, schema: &serde_json::Value) -> Result<Grammar, String>;
+}
+
+/// [`parse_with`], with `%json { ... }` rules compiled by `schemas`; each
+/// one's grammar is embedded under a prefix (see [`GrammarBuilder::embed`]).
+pub fn parse_with_schemas(
+    src: &str,
+    limits: &Limits,
+    schemas: &dyn SchemaCompiler,
+) -> Result<GrammarBuilder, GrammarError> {
+    read(src, limits, Some(schemas))
+}
+
+fn read(
+    src: &str,
+    limits: &Limits,
+    schemas: Option<&dyn SchemaCompiler>,
+) -> Result<GrammarBuilder, GrammarError> {
     let source = Source::new(src);
     let (out, mut diags) = parse_text(&source);
     let out = templates::expand(out, &mut diags, limits);
-    compile(out, diags, limits)
+    compile(out, diags, limits, schemas)
 }
 
 /// [`parse`], then [`GrammarBuilder::build`].

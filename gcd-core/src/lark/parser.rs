@@ -454,6 +454,7 @@ impl Parser<'_, '_> {
                 | Tok::Str { .. }
                 | Tok::Regex { .. }
                 | Tok::Special(_)
+                | Tok::Json(_)
                 | Tok::LParen
                 | Tok::LBrack => {
                     items.push(self.expr()?);
@@ -684,6 +685,20 @@ impl Parser<'_, '_> {
             Tok::Special(token) => {
                 self.advance();
                 Ok(Node::Special(token, self.span_of(&t)))
+            }
+            Tok::Json(text) => {
+                self.advance();
+                match serde_json::from_str::<serde_json::Value>(&text) {
+                    Ok(schema) => Ok(Node::Json(Box::new(schema), self.span_of(&t))),
+                    Err(e) => {
+                        self.error(
+                            DiagnosticKind::Syntax,
+                            self.span_of(&t),
+                            format!("the JSON Schema after `%json` is not JSON: {e}"),
+                        );
+                        Err(())
+                    }
+                }
             }
             Tok::Regex { body, flags } => {
                 self.advance();

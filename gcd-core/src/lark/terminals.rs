@@ -164,6 +164,17 @@ impl TermCompiler<'_> {
                 ));
                 None
             }
+            Node::Json(_, span) => {
+                self.diags.push(Diagnostic::new(
+                    DiagnosticKind::Syntax,
+                    Some(*span),
+                    format!(
+                        "{} cannot use `%json`: a JSON Schema is a language of many lexemes; use it in a rule",
+                        owner.0
+                    ),
+                ));
+                None
+            }
             Node::Lit { text, ci, .. } => Some(Frag::Lit {
                 text: text.clone(),
                 ci: *ci,
