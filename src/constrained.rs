@@ -97,6 +97,10 @@ pub enum ConstraintError {
     /// what the output still needs ([`MatchError::kind`] says which).
     #[error(transparent)]
     Match(#[from] MatchError),
+    /// The vocabulary lacks a special token the grammar names (a chat
+    /// format's end-of-turn token, see [`crate::chat`]).
+    #[error(transparent)]
+    Vocab(#[from] gcd_core::vocab::VocabError),
     /// [`Decoder::from_schema`] could not compile the schema: the error
     /// says why and at which JSON pointer.
     #[error(transparent)]
@@ -129,7 +133,7 @@ fn unsupported<T: ?Sized>(message: String) -> ConstraintError {
 
 /// The value under `key` in a process-wide cache, built by `build` the first
 /// time. Building runs outside the lock; a rare race builds twice.
-fn cached<K: std::hash::Hash + Eq, V: Clone>(
+pub(crate) fn cached<K: std::hash::Hash + Eq, V: Clone>(
     cache: &OnceLock<Mutex<HashMap<K, V>>>,
     key: K,
     build: impl FnOnce() -> Result<V, ConstraintError>,

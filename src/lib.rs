@@ -108,8 +108,10 @@ extern crate self as gcd;
 pub mod build;
 #[cfg(feature = "candle")]
 pub mod candle;
+pub mod chat;
 pub mod constrained;
 
+pub use chat::{Chat, ChatDecoder, ChatFormat, ChatTurn};
 pub use constrained::{Constrained, ConstraintError, Decoder};
 pub use gcd_core as core;
 pub use gcd_macros::{grammar, Constrained};

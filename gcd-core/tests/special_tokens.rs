@@ -180,3 +180,19 @@ fn llama3_turn_ends_with_eot_id() {
     assert!(!v.is_eos(eot) && !v.eos_ids().is_empty());
     assert!(m.compute_mask(v.len()).iter_ones().all(|t| v.is_eos(t as u32)));
 }
+
+#[test]
+fn a_vocabulary_bound_for_one_grammar_binds_another_as_the_tokenizer_has_it() {
+    let first = BoundGrammar::try_new(compile(GRAMMARS[1]), Arc::new(vocab())).unwrap();
+    let derived = first.vocab().clone();
+    assert_eq!(derived.special_symbols().map(|(id, _)| id).collect::<Vec<_>>(), vec![6, 5]);
+    // Another grammar naming other tokens, and one naming none.
+    let second = BoundGrammar::try_new(compile(GRAMMARS[0]), derived.clone()).unwrap();
+    let mut m = Matcher::new(Arc::new(second));
+    m.advance(0).unwrap();
+    m.advance(5).unwrap();
+    assert_eq!(m.text(), "a<|end|>");
+    let plain = BoundGrammar::try_new(compile("start: \"a\""), derived).unwrap();
+    assert_eq!(plain.vocab().fingerprint(), vocab().fingerprint());
+    assert_eq!(plain.vocab().eos_ids(), &[8]);
+}

@@ -99,6 +99,8 @@ pub(crate) fn vocab_for(
     grammar: &CompiledGrammar,
     vocab: Arc<Vocabulary>,
 ) -> Result<Arc<Vocabulary>, VocabError> {
+    // Bound for another grammar's special tokens: start from the tokenizer's.
+    let vocab = vocab.base();
     let ids = grammar
         .grammar
         .special_tokens()
@@ -175,13 +177,16 @@ impl BoundGrammar {
     /// [`with_trie`](Self::with_trie), resolving the special tokens the
     /// grammar names. A grammar that names some reads the vocabulary
     /// differently (see [`Vocabulary::special_token_id`]), so it gets a
-    /// trie of its own and `trie` is not used.
+    /// trie of its own and `trie` is not used; so does a vocabulary read
+    /// that way for another grammar, which binds as its
+    /// [`base`](Vocabulary::base).
     pub fn try_with_trie(
         grammar: Arc<CompiledGrammar>,
         vocab: Arc<Vocabulary>,
         trie: Arc<TokenTrie>,
     ) -> Result<BoundGrammar, VocabError> {
-        if grammar.grammar.special_tokens().next().is_none() {
+        let derived = vocab.special_symbols().next().is_some();
+        if grammar.grammar.special_tokens().next().is_none() && !derived {
             return Ok(Self::bind(grammar, vocab, trie));
         }
         Self::try_new(grammar, vocab)

@@ -153,6 +153,9 @@ pub struct Vocabulary {
     /// The id and name of each special token a grammar spells as a
     /// symbol, by index (see `special`).
     symbols: Vec<(u32, String)>,
+    /// The vocabulary this one was derived from for such a grammar: other
+    /// grammars bind to that one.
+    base: Option<Arc<Vocabulary>>,
 }
 
 // Shared through `Arc` across request threads.
@@ -377,6 +380,7 @@ impl Vocabulary {
             no_encoder_reason,
             fingerprint: h,
             symbols: Vec::new(),
+            base: None,
         }
     }
 

@@ -11,6 +11,8 @@
 //! is no longer an EOS id (it is grammar text now, allowed only where the
 //! grammar puts it).
 
+use std::sync::Arc;
+
 use super::{Result, TokenKind, VocabError, VocabErrorKind, Vocabulary};
 use crate::grammar::{special_bytes, SpecialToken, SPECIAL_LEAD};
 
@@ -60,9 +62,15 @@ impl Vocabulary {
         }
     }
 
-    /// This vocabulary with `ids[k]` spelled as the `k`-th special token of
-    /// a grammar (see the module doc). `names[k]` is how output shows it.
-    pub(crate) fn with_special_symbols(&self, ids: &[u32]) -> Result<Vocabulary> {
+    /// The vocabulary as the tokenizer has it: `self`, unless `self` was
+    /// derived for a grammar that names special tokens.
+    pub fn base(self: &Arc<Self>) -> Arc<Vocabulary> {
+        self.base.clone().unwrap_or_else(|| self.clone())
+    }
+
+    /// `self` with `ids[k]` spelled as the `k`-th special token of a
+    /// grammar (see the module doc); `self` must be a base vocabulary.
+    pub(crate) fn with_special_symbols(self: &Arc<Self>, ids: &[u32]) -> Result<Vocabulary> {
         let mut symbol_of = vec![u32::MAX; self.len()];
         for (k, &id) in ids.iter().enumerate() {
             self.check(id)?;
@@ -89,6 +97,7 @@ impl Vocabulary {
         }
         let mut out = Vocabulary::assemble(self.name.clone(), tokens, kinds, None, self.no_encoder_reason);
         out.encoder = self.encoder.clone();
+        out.base = Some(self.clone());
         out.eos = self.eos.iter().copied().filter(|&e| symbol_of[e as usize] == u32::MAX).collect();
         out.symbols = ids
             .iter()

@@ -1,0 +1,160 @@
+//! Chat-format turns: reasoning, free text and typed calls in the Hermes,
+//! Llama 3.1 and Mistral formats, sampled under budgets (always complete,
+//! always read back into the calls) and replayed from known text.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use gcd::core::vocab::Vocabulary;
+use gcd::{Chat, ChatDecoder, Constrained, ConstraintError};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde::Deserialize;
+
+#[derive(Constrained, Deserialize, Debug, PartialEq)]
+#[serde(tag = "name", content = "arguments", rename_all = "snake_case")]
+enum Tool {
+    GetWeather {
+        #[constrained(max_len = 12)]
+        city: String,
+    },
+    Search {
+        query: String,
+        #[constrained(range = 1..=5)]
+        limit: u8,
+    },
+}
+
+#[derive(Constrained, Deserialize, Debug, PartialEq)]
+#[serde(tag = "name", content = "parameters", rename_all = "snake_case")]
+enum LlamaTool {
+    Lookup {
+        #[constrained(max_len = 8)]
+        id: String,
+    },
+}
+
+/// Random allowed tokens (EOS last resort) until the turn ends.
+fn sample<T: serde::de::DeserializeOwned>(d: &mut ChatDecoder<T>, seed: u64) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let v = d.matcher().bound().vocab().clone();
+    while !d.is_finished() {
+        let mask = d.matcher().compute_mask(v.len());
+        let text: Vec<u32> = mask.iter_ones().map(|t| t as u32).filter(|&t| !v.is_eos(t)).collect();
+        let t = if text.is_empty() {
+            v.eos_ids()[0]
+        } else {
+            text[rng.random_range(0..text.len())]
+        };
+        d.advance(t).unwrap();
+    }
+}
+
+#[test]
+fn hermes_turns_with_reasoning_and_two_calls_under_budgets() {
+    let vocab = Arc::new(Vocabulary::o200k_base().unwrap());
+    // o200k has no <|im_end|>; its <|endofprompt|> stands in.
+    let chat = Chat::hermes()
+        .reasoning(true)
+        .end_token("<|endofprompt|>")
+        .calls(2, Some(2));
+    let least = chat.decoder::<Tool>(vocab.clone()).unwrap().matcher().min_tokens_to_complete();
+    for (i, budget) in [least, least + 10, least + 40].into_iter().enumerate() {
+        for seed in 0..3 {
+            let mut d = chat.decoder::<Tool>(vocab.clone()).unwrap().with_budget(budget).unwrap();
+            sample(&mut d, seed * 10 + i as u64);
+            let used = d.matcher().tokens().len() - usize::from(d.matcher().is_finished());
+            assert!(used <= budget, "{used} > {budget}");
+            let text = d.matcher().text();
+            assert!(text.starts_with("<think>") && text.ends_with("</tool_call><|endofprompt|>"), "{text}");
+            let turn = d.finish().unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(turn.calls.len(), 2, "{text}");
+            assert!(turn.reasoning.is_some(), "{text}");
+        }
+    }
+    assert!(chat.decoder::<Tool>(vocab).unwrap().with_budget(least - 1).is_err());
+}
+
+#[test]
+fn hermes_text_replays_into_the_turn() {
+    let vocab = Arc::new(Vocabulary::o200k_base().unwrap());
+    let mut d = Chat::hermes()
+        .reasoning(true)
+        .end_token("<|endofprompt|>")
+        .decoder::<Tool>(vocab)
+        .unwrap();
+    // A marker inside a JSON string is text: serde_json reads the call.
+    let text = "<think>need weather</think>Checking.<tool_call>\n\
+                {\"name\":\"get_weather\",\"arguments\":{\"city\":\"</tool_call>\"}}\n</tool_call>\n<tool_call>\n\
+                {\"name\":\"search\",\"arguments\":{\"query\":\"rain\",\"limit\":2}}\n</tool_call><|endofprompt|>";
+    let v = d.matcher().bound().vocab().clone();
+    for t in v.encode(text).unwrap() {
+        d.advance(t).unwrap_or_else(|e| panic!("{:?}: {e}", d.matcher().text()));
+    }
+    let turn = d.finish().unwrap();
+    assert_eq!(turn.reasoning.as_deref(), Some("need weather"));
+    assert_eq!(turn.text, "Checking.");
+    assert_eq!(
+        turn.calls,
+        vec![
+            Tool::GetWeather { city: "</tool_call>".into() },
+            Tool::Search { query: "rain".into(), limit: 2 }
+        ]
+    );
+    // The end token spelled as text is not the end token.
+    let mut d = Chat::hermes().end_token("<|endofprompt|>").decoder::<Tool>(v.clone()).unwrap();
+    let spelled = "<tool_call>\n{\"name\":\"search\",\"arguments\":{\"query\":\"x\",\"limit\":1}}\n</tool_call><|endofprompt|>";
+    let ids = Vocabulary::o200k_base().unwrap().encode(spelled).unwrap();
+    let refused = ids.iter().any(|&t| d.advance(t).is_err());
+    assert!(refused, "the end token's text was accepted as the token");
+}
+
+#[test]
+fn a_missing_end_token_is_named() {
+    let vocab = Arc::new(Vocabulary::o200k_base().unwrap());
+    match Chat::hermes().decoder::<Tool>(vocab) {
+        Err(ConstraintError::Vocab(e)) => assert!(e.to_string().contains("<|im_end|>"), "{e}"),
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("o200k has no <|im_end|>"),
+    }
+    let e = Chat::llama31().reasoning(true).grammar::<LlamaTool>().unwrap_err();
+    assert!(e.to_string().contains("Hermes"), "{e}");
+}
+
+#[test]
+fn mistral_calls_follow_the_tool_calls_token() {
+    // Every byte a token, plus [TOOL_CALLS] and </s> (EOS).
+    let mut tokens: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+    tokens.push(b"[TOOL_CALLS]".to_vec());
+    tokens.push(b"</s>".to_vec());
+    let vocab = Arc::new(Vocabulary::from_tokens_with_special(tokens, &[256, 257], &[257]));
+    let chat = Chat::mistral();
+    let least = chat.decoder::<Tool>(vocab.clone()).unwrap().matcher().min_tokens_to_complete();
+    for seed in 0..4 {
+        let mut d = chat.decoder::<Tool>(vocab.clone()).unwrap().with_budget(least + 30).unwrap();
+        sample(&mut d, seed);
+        let text = d.matcher().text();
+        assert!(text.starts_with("[TOOL_CALLS][{") && text.ends_with("}]"), "{text}");
+        assert!(!d.finish().unwrap().calls.is_empty());
+    }
+}
+
+#[test]
+fn llama31_on_the_real_tokenizer() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/tokenizers/llama3/tokenizer.json");
+    if !path.exists() {
+        eprintln!("skipped: {} not found", path.display());
+        return;
+    }
+    let vocab = Arc::new(Vocabulary::from_tokenizer_json(&path).unwrap());
+    let chat = Chat::llama31().calls(1, Some(3));
+    let least = chat.decoder::<LlamaTool>(vocab.clone()).unwrap().matcher().min_tokens_to_complete();
+    for seed in 0..3 {
+        let mut d = chat.decoder::<LlamaTool>(vocab.clone()).unwrap().with_budget(least + 12).unwrap();
+        sample(&mut d, seed);
+        let text = d.matcher().text();
+        assert!(text.ends_with("}<|eot_id|>"), "{text}");
+        let turn = d.finish().unwrap();
+        assert!((1..=3).contains(&turn.calls.len()), "{text}");
+    }
+}
