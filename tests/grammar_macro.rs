@@ -173,3 +173,40 @@ fn dynamic_lexing_opts_in() {
     // The same text without the option is a compile error (tests/ui/fail/lexical_hazard.rs).
     assert!(Runs::parse("aa").is_err(), "parse trees need maximal munch");
 }
+
+gcd::grammar! {
+    /// A call, then the end-of-prompt special token, written as Rust tokens.
+    EndsWithSpecial;
+    start: CALL <|endofprompt|>
+    CALL: /"[a-z]+\\(\\)"/
+}
+
+gcd::grammar! {
+    /// By id, in text form.
+    EndsWithId = r#"start: "ok" <[200018]>"#;
+}
+
+#[test]
+fn special_tokens_in_both_forms() {
+    assert_eq!(EndsWithSpecial::SOURCE, "start: CALL <|endofprompt|>\nCALL: /[a-z]+\\(\\)/");
+    let vocab = Arc::new(Vocabulary::o200k_base().unwrap());
+    let bound = EndsWithSpecial::try_bind(vocab.clone()).unwrap();
+    let v = bound.vocab().clone();
+    let mut m = Matcher::new(bound);
+    for id in v.encode("run()").unwrap() {
+        m.advance(id).unwrap();
+    }
+    let end = v.encode("<|endofprompt|>").unwrap();
+    assert_eq!(end.len(), 1, "bound, the name encodes as the token");
+    let mask = m.compute_mask(v.len());
+    assert_eq!(mask.iter_ones().collect::<Vec<_>>(), vec![end[0] as usize]);
+    m.advance(end[0]).unwrap();
+    assert_eq!(m.text(), "run()<|endofprompt|>");
+    // <[200018]> is o200k's <|endofprompt|>: the same token by id.
+    let by_id = EndsWithId::try_bind(vocab.clone()).unwrap();
+    assert_eq!(by_id.vocab().special_symbols().collect::<Vec<_>>(), vec![(200018, "<|endofprompt|>")]);
+    // A vocabulary without the token: an error naming it.
+    let small = Arc::new(Vocabulary::from_tokens(vec![b"a".to_vec()], vec![]));
+    let e = EndsWithSpecial::try_bind(small).unwrap_err();
+    assert!(e.to_string().contains("<|endofprompt|>"), "{e}");
+}

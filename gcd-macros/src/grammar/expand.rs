@@ -56,7 +56,8 @@ pub fn expand(input: GrammarInput) -> syn::Result<TokenStream> {
             CompiledGrammar::with_config(&g, &config)
         })
         .map_err(|e| origin.errors(&e))?;
-    Ok(emit(&input, &text, &compiled.to_bytes(), &origin))
+    let names_special_tokens = compiled.grammar().special_tokens().next().is_some();
+    Ok(emit(&input, &text, &compiled.to_bytes(), &origin, names_special_tokens))
 }
 
 /// Where the grammar text came from, to place errors.
@@ -136,7 +137,13 @@ fn crate_relative(path: &str) -> PathBuf {
 
 /// The emitted item. Kept apart from compilation so it can be read and
 /// tested as plain code.
-fn emit(input: &GrammarInput, text: &str, snapshot: &[u8], origin: &Origin) -> TokenStream {
+fn emit(
+    input: &GrammarInput,
+    text: &str,
+    snapshot: &[u8],
+    origin: &Origin,
+    names_special_tokens: bool,
+) -> TokenStream {
     let GrammarInput {
         attrs, vis, name, ..
     } = input;
@@ -149,6 +156,20 @@ fn emit(input: &GrammarInput, text: &str, snapshot: &[u8], origin: &Origin) -> T
         _ => quote! {},
     };
     let core = quote! { ::gcd::core };
+    // Binding can only fail on a special token the vocabulary lacks: a
+    // grammar that names none keeps an infallible `bind`.
+    let bind = if names_special_tokens {
+        quote! {}
+    } else {
+        quote! {
+            /// Binds the grammar to a vocabulary, for token masks.
+            pub fn bind(
+                vocab: ::std::sync::Arc<#core::vocab::Vocabulary>,
+            ) -> ::std::sync::Arc<#core::bind::BoundGrammar> {
+                ::std::sync::Arc::new(#core::bind::BoundGrammar::new(Self::compiled().clone(), vocab))
+            }
+        }
+    };
     quote! {
         #(#attrs)*
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -197,11 +218,13 @@ fn emit(input: &GrammarInput, text: &str, snapshot: &[u8], origin: &Origin) -> T
                 #core::bind::BoundGrammar::from_bytes(Self::compiled().clone(), vocab, tables).map(::std::sync::Arc::new)
             }
 
-            /// Binds the grammar to a vocabulary, for token masks.
-            pub fn bind(
+            #bind
+            /// Binds the grammar to a vocabulary, for token masks; an error
+            /// names a special token the grammar names and `vocab` lacks.
+            pub fn try_bind(
                 vocab: ::std::sync::Arc<#core::vocab::Vocabulary>,
-            ) -> ::std::sync::Arc<#core::bind::BoundGrammar> {
-                ::std::sync::Arc::new(#core::bind::BoundGrammar::new(Self::compiled().clone(), vocab))
+            ) -> ::core::result::Result<::std::sync::Arc<#core::bind::BoundGrammar>, #core::vocab::VocabError> {
+                #core::bind::BoundGrammar::try_new(Self::compiled().clone(), vocab).map(::std::sync::Arc::new)
             }
         }
     }

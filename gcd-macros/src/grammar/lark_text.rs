@@ -144,6 +144,32 @@ impl Writer {
                     self.emit(&regex_text(&value), source);
                     i += 2;
                 }
+                TokenTree::Punct(p) if p.as_char() == '<' => {
+                    // A special token, `<|im_end|>` or `<[128009]>`: its
+                    // tokens printed without spaces, as one piece.
+                    let close = (toks[i + 1..].iter().take(8))
+                        .position(|t| matches!(t, TokenTree::Punct(q) if q.as_char() == '>'))
+                        .ok_or_else(|| {
+                            syn::Error::new(p.span(), "a special token is written `<|name|>`, `<NAME>` or `<[id]>`")
+                        })?;
+                    let inner = &toks[i + 1..i + 1 + close];
+                    let mut name = String::from("<");
+                    for t in inner {
+                        match t {
+                            TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket => {
+                                name.push_str(&format!("[{}]", g.stream()));
+                            }
+                            TokenTree::Group(g) => {
+                                return Err(syn::Error::new(g.span(), "a special token is written `<|name|>`, `<NAME>` or `<[id]>`"))
+                            }
+                            t => name.push_str(&t.to_string()),
+                        }
+                    }
+                    name.push('>');
+                    let source: TokenStream = toks[i..i + 2 + close].iter().cloned().collect();
+                    self.emit(&name, source);
+                    i += 1 + close;
+                }
                 TokenTree::Punct(p) if p.as_char() == '%' => {
                     self.emit("%", p.to_token_stream());
                     self.glue = true;

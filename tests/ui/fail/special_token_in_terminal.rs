@@ -1,0 +1,7 @@
+gcd::grammar! {
+    G;
+    start: END
+    END: "a" <|im_end|>
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+gcd::grammar! {
+    G;
+    start: "a" <|im_end
+}
+
+fn main() {}
