@@ -32,7 +32,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use gcd_core::bind::BoundGrammar;
 use gcd_core::compiled::CompiledGrammar;
 use gcd_core::grammar::{Expr, GrammarBuilder, SpecialToken, TerminalPattern};
-use gcd_core::json::{ShapeSet, Whitespace};
+use gcd_core::json::Whitespace;
 use gcd_core::runtime::decode::LogitsSource;
 use gcd_core::runtime::matcher::Matcher;
 use gcd_core::vocab::Vocabulary;
@@ -149,11 +149,8 @@ impl Chat {
             ty: std::any::type_name::<T>(),
             message,
         };
-        let mut set = ShapeSet::new();
-        let root = T::shape(&mut set);
         let ws = self.whitespace.unwrap_or(T::WHITESPACE);
-        let call_grammar =
-            gcd_core::json::to_grammar(&root, &set, ws).map_err(|e| unsupported(e.0))?;
+        let call_grammar = crate::constrained::json_grammar::<T>(ws)?;
         let mut b = GrammarBuilder::new();
         let call = Expr::name(&b.embed("call", &call_grammar, None));
         let lit = Expr::literal;

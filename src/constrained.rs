@@ -149,6 +149,16 @@ pub(crate) fn cached<K: std::hash::Hash + Eq, V: Clone>(
     Ok(v)
 }
 
+/// The grammar IR of `T`'s JSON (before compilation): what
+/// [`Chat`](crate::Chat) and `grammar!`'s `@Type` rules embed.
+pub fn json_grammar<T: Constrained + ?Sized>(
+    ws: Whitespace,
+) -> Result<gcd_core::grammar::Grammar, ConstraintError> {
+    let mut set = ShapeSet::new();
+    let root = T::shape(&mut set);
+    gcd_core::json::to_grammar(&root, &set, ws).map_err(|e| unsupported::<T>(e.0))
+}
+
 /// The compiled grammar for `T`, built at first use and cached.
 pub fn compiled<T: Constrained + 'static>(
     ws: Whitespace,
@@ -156,9 +166,7 @@ pub fn compiled<T: Constrained + 'static>(
     static CACHE: OnceLock<Mutex<HashMap<(TypeId, Whitespace), Arc<CompiledGrammar>>>> =
         OnceLock::new();
     cached(&CACHE, (TypeId::of::<T>(), ws), || {
-        let mut set = ShapeSet::new();
-        let root = T::shape(&mut set);
-        let g = gcd_core::json::to_grammar(&root, &set, ws).map_err(|e| unsupported::<T>(e.0))?;
+        let g = json_grammar::<T>(ws)?;
         // The derive's shapes are LL(1) by construction: a conflict is a bug to report.
         let strict = gcd_core::compiled::Config::default().ll1_only(true);
         let g = CompiledGrammar::with_config(&g, &strict).map_err(|e| {

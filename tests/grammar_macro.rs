@@ -210,3 +210,48 @@ fn special_tokens_in_both_forms() {
     let e = EndsWithSpecial::try_bind(small).unwrap_err();
     assert!(e.to_string().contains("<|endofprompt|>"), "{e}");
 }
+
+mod typed {
+    #[derive(gcd::Constrained, serde::Deserialize, Debug, PartialEq)]
+    #[serde(tag = "name", content = "arguments", rename_all = "snake_case")]
+    pub enum ToolCall {
+        Lookup { id: u8 },
+        Ping,
+    }
+
+    gcd::grammar! {
+        /// Tool calls in tags, each the JSON of `ToolCall`.
+        pub Calls;
+        start: call+ <|endofprompt|>
+        call: "<tool_call>" @ToolCall "</tool_call>"
+    }
+
+    gcd::grammar! {
+        /// The text form, with a path.
+        pub One = r#"start: "call " @self::ToolCall"#;
+    }
+}
+
+#[test]
+fn typed_rules_link_the_types_grammar() {
+    use typed::{Calls, One, ToolCall};
+    assert!(Calls::try_compiled().is_ok());
+    let vocab = Arc::new(Vocabulary::o200k_base().unwrap());
+    let bound = Calls::try_bind(vocab).unwrap();
+    let v = bound.vocab().clone();
+    let text = "<tool_call>{\"name\":\"lookup\",\"arguments\":{\"id\":7}}</tool_call><tool_call>{\"name\":\"ping\"}</tool_call><|endofprompt|>";
+    let mut m = Matcher::new(bound);
+    for id in v.encode(text).unwrap() {
+        m.advance(id).unwrap_or_else(|e| panic!("{:?}: {e}", m.text()));
+    }
+    assert!(m.is_complete());
+    // Only the type's JSON: an unknown tool or a wrong argument type stops.
+    for bad in ["<tool_call>{\"name\":\"delete\"", "<tool_call>{\"name\":\"lookup\",\"arguments\":{\"id\":\"7"] {
+        assert!(!Matcher::new(Calls::try_bind(Arc::new(Vocabulary::o200k_base().unwrap())).unwrap()).accepts_bytes(bad.as_bytes()), "{bad}");
+    }
+    let tree = One::parse("call {\"name\":\"ping\"}").unwrap();
+    assert_eq!(tree.children().len(), 1);
+    let json = &"call {\"name\":\"lookup\",\"arguments\":{\"id\":3}}"[5..];
+    assert_eq!(serde_json::from_str::<ToolCall>(json).unwrap(), ToolCall::Lookup { id: 3 });
+    assert!(One::parse("call {\"name\":\"lookup\"}").is_err(), "arguments are required");
+}

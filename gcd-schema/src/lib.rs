@@ -104,11 +104,11 @@ pub fn to_grammar(schema: &Value, options: &Options) -> Result<Grammar, SchemaEr
 /// between lexemes (`Whitespace::Json` does): that would apply to the
 /// whole grammar.
 pub fn parse_lark(src: &str, options: &Options) -> Result<Grammar, gcd_core::error::GrammarError> {
-    gcd_core::lark::parse_with_schemas(src, &options.limits, options)?.build()
+    gcd_core::lark::parse_with_embeds(src, &options.limits, options)?.build()
 }
 
-impl gcd_core::lark::SchemaCompiler for Options {
-    fn grammar(&self, schema: &Value) -> Result<Grammar, String> {
+impl gcd_core::lark::Embeds for Options {
+    fn json_schema(&self, schema: &Value) -> Result<Grammar, String> {
         to_grammar(schema, self).map_err(|e| e.to_string())
     }
 }

@@ -94,6 +94,8 @@ pub(super) enum Node {
     Special(SpecialToken, Span),
     /// `%json { ... }`: the language of a JSON Schema, as a rule.
     Json(Box<serde_json::Value>, Span),
+    /// `@Name` (in `grammar!`): the JSON of a Rust type, as a rule.
+    TypeRef(String, Span),
     Seq(Vec<Node>),
     Alt(Vec<Node>),
     Opt(Box<Node>),
@@ -111,7 +113,8 @@ impl Node {
             | Node::Re(_)
             | Node::Range { .. }
             | Node::Special(..)
-            | Node::Json(..) => {}
+            | Node::Json(..)
+            | Node::TypeRef(..) => {}
             Node::Seq(items) | Node::Alt(items) => items.iter().for_each(|i| i.names(out)),
             Node::Opt(e) | Node::Star(e) | Node::Plus(e) | Node::Repeat(e, ..) => e.names(out),
             Node::Template(_, args, _) => args.iter().for_each(|a| a.names(out)),
@@ -127,6 +130,7 @@ impl Node {
             | Node::Range { .. }
             | Node::Special(..)
             | Node::Json(..)
+            | Node::TypeRef(..)
             | Node::Template(..) => 1,
             Node::Seq(items) | Node::Alt(items) => {
                 items.iter().fold(0u64, |a, i| a.saturating_add(i.cost()))

@@ -22,6 +22,8 @@ pub(super) enum Tok {
     Special(SpecialToken),
     /// `%json { ... }`: the JSON text of an inline schema.
     Json(String),
+    /// `@Name`, `@path::Name`: a Rust type (in `grammar!`).
+    TypeRef(String),
     Directive(String),
     Colon,
     Pipe,
@@ -61,6 +63,7 @@ pub(super) fn describe(tok: &Tok) -> String {
         Tok::Number(n) => format!("`{n}`"),
         Tok::Special(t) => format!("special token `{t}`"),
         Tok::Json(_) => "`%json { ... }`".into(),
+        Tok::TypeRef(name) => format!("`@{name}`"),
         Tok::Directive(d) => format!("`%{d}`"),
         Tok::Colon => "`:`".into(),
         Tok::Pipe => "`|`".into(),
@@ -173,6 +176,25 @@ impl Lexer<'_, '_> {
                 '/' if next == Some('/') => self.skip_to_eol(),
                 '/' => self.regex(),
                 '<' => self.special_token(),
+                '@' => {
+                    let mut j = start + 1;
+                    while self.peek_at(j).is_some_and(|c| is_name_char(c) || c == ':') {
+                        j += 1;
+                    }
+                    self.i = j;
+                    let name = &self.text[start + 1..j];
+                    if name.is_empty() || name.starts_with(':') || name.ends_with(':') {
+                        self.error(
+                            DiagnosticKind::Syntax,
+                            start,
+                            j,
+                            "expected a Rust type after `@` (`@ToolCall`, `@tools::Call`)",
+                        );
+                        self.push(Tok::Invalid, start, j);
+                    } else {
+                        self.push(Tok::TypeRef(name.to_string()), start, j);
+                    }
+                }
                 '"' => self.string(),
                 '\\' => {
                     // A line continuation: `\`, optional blanks, end of line.

@@ -7,11 +7,11 @@
 use std::collections::{HashMap, HashSet};
 
 use super::ast::{Frag, Node, Parsed};
-use super::SchemaCompiler;
+use super::Embeds;
 use super::regex::range_regex;
 use super::terminals::{check_terminal, non_empty_part, TState, TermCompiler};
 use crate::error::{Diagnostic, DiagnosticKind, GrammarError, Span};
-use crate::grammar::{Alternative, Expr, GrammarBuilder, TerminalPattern};
+use crate::grammar::{Alternative, Expr, Grammar, GrammarBuilder, TerminalPattern};
 use crate::limits::Limits;
 
 /// What lowering a rule's expression needs besides the expression.
@@ -21,32 +21,29 @@ struct RuleCx<'a> {
     optional: &'a HashSet<String>,
     diags: &'a mut Vec<Diagnostic>,
     builder: &'a mut GrammarBuilder,
-    schemas: Option<&'a dyn SchemaCompiler>,
-    /// Each inline schema's JSON text → the start rule of its grammar, so
-    /// one schema written twice is embedded once.
+    embeds: &'a dyn Embeds,
+    /// Each embedded grammar (`json:` and the schema's text, `type:` and
+    /// the type's name) → its start rule here, so one written twice is
+    /// embedded once.
     embedded: HashMap<String, String>,
 }
 
 impl RuleCx<'_> {
-    /// The rule standing for an inline `%json` schema, embedding its
-    /// grammar on first use.
-    fn inline_schema(&mut self, schema: &serde_json::Value, span: Span) -> Expr {
-        let key = schema.to_string();
+    /// The rule standing for an embedded grammar (`key` names it, `what`
+    /// says it in messages), embedding it on first use.
+    fn embedded(
+        &mut self,
+        key: String,
+        what: &str,
+        span: Span,
+        make: impl FnOnce(&dyn Embeds) -> Result<Grammar, String>,
+    ) -> Expr {
         if let Some(start) = self.embedded.get(&key) {
             return Expr::Name(start.clone(), Some(span));
         }
-        let Some(schemas) = self.schemas else {
-            self.diags.push(Diagnostic::new(
-                DiagnosticKind::Unsupported,
-                Some(span),
-                "`%json { ... }` needs a JSON Schema compiler: read the grammar with \
-                 `gcd_schema::parse_lark` (or the `gcd` command line), not `gcd_core::lark`",
-            ));
-            return Expr::Seq(Vec::new());
-        };
-        match schemas.grammar(schema) {
+        match make(self.embeds) {
             Ok(g) => {
-                let prefix = format!("__json{}", self.embedded.len());
+                let prefix = format!("__embed{}", self.embedded.len());
                 let start = self.builder.embed(&prefix, &g, Some(span));
                 self.embedded.insert(key, start.clone());
                 Expr::Name(start, Some(span))
@@ -55,7 +52,7 @@ impl RuleCx<'_> {
                 self.diags.push(Diagnostic::new(
                     DiagnosticKind::Unsupported,
                     Some(span),
-                    format!("the JSON Schema after `%json`: {msg}"),
+                    format!("{what}: {msg}"),
                 ));
                 Expr::Seq(Vec::new())
             }
@@ -104,7 +101,17 @@ impl RuleCx<'_> {
             Node::Special(t, span) => {
                 Expr::Pattern(TerminalPattern::Special(t.clone()), Some(*span))
             }
-            Node::Json(schema, span) => self.inline_schema(schema, *span),
+            Node::Json(schema, span) => self.embedded(
+                format!("json:{schema}"),
+                "the JSON Schema after `%json`",
+                *span,
+                |e| e.json_schema(schema),
+            ),
+            Node::TypeRef(name, span) => {
+                self.embedded(format!("type:{name}"), &format!("`@{name}`"), *span, |e| {
+                    e.rust_type(name)
+                })
+            }
             Node::Seq(items) => Expr::Seq(items.iter().map(|i| self.rule_expr(i)).collect()),
             Node::Alt(items) => Expr::Alt(items.iter().map(|i| self.rule_expr(i)).collect()),
             Node::Opt(e) | Node::Star(e) | Node::Plus(e) | Node::Repeat(e, ..) => {
@@ -141,7 +148,7 @@ pub(super) fn compile(
     parsed: Parsed,
     mut diags: Vec<Diagnostic>,
     limits: &Limits,
-    schemas: Option<&dyn SchemaCompiler>,
+    embeds: &dyn Embeds,
 ) -> Result<GrammarBuilder, GrammarError> {
     let Parsed {
         terms,
@@ -238,7 +245,7 @@ pub(super) fn compile(
         optional: &optional,
         diags: &mut diags,
         builder: &mut builder,
-        schemas,
+        embeds,
         embedded: HashMap::new(),
     };
     for r in &rules {

@@ -50,9 +50,11 @@
 //!   [`SpecialToken`](crate::grammar::SpecialToken)); resolved when the
 //!   grammar is bound.
 //! - llguidance's inline JSON Schemas in rules: `%json { ... }` stands for
-//!   the JSON documents the schema validates. gcd-core has no JSON Schema
-//!   compiler: [`parse_with_schemas`] takes one (`gcd_schema::parse_lark`
-//!   passes gcd-schema's), and without one `%json` is an error.
+//!   the JSON documents the schema validates, and (in `grammar!`) `@Name`
+//!   for the JSON of a Rust type deriving `Constrained`. gcd-core compiles
+//!   neither: [`parse_with_embeds`] takes what does ([`Embeds`];
+//!   `gcd_schema::parse_lark` passes gcd-schema's JSON Schema compiler),
+//!   and without it they are errors.
 //! - `%ignore NAME`, `%ignore "literal"`, `%ignore /regex/` (and any other
 //!   terminal expression, compiled to one anonymous ignored terminal).
 //! - `%import common.NAME`, `%import common.NAME -> ALIAS`,
@@ -149,36 +151,47 @@ pub fn parse(src: &str) -> Result<GrammarBuilder, GrammarError> {
 /// [`parse`] under the given limits (regex length, rule expansion,
 /// template instances).
 pub fn parse_with(src: &str, limits: &Limits) -> Result<GrammarBuilder, GrammarError> {
-    read(src, limits, None)
+    parse_with_embeds(src, limits, &NoEmbeds)
 }
 
-/// Compiles the JSON Schema of an inline `%json { ... }` to a grammar.
-/// gcd-core has no JSON Schema compiler of its own: `gcd_schema::parse_lark`
-/// reads grammar text with one.
-pub trait SchemaCompiler {
+/// Grammars that other parts of gcd make and a Lark grammar may stand in
+/// for one of its rules: `%json { ... }` (a JSON Schema's documents) and
+/// `@Name` (a Rust type deriving `Constrained`, in `grammar!`). gcd-core
+/// compiles neither itself: `gcd_schema::parse_lark` gives a JSON Schema
+/// compiler, and `grammar!` links the types. Each grammar is embedded
+/// under a prefix (see [`GrammarBuilder::embed`]).
+pub trait Embeds {
     /// The grammar of `schema`'s JSON documents, or why there is none.
-    fn grammar(&self, schema: &serde_json::Value) -> Result<Grammar, String>;
+    fn json_schema(&self, schema: &serde_json::Value) -> Result<Grammar, String> {
+        let _ = schema;
+        Err("`%json { ... }` needs a JSON Schema compiler: read the grammar with \
+             `gcd_schema::parse_lark` (or the `gcd` command line), not `gcd_core::lark`"
+            .into())
+    }
+
+    /// The grammar of the JSON that Rust type `name` reads, or why there
+    /// is none.
+    fn rust_type(&self, name: &str) -> Result<Grammar, String> {
+        Err(format!(
+            "`@{name}` stands for a Rust type deriving `Constrained`: only `grammar!` links types"
+        ))
+    }
 }
 
-/// [`parse_with`], with `%json { ... }` rules compiled by `schemas`; each
-/// one's grammar is embedded under a prefix (see [`GrammarBuilder::embed`]).
-pub fn parse_with_schemas(
-    src: &str,
-    limits: &Limits,
-    schemas: &dyn SchemaCompiler,
-) -> Result<GrammarBuilder, GrammarError> {
-    read(src, limits, Some(schemas))
-}
+/// Embeds nothing: `%json` and `@Name` are errors.
+struct NoEmbeds;
+impl Embeds for NoEmbeds {}
 
-fn read(
+/// [`parse_with`], with `%json { ... }` and `@Name` rules made by `embeds`.
+pub fn parse_with_embeds(
     src: &str,
     limits: &Limits,
-    schemas: Option<&dyn SchemaCompiler>,
+    embeds: &dyn Embeds,
 ) -> Result<GrammarBuilder, GrammarError> {
     let source = Source::new(src);
     let (out, mut diags) = parse_text(&source);
     let out = templates::expand(out, &mut diags, limits);
-    compile(out, diags, limits, schemas)
+    compile(out, diags, limits, embeds)
 }
 
 /// [`parse`], then [`GrammarBuilder::build`].

@@ -455,6 +455,7 @@ impl Parser<'_, '_> {
                 | Tok::Regex { .. }
                 | Tok::Special(_)
                 | Tok::Json(_)
+                | Tok::TypeRef(_)
                 | Tok::LParen
                 | Tok::LBrack => {
                     items.push(self.expr()?);
@@ -685,6 +686,10 @@ impl Parser<'_, '_> {
             Tok::Special(token) => {
                 self.advance();
                 Ok(Node::Special(token, self.span_of(&t)))
+            }
+            Tok::TypeRef(name) => {
+                self.advance();
+                Ok(Node::TypeRef(name, self.span_of(&t)))
             }
             Tok::Json(text) => {
                 self.advance();

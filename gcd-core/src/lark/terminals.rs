@@ -164,6 +164,17 @@ impl TermCompiler<'_> {
                 ));
                 None
             }
+            Node::TypeRef(name, span) => {
+                self.diags.push(Diagnostic::new(
+                    DiagnosticKind::Syntax,
+                    Some(*span),
+                    format!(
+                        "{} cannot use `@{name}`: a Rust type's JSON is a language of many lexemes; use it in a rule",
+                        owner.0
+                    ),
+                ));
+                None
+            }
             Node::Json(_, span) => {
                 self.diags.push(Diagnostic::new(
                     DiagnosticKind::Syntax,

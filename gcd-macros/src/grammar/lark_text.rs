@@ -62,6 +62,16 @@ impl LarkText {
     }
 }
 
+impl LarkText {
+    /// The tokens that printed the first piece spelled `text`.
+    pub fn tokens_of(&self, text: &str) -> Option<TokenStream> {
+        self.pieces
+            .iter()
+            .find(|p| &self.text[p.range.clone()] == text)
+            .map(|p| p.tokens.clone())
+    }
+}
+
 /// Prints `tokens` as Lark text.
 pub fn from_tokens(tokens: TokenStream) -> Result<LarkText, syn::Error> {
     let mut w = Writer {
@@ -169,6 +179,32 @@ impl Writer {
                     let source: TokenStream = toks[i..i + 2 + close].iter().cloned().collect();
                     self.emit(&name, source);
                     i += 1 + close;
+                }
+                TokenTree::Punct(p) if p.as_char() == '@' => {
+                    // A Rust type, `@ToolCall` or `@tools::Call`: one piece.
+                    let mut name = String::from("@");
+                    let mut j = i + 1;
+                    loop {
+                        match toks.get(j) {
+                            Some(TokenTree::Ident(id)) => name.push_str(&id.to_string()),
+                            _ => {
+                                return Err(syn::Error::new(
+                                    p.span(),
+                                    "expected a Rust type after `@` (`@ToolCall`, `@tools::Call`)",
+                                ))
+                            }
+                        }
+                        let colons = matches!((toks.get(j + 1), toks.get(j + 2)),
+                            (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b))) if a.as_char() == ':' && b.as_char() == ':' && a.spacing() == Spacing::Joint);
+                        if !colons {
+                            break;
+                        }
+                        name.push_str("::");
+                        j += 3;
+                    }
+                    let source: TokenStream = toks[i..=j].iter().cloned().collect();
+                    self.emit(&name, source);
+                    i = j;
                 }
                 TokenTree::Punct(p) if p.as_char() == '%' => {
                     self.emit("%", p.to_token_stream());

@@ -1,0 +1,6 @@
+gcd::grammar! {
+    G;
+    start: "call " @Missing
+}
+
+fn main() {}
