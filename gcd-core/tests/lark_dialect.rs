@@ -112,3 +112,36 @@ fn terminals_that_match_the_empty_string_are_optional_uses() {
         assert_eq!(l1, l2, "{empty}  vs  {explicit}");
     }
 }
+
+#[test]
+fn repetitions_of_rules_that_can_be_empty_keep_their_language() {
+    // `(x | "b")*` with `x` nullable loops on nothing; read as repeating
+    // its non-empty part, the language is the same as the one written
+    // without the empty string.
+    let abc = b"abc";
+    for (nullable, explicit) in [
+        (
+            "start: (x | \"b\")* \"c\"\nx: \"a\"?",
+            "start: (\"a\" | \"b\")* \"c\"",
+        ),
+        (
+            "start: (x y)+ \"c\"\nx: \"a\"?\ny: \"b\" | ",
+            "start: (\"a\" | \"b\" | \"a\" \"b\")* \"c\"",
+        ),
+        (
+            "start: \"c\" (x | y)*\nx: \"a\" | y y\ny: \"b\"?",
+            "start: \"c\" (\"a\" | \"b\")*",
+        ),
+        (
+            "start: \"c\" x*\nx: (\"a\" x)?",
+            "start: \"c\" \"a\"*",
+        ),
+    ] {
+        let (l1, l2) = (
+            language(&matcher(nullable, abc), abc, 5),
+            language(&matcher(explicit, abc), abc, 5),
+        );
+        assert!(l1.len() > 4, "{nullable}: {l1:?}");
+        assert_eq!(l1, l2, "{nullable}  vs  {explicit}");
+    }
+}

@@ -319,7 +319,7 @@ fn real_grammar_files() {
 }
 
 #[test]
-fn rfc_text_matching_empty_is_read_as_optional() {
+fn rfc_loads_with_dynamic_lexing() {
     let Some(dir) = grammars_dir() else { return };
     let src = std::fs::read_to_string(dir.join("lark-llguidance/rfc.lark")).unwrap();
     let g = parse_grammar(&src).unwrap_or_else(|e| panic!("{e}"));
@@ -330,12 +330,20 @@ fn rfc_text_matching_empty_is_read_as_optional() {
         text.pattern
     );
     // It then repeats something that can be empty, `(text | element44 |
-    // ...)+`, which gcd's LL rewriting cannot take: named, with a way out.
+    // ...)+`: the repetition takes the non-empty part (same language).
+    // Two `text`s in a row then need Lark's dynamic lexing, which is named.
     let e = gcd_core::CompiledGrammar::new(&g).unwrap_err().to_string();
     assert!(
-        e.contains("cyclic") && e.contains("make the repeated part non-empty"),
+        e.contains("maximal munch merges `TEXT` with the `TEXT`") && e.contains("--lexing dynamic"),
         "{e}"
     );
+    let dynamic = gcd_core::compiled::Config::default().lexing(gcd_core::compiled::Lexing::Dynamic);
+    let c = gcd_core::CompiledGrammar::with_config(&g, &dynamic).unwrap_or_else(|e| panic!("{e}"));
+    assert!(c
+        .report()
+        .rewrites
+        .iter()
+        .any(|r| r.kind == gcd_core::analysis::transform::RewriteKind::NonEmptyRepetition));
 }
 
 #[test]

@@ -3,7 +3,9 @@
 //! says what was done to which rule, so a user can see why the grammar the
 //! engine runs differs from the one they wrote.
 //!
-//! [`make_ll1`] runs [`remove_left_recursion`] and then [`left_factor`], and
+//! [`make_ll1`] makes repetitions of nullable parts repeat their non-empty
+//! part (see `repetition`), runs [`remove_left_recursion`] and then
+//! [`left_factor`], and
 //! finally drops the rules that the rewrites left unused. A grammar that is
 //! already LL(1) comes back unchanged, with no rewrites. The transforms do not
 //! promise an LL(1) result: a language that is not LL(1) (the dangling
@@ -87,6 +89,7 @@ mod left_corner;
 mod left_factoring;
 mod left_recursion;
 mod output;
+mod repetition;
 mod work;
 
 use std::fmt;
@@ -118,6 +121,9 @@ pub enum RewriteKind {
     DuplicateAlternative,
     /// A rule of the input that the rewrites left unused was removed.
     RemovedRule,
+    /// A repetition of something that can be empty repeats its non-empty
+    /// part (`(a?)*` as `a*`, through rules): same language, no cycle.
+    NonEmptyRepetition,
 }
 
 /// One change made by a transform.
@@ -211,6 +217,7 @@ pub fn make_ll1_with_limits(
 ) -> Result<(Grammar, TransformReport), GrammarError> {
     let mut w = Work::new(g, limits);
     let mut rewrites = Vec::new();
+    w.non_empty_repetitions(&mut rewrites);
     w.remove_left_recursion(&mut rewrites)?;
     w.left_factor(&mut rewrites);
     let (g, rewrites) = w.finish(rewrites);
@@ -221,6 +228,7 @@ pub fn make_ll1_with_limits(
 pub fn remove_left_recursion(g: &Grammar) -> Result<(Grammar, Vec<Rewrite>), GrammarError> {
     let mut w = Work::new(g, Limits::for_grammar(g));
     let mut rewrites = Vec::new();
+    w.non_empty_repetitions(&mut rewrites);
     w.remove_left_recursion(&mut rewrites)?;
     Ok(w.finish(rewrites))
 }

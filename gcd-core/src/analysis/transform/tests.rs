@@ -367,7 +367,7 @@ fn cycles_are_errors_naming_the_cycle() {
 }
 
 #[test]
-fn repetition_of_nullable_sugar_is_a_cycle_explained_at_the_user_rule() {
+fn repetition_of_nullable_sugar_repeats_its_non_empty_part() {
     // s: ("a"? "c"?)* "b" -- the star's body can be empty. (Desugaring
     // strips `(x?)*` to `x*` itself, but not a sequence of optionals.)
     let mut b = GrammarBuilder::new();
@@ -389,13 +389,13 @@ fn repetition_of_nullable_sugar_is_a_cycle_explained_at_the_user_rule() {
         None,
     );
     let g = b.build().unwrap();
-    let e = make_ll1(&g).unwrap_err();
-    assert_eq!(e.kind(), DiagnosticKind::LeftRecursion);
-    let d = &e.diagnostics()[0];
-    assert_eq!(d.span, span(7));
-    let hint = &d.notes.last().unwrap();
-    assert_eq!(hint.0, span(7));
-    assert!(hint.1.contains("EBNF sugar in rule `s`"), "{}", hint.1);
+    // The repetition takes its non-empty part: no cycle, reported at the
+    // user's rule.
+    let (_, report) = make_ll1(&g).unwrap();
+    let r = &report.rewrites[0];
+    assert_eq!(r.kind, RewriteKind::NonEmptyRepetition);
+    assert_eq!(r.span, span(7));
+    assert!(r.message.contains("in rule `s`"), "{}", r.message);
 }
 
 #[test]
