@@ -98,6 +98,22 @@ impl TermCompiler<'_> {
         frag
     }
 
+    /// `what` cannot be part of a terminal (`why`); it belongs in a rule.
+    fn not_in_terminal(
+        &mut self,
+        owner: &(String, Span),
+        span: Span,
+        what: &str,
+        why: &str,
+    ) -> Option<Frag> {
+        self.diags.push(Diagnostic::new(
+            DiagnosticKind::Syntax,
+            Some(span),
+            format!("{} cannot use {what}: {why}; use it in a rule", owner.0),
+        ));
+        None
+    }
+
     fn node_inner(&mut self, node: &Node, owner: &(String, Span)) -> Option<Frag> {
         match node {
             Node::Name(name, span) => match self.index.get(name) {
@@ -153,39 +169,24 @@ impl TermCompiler<'_> {
                 ));
                 None
             }
-            Node::Special(t, span) => {
-                self.diags.push(Diagnostic::new(
-                    DiagnosticKind::Syntax,
-                    Some(*span),
-                    format!(
-                        "{} cannot use special token {t}: a special token is one token id, not text; use it in a rule",
-                        owner.0
-                    ),
-                ));
-                None
-            }
-            Node::TypeRef(name, span) => {
-                self.diags.push(Diagnostic::new(
-                    DiagnosticKind::Syntax,
-                    Some(*span),
-                    format!(
-                        "{} cannot use `@{name}`: a Rust type's JSON is a language of many lexemes; use it in a rule",
-                        owner.0
-                    ),
-                ));
-                None
-            }
-            Node::Json(_, span) => {
-                self.diags.push(Diagnostic::new(
-                    DiagnosticKind::Syntax,
-                    Some(*span),
-                    format!(
-                        "{} cannot use `%json`: a JSON Schema is a language of many lexemes; use it in a rule",
-                        owner.0
-                    ),
-                ));
-                None
-            }
+            Node::Special(t, span) => self.not_in_terminal(
+                owner,
+                *span,
+                &format!("special token {t}"),
+                "a special token is one token id, not text",
+            ),
+            Node::TypeRef(name, span) => self.not_in_terminal(
+                owner,
+                *span,
+                &format!("`@{name}`"),
+                "a Rust type's JSON is a language of many lexemes",
+            ),
+            Node::Json(_, span) => self.not_in_terminal(
+                owner,
+                *span,
+                "`%json`",
+                "a JSON Schema is a language of many lexemes",
+            ),
             Node::Lit { text, ci, .. } => Some(Frag::Lit {
                 text: text.clone(),
                 ci: *ci,

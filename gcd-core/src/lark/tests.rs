@@ -468,14 +468,16 @@ fn lexical_errors() {
     assert_diag(&e, DiagnosticKind::Syntax, 1, 8, &["unterminated regex"]);
     let e = err("start: \"\\xZZ\"\n");
     assert_diag(&e, DiagnosticKind::Syntax, 1, 9, &["invalid escape"]);
-    let e = err("start: \"a\" @\n");
+    let e = err("start: \"a\" $\n");
     assert_diag(
         &e,
         DiagnosticKind::Syntax,
         1,
         12,
-        &["unexpected character '@'"],
+        &["unexpected character '$'"],
     );
+    let e = err("start: \"a\" @\n");
+    assert_diag(&e, DiagnosticKind::Syntax, 1, 12, &["expected a Rust type after `@`"]);
 }
 
 #[test]
