@@ -77,7 +77,8 @@ impl<'g> Work<'g> {
     /// Errors that no rewrite can fix, found on the input: left-recursive
     /// rules that never end, and cycles `a ⇒+ a`.
     fn precheck(&self, sccs: &[Vec<NtId>]) -> Result<(), GrammarError> {
-        let productive = analysis::productive(self.g);
+        // Of the rules as they are now: rewrites before this one made rules.
+        let productive = analysis::productive(&self.to_grammar(None));
         let mut diags = Vec::new();
         for scc in sccs {
             let scope = self.scope_of(scc);
