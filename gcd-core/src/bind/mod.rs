@@ -143,6 +143,9 @@ impl BoundGrammar {
     /// # Panics
     /// If the grammar names a special token the vocabulary lacks; use
     /// [`try_new`](Self::try_new) for grammars that name special tokens.
+    // The documented panic: callers that bind grammars naming special
+    // tokens use `try_new` (the CLI, Python, `gcd::Chat`, `try_bind`).
+    #[allow(clippy::panic)]
     pub fn new(grammar: Arc<CompiledGrammar>, vocab: Arc<Vocabulary>) -> BoundGrammar {
         Self::try_new(grammar, vocab).unwrap_or_else(|e| panic!("BoundGrammar::new: {e}"))
     }
@@ -165,6 +168,7 @@ impl BoundGrammar {
     /// If the grammar names a special token the vocabulary lacks; use
     /// [`try_with_trie`](Self::try_with_trie) for grammars that name
     /// special tokens.
+    #[allow(clippy::panic)] // documented, as for `new`
     pub fn with_trie(
         grammar: Arc<CompiledGrammar>,
         vocab: Arc<Vocabulary>,
