@@ -41,7 +41,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .end_token("<|endofprompt|>")
         .calls(2, Some(2));
     let t0 = Instant::now();
-    let least = chat.decoder::<Tool>(vocab.clone())?.matcher().min_tokens_to_complete();
+    let least = chat
+        .decoder::<Tool>(vocab.clone())?
+        .matcher()
+        .min_tokens_to_complete();
     println!(
         "turn grammar composed and bound in {:.0} ms; the shortest turn takes {least} tokens",
         t0.elapsed().as_secs_f64() * 1e3
@@ -52,7 +55,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let t0 = Instant::now();
         let turn = decoder.greedy(&mut model, budget + 1)?;
         let used = decoder.matcher().tokens().len() - usize::from(decoder.matcher().is_finished());
-        println!("\nbudget {budget}: {used} tokens in {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
+        println!(
+            "\nbudget {budget}: {used} tokens in {:.1} ms",
+            t0.elapsed().as_secs_f64() * 1e3
+        );
         println!("  text:      {:?}", decoder.matcher().text());
         println!("  reasoning: {:?}", turn.reasoning.unwrap_or_default());
         println!("  free text: {:?}", turn.text);

@@ -162,9 +162,17 @@ impl Chat {
         };
         let (open, one, sep, close) = match self.format {
             ChatFormat::Hermes => {
-                b.terminal("TEXT", TerminalPattern::Regex(r"(?s:.)*?<tool_call>".into()));
+                b.terminal(
+                    "TEXT",
+                    TerminalPattern::Regex(r"(?s:.)*?<tool_call>".into()),
+                );
                 let one = Expr::seq(vec![lit("\n"), call, lit("\n</tool_call>")]);
-                (Expr::name("TEXT"), one, lit("\n<tool_call>"), Expr::seq(vec![]))
+                (
+                    Expr::name("TEXT"),
+                    one,
+                    lit("\n<tool_call>"),
+                    Expr::seq(vec![]),
+                )
             }
             ChatFormat::Llama31 => (Expr::seq(vec![]), call, lit(";"), Expr::seq(vec![])),
             ChatFormat::Mistral => (
@@ -182,7 +190,11 @@ impl Chat {
                 (max - 1) as u32,
             ),
             None => Expr::seq(vec![
-                Expr::Repeat(Box::new(more.clone()), (self.min_calls - 1) as u32, (self.min_calls - 1) as u32),
+                Expr::Repeat(
+                    Box::new(more.clone()),
+                    (self.min_calls - 1) as u32,
+                    (self.min_calls - 1) as u32,
+                ),
                 Expr::star(more),
             ]),
         };
@@ -267,7 +279,10 @@ impl<T: DeserializeOwned> ChatDecoder<T> {
     pub fn is_finished(&self) -> bool {
         self.matcher.is_finished()
             || (self.matcher.is_complete()
-                && self.matcher.compute_mask(self.matcher.bound().vocab().len()).not_any())
+                && self
+                    .matcher
+                    .compute_mask(self.matcher.bound().vocab().len())
+                    .not_any())
     }
 
     /// The matcher underneath (tokens, text, bitmasks, rollback).
@@ -298,7 +313,10 @@ impl<T: DeserializeOwned> ChatDecoder<T> {
 /// Reads a turn the grammar accepted. The grammar fixes its layout, so
 /// only a call's JSON needs parsing: serde_json reads one value and says
 /// where it ended (a string inside may hold any marker).
-fn split_turn<T: DeserializeOwned>(chat: &Chat, text: &str) -> Result<ChatTurn<T>, ConstraintError> {
+fn split_turn<T: DeserializeOwned>(
+    chat: &Chat,
+    text: &str,
+) -> Result<ChatTurn<T>, ConstraintError> {
     let mut rest = text;
     let mut reasoning = None;
     if chat.reasoning {
@@ -313,7 +331,11 @@ fn split_turn<T: DeserializeOwned>(chat: &Chat, text: &str) -> Result<ChatTurn<T
             let at = rest.find("<tool_call>").unwrap_or(rest.len());
             free = rest[..at].to_string();
             rest = &rest[at..];
-            ("<tool_call>\n", "\n</tool_call>\n<tool_call>\n", "\n</tool_call>")
+            (
+                "<tool_call>\n",
+                "\n</tool_call>\n<tool_call>\n",
+                "\n</tool_call>",
+            )
         }
         ChatFormat::Llama31 => ("", ";", ""),
         ChatFormat::Mistral => ("<TOOL_CALLS>[", ", ", "]"),

@@ -40,7 +40,11 @@ fn sample<T: serde::de::DeserializeOwned>(d: &mut ChatDecoder<T>, seed: u64) {
     let v = d.matcher().bound().vocab().clone();
     while !d.is_finished() {
         let mask = d.matcher().compute_mask(v.len());
-        let text: Vec<u32> = mask.iter_ones().map(|t| t as u32).filter(|&t| !v.is_eos(t)).collect();
+        let text: Vec<u32> = mask
+            .iter_ones()
+            .map(|t| t as u32)
+            .filter(|&t| !v.is_eos(t))
+            .collect();
         let t = if text.is_empty() {
             v.eos_ids()[0]
         } else {
@@ -58,21 +62,36 @@ fn hermes_turns_with_reasoning_and_two_calls_under_budgets() {
         .reasoning(true)
         .end_token("<|endofprompt|>")
         .calls(2, Some(2));
-    let least = chat.decoder::<Tool>(vocab.clone()).unwrap().matcher().min_tokens_to_complete();
+    let least = chat
+        .decoder::<Tool>(vocab.clone())
+        .unwrap()
+        .matcher()
+        .min_tokens_to_complete();
     for (i, budget) in [least, least + 10, least + 40].into_iter().enumerate() {
         for seed in 0..3 {
-            let mut d = chat.decoder::<Tool>(vocab.clone()).unwrap().with_budget(budget).unwrap();
+            let mut d = chat
+                .decoder::<Tool>(vocab.clone())
+                .unwrap()
+                .with_budget(budget)
+                .unwrap();
             sample(&mut d, seed * 10 + i as u64);
             let used = d.matcher().tokens().len() - usize::from(d.matcher().is_finished());
             assert!(used <= budget, "{used} > {budget}");
             let text = d.matcher().text();
-            assert!(text.starts_with("<think>") && text.ends_with("</tool_call><|endofprompt|>"), "{text}");
+            assert!(
+                text.starts_with("<think>") && text.ends_with("</tool_call><|endofprompt|>"),
+                "{text}"
+            );
             let turn = d.finish().unwrap_or_else(|e| panic!("{text}: {e}"));
             assert_eq!(turn.calls.len(), 2, "{text}");
             assert!(turn.reasoning.is_some(), "{text}");
         }
     }
-    assert!(chat.decoder::<Tool>(vocab).unwrap().with_budget(least - 1).is_err());
+    assert!(chat
+        .decoder::<Tool>(vocab)
+        .unwrap()
+        .with_budget(least - 1)
+        .is_err());
 }
 
 #[test]
@@ -89,7 +108,8 @@ fn hermes_text_replays_into_the_turn() {
                 {\"name\":\"search\",\"arguments\":{\"query\":\"rain\",\"limit\":2}}\n</tool_call><|endofprompt|>";
     let v = d.matcher().bound().vocab().clone();
     for t in v.encode(text).unwrap() {
-        d.advance(t).unwrap_or_else(|e| panic!("{:?}: {e}", d.matcher().text()));
+        d.advance(t)
+            .unwrap_or_else(|e| panic!("{:?}: {e}", d.matcher().text()));
     }
     let turn = d.finish().unwrap();
     assert_eq!(turn.reasoning.as_deref(), Some("need weather"));
@@ -97,12 +117,20 @@ fn hermes_text_replays_into_the_turn() {
     assert_eq!(
         turn.calls,
         vec![
-            Tool::GetWeather { city: "</tool_call>".into() },
-            Tool::Search { query: "rain".into(), limit: 2 }
+            Tool::GetWeather {
+                city: "</tool_call>".into()
+            },
+            Tool::Search {
+                query: "rain".into(),
+                limit: 2
+            }
         ]
     );
     // The end token spelled as text is not the end token.
-    let mut d = Chat::hermes().end_token("<|endofprompt|>").decoder::<Tool>(v.clone()).unwrap();
+    let mut d = Chat::hermes()
+        .end_token("<|endofprompt|>")
+        .decoder::<Tool>(v.clone())
+        .unwrap();
     let spelled = "<tool_call>\n{\"name\":\"search\",\"arguments\":{\"query\":\"x\",\"limit\":1}}\n</tool_call><|endofprompt|>";
     let ids = Vocabulary::o200k_base().unwrap().encode(spelled).unwrap();
     let refused = ids.iter().any(|&t| d.advance(t).is_err());
@@ -117,7 +145,10 @@ fn a_missing_end_token_is_named() {
         Err(e) => panic!("{e}"),
         Ok(_) => panic!("o200k has no <|im_end|>"),
     }
-    let e = Chat::llama31().reasoning(true).grammar::<LlamaTool>().unwrap_err();
+    let e = Chat::llama31()
+        .reasoning(true)
+        .grammar::<LlamaTool>()
+        .unwrap_err();
     assert!(e.to_string().contains("Hermes"), "{e}");
 }
 
@@ -127,30 +158,54 @@ fn mistral_calls_follow_the_tool_calls_token() {
     let mut tokens: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
     tokens.push(b"[TOOL_CALLS]".to_vec());
     tokens.push(b"</s>".to_vec());
-    let vocab = Arc::new(Vocabulary::from_tokens_with_special(tokens, &[256, 257], &[257]));
+    let vocab = Arc::new(Vocabulary::from_tokens_with_special(
+        tokens,
+        &[256, 257],
+        &[257],
+    ));
     let chat = Chat::mistral();
-    let least = chat.decoder::<Tool>(vocab.clone()).unwrap().matcher().min_tokens_to_complete();
+    let least = chat
+        .decoder::<Tool>(vocab.clone())
+        .unwrap()
+        .matcher()
+        .min_tokens_to_complete();
     for seed in 0..4 {
-        let mut d = chat.decoder::<Tool>(vocab.clone()).unwrap().with_budget(least + 30).unwrap();
+        let mut d = chat
+            .decoder::<Tool>(vocab.clone())
+            .unwrap()
+            .with_budget(least + 30)
+            .unwrap();
         sample(&mut d, seed);
         let text = d.matcher().text();
-        assert!(text.starts_with("[TOOL_CALLS][{") && text.ends_with("}]"), "{text}");
+        assert!(
+            text.starts_with("[TOOL_CALLS][{") && text.ends_with("}]"),
+            "{text}"
+        );
         assert!(!d.finish().unwrap().calls.is_empty());
     }
 }
 
 #[test]
 fn llama31_on_the_real_tokenizer() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/tokenizers/llama3/tokenizer.json");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data/tokenizers/llama3/tokenizer.json");
     if !path.exists() {
         eprintln!("skipped: {} not found", path.display());
         return;
     }
     let vocab = Arc::new(Vocabulary::from_tokenizer_json(&path).unwrap());
     let chat = Chat::llama31().calls(1, Some(3));
-    let least = chat.decoder::<LlamaTool>(vocab.clone()).unwrap().matcher().min_tokens_to_complete();
+    let least = chat
+        .decoder::<LlamaTool>(vocab.clone())
+        .unwrap()
+        .matcher()
+        .min_tokens_to_complete();
     for seed in 0..3 {
-        let mut d = chat.decoder::<LlamaTool>(vocab.clone()).unwrap().with_budget(least + 12).unwrap();
+        let mut d = chat
+            .decoder::<LlamaTool>(vocab.clone())
+            .unwrap()
+            .with_budget(least + 12)
+            .unwrap();
         sample(&mut d, seed);
         let text = d.matcher().text();
         assert!(text.ends_with("}<|eot_id|>"), "{text}");

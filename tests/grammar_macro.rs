@@ -188,7 +188,10 @@ gcd::grammar! {
 
 #[test]
 fn special_tokens_in_both_forms() {
-    assert_eq!(EndsWithSpecial::SOURCE, "start: CALL <|endofprompt|>\nCALL: /[a-z]+\\(\\)/");
+    assert_eq!(
+        EndsWithSpecial::SOURCE,
+        "start: CALL <|endofprompt|>\nCALL: /[a-z]+\\(\\)/"
+    );
     let vocab = Arc::new(Vocabulary::o200k_base().unwrap());
     let bound = EndsWithSpecial::try_bind(vocab.clone()).unwrap();
     let v = bound.vocab().clone();
@@ -204,7 +207,10 @@ fn special_tokens_in_both_forms() {
     assert_eq!(m.text(), "run()<|endofprompt|>");
     // <[200018]> is o200k's <|endofprompt|>: the same token by id.
     let by_id = EndsWithId::try_bind(vocab.clone()).unwrap();
-    assert_eq!(by_id.vocab().special_symbols().collect::<Vec<_>>(), vec![(200018, "<|endofprompt|>")]);
+    assert_eq!(
+        by_id.vocab().special_symbols().collect::<Vec<_>>(),
+        vec![(200018, "<|endofprompt|>")]
+    );
     // A vocabulary without the token: an error naming it.
     let small = Arc::new(Vocabulary::from_tokens(vec![b"a".to_vec()], vec![]));
     let e = EndsWithSpecial::try_bind(small).unwrap_err();
@@ -242,16 +248,30 @@ fn typed_rules_link_the_types_grammar() {
     let text = "<tool_call>{\"name\":\"lookup\",\"arguments\":{\"id\":7}}</tool_call><tool_call>{\"name\":\"ping\"}</tool_call><|endofprompt|>";
     let mut m = Matcher::new(bound);
     for id in v.encode(text).unwrap() {
-        m.advance(id).unwrap_or_else(|e| panic!("{:?}: {e}", m.text()));
+        m.advance(id)
+            .unwrap_or_else(|e| panic!("{:?}: {e}", m.text()));
     }
     assert!(m.is_complete());
     // Only the type's JSON: an unknown tool or a wrong argument type stops.
-    for bad in ["<tool_call>{\"name\":\"delete\"", "<tool_call>{\"name\":\"lookup\",\"arguments\":{\"id\":\"7"] {
-        assert!(!Matcher::new(Calls::try_bind(Arc::new(Vocabulary::o200k_base().unwrap())).unwrap()).accepts_bytes(bad.as_bytes()), "{bad}");
+    for bad in [
+        "<tool_call>{\"name\":\"delete\"",
+        "<tool_call>{\"name\":\"lookup\",\"arguments\":{\"id\":\"7",
+    ] {
+        assert!(
+            !Matcher::new(Calls::try_bind(Arc::new(Vocabulary::o200k_base().unwrap())).unwrap())
+                .accepts_bytes(bad.as_bytes()),
+            "{bad}"
+        );
     }
     let tree = One::parse("call {\"name\":\"ping\"}").unwrap();
     assert_eq!(tree.children().len(), 1);
     let json = &"call {\"name\":\"lookup\",\"arguments\":{\"id\":3}}"[5..];
-    assert_eq!(serde_json::from_str::<ToolCall>(json).unwrap(), ToolCall::Lookup { id: 3 });
-    assert!(One::parse("call {\"name\":\"lookup\"}").is_err(), "arguments are required");
+    assert_eq!(
+        serde_json::from_str::<ToolCall>(json).unwrap(),
+        ToolCall::Lookup { id: 3 }
+    );
+    assert!(
+        One::parse("call {\"name\":\"lookup\"}").is_err(),
+        "arguments are required"
+    );
 }

@@ -299,9 +299,8 @@ fn load_vocab(spec: &str) -> Result<Arc<Vocabulary>> {
 fn bind(grammar: Arc<CompiledGrammar>, vocab: Arc<Vocabulary>) -> Result<Arc<BoundGrammar>> {
     let bar = progress_bar("binding {bar:30} {pos}/{len} lexer states");
     bar.set_length(grammar.lexer().num_states() as u64);
-    let bound = BoundGrammar::with_progress(grammar, vocab, &mut |done, _| {
-        bar.set_position(done as u64)
-    });
+    let bound =
+        BoundGrammar::with_progress(grammar, vocab, &mut |done, _| bar.set_position(done as u64));
     bar.finish_and_clear();
     bound.map(Arc::new).map_err(|e| e.to_string())
 }

@@ -510,24 +510,55 @@ fn special_tokens_and_inline_schemas_sample_and_replay() {
     );
     let g = grammar.to_str().unwrap();
     let (code, out, err) = gcd(&[
-        "sample", "--grammar", g, "--tokenizer", "o200k", "--count", "3", "--budget", "30",
+        "sample",
+        "--grammar",
+        g,
+        "--tokenizer",
+        "o200k",
+        "--count",
+        "3",
+        "--budget",
+        "30",
     ]);
     assert_eq!(code, 0, "{err}");
     for line in out.lines() {
         let l: serde_json::Value = serde_json::from_str(line).unwrap();
         let text = l["text"].as_str().unwrap();
         assert!(l["complete"].as_bool().unwrap(), "{l}");
-        assert!(text.starts_with("<think>") && text.ends_with("</tool_call><|endofprompt|>"), "{text}");
-        let call = text.split("<tool_call>").nth(1).unwrap().trim_end_matches("</tool_call><|endofprompt|>");
+        assert!(
+            text.starts_with("<think>") && text.ends_with("</tool_call><|endofprompt|>"),
+            "{text}"
+        );
+        let call = text
+            .split("<tool_call>")
+            .nth(1)
+            .unwrap()
+            .trim_end_matches("</tool_call><|endofprompt|>");
         let v: serde_json::Value = serde_json::from_str(call).unwrap();
-        assert!(v["n"].is_i64() && v.as_object().unwrap().len() == 1, "{call}");
+        assert!(
+            v["n"].is_i64() && v.as_object().unwrap().len() == 1,
+            "{call}"
+        );
         // The sampled text replays: the name encodes as the special token.
         let file = temp_file("chat.txt", text);
-        let (code, out, err) = gcd(&["replay", "--grammar", g, "--tokenizer", "o200k", file.to_str().unwrap()]);
+        let (code, out, err) = gcd(&[
+            "replay",
+            "--grammar",
+            g,
+            "--tokenizer",
+            "o200k",
+            file.to_str().unwrap(),
+        ]);
         assert_eq!(code, 0, "{text}: {out}{err}");
     }
     let missing = temp_file("missing.lark", "start: \"a\" <|im_end|>\n");
-    let (code, _, err) = gcd(&["sample", "--grammar", missing.to_str().unwrap(), "--tokenizer", "o200k"]);
+    let (code, _, err) = gcd(&[
+        "sample",
+        "--grammar",
+        missing.to_str().unwrap(),
+        "--tokenizer",
+        "o200k",
+    ]);
     assert_eq!(code, 2);
     assert!(err.contains("no special token <|im_end|>"), "{err}");
 }

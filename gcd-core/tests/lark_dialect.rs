@@ -132,10 +132,7 @@ fn repetitions_of_rules_that_can_be_empty_keep_their_language() {
             "start: \"c\" (x | y)*\nx: \"a\" | y y\ny: \"b\"?",
             "start: \"c\" (\"a\" | \"b\")*",
         ),
-        (
-            "start: \"c\" x*\nx: (\"a\" x)?",
-            "start: \"c\" \"a\"*",
-        ),
+        ("start: \"c\" x*\nx: (\"a\" x)?", "start: \"c\" \"a\"*"),
     ] {
         let (l1, l2) = (
             language(&matcher(nullable, abc), abc, 5),

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use common::budget::{generate, Strategy};
 use common::walk::check_walk_in;
-use gcd_core::runtime::recognizer::Recognizer;
 use gcd_core::grammar::SpecialToken;
+use gcd_core::runtime::recognizer::Recognizer;
 use gcd_core::vocab::VocabErrorKind;
 use gcd_core::{BoundGrammar, CompiledGrammar, Matcher, Vocabulary};
 
@@ -31,7 +31,9 @@ fn vocab() -> Vocabulary {
         kinds_special.push(tokens.len() as u32);
         tokens.push(t.into());
     }
-    for t in ["<|end|>", "<|", "end", "|>", "ab", "a{", "}b", "\u{ff}", "a\u{ff}"] {
+    for t in [
+        "<|end|>", "<|", "end", "|>", "ab", "a{", "}b", "\u{ff}", "a\u{ff}",
+    ] {
         tokens.push(t.into());
     }
     tokens.push(vec![0xFF]);
@@ -69,9 +71,15 @@ fn the_text_of_a_special_token_is_not_the_token() {
     let mask = m.compute_mask(bound.vocab().len());
     assert!(mask[5], "the special token is allowed after `a`");
     for spelled in [9, 10] {
-        assert!(!mask[spelled], "token {spelled} spells the text, not the token");
+        assert!(
+            !mask[spelled],
+            "token {spelled} spells the text, not the token"
+        );
     }
-    assert!(!mask[6] && !mask[7] && !mask[8], "other special tokens and EOS are not");
+    assert!(
+        !mask[6] && !mask[7] && !mask[8],
+        "other special tokens and EOS are not"
+    );
     m.advance(5).unwrap();
     assert!(m.is_complete());
     assert_eq!(bound.vocab().render(m.output()), "a<|end|>");
@@ -84,7 +92,8 @@ fn the_text_of_a_special_token_is_not_the_token() {
 fn a_named_eos_token_is_grammar_text_there() {
     // `</s>` is EOS; named by the grammar it ends the sentence as text and
     // is allowed nowhere else.
-    let bound = BoundGrammar::try_new(compile("start: \"a\" <[8]> \"b\""), Arc::new(vocab())).unwrap();
+    let bound =
+        BoundGrammar::try_new(compile("start: \"a\" <[8]> \"b\""), Arc::new(vocab())).unwrap();
     assert!(bound.vocab().eos_ids().is_empty());
     let mut m = Matcher::new(Arc::new(bound));
     m.advance(0).unwrap();
@@ -113,13 +122,20 @@ fn unknown_or_ordinary_tokens_are_errors_naming_them() {
     tokens.push(b"x".to_vec());
     let v = Arc::new(Vocabulary::from_tokens(tokens, vec![]));
     let e = BoundGrammar::try_new(compile("start: <tool_call>"), v).unwrap_err();
-    assert!(e.to_string().contains("write it as the literal \"<tool_call>\""), "{e}");
+    assert!(
+        e.to_string()
+            .contains("write it as the literal \"<tool_call>\""),
+        "{e}"
+    );
 }
 
 #[test]
 fn grammar_text_errors() {
     for (src, says) in [
-        ("T: <|end|>\nstart: T", "terminal `T` cannot use special token <|end|>"),
+        (
+            "T: <|end|>\nstart: T",
+            "terminal `T` cannot use special token <|end|>",
+        ),
         ("start: <|end |>", "no blank before its `>`"),
         ("start: <[1-3]>", "needs one number"),
         ("start: <>", "`<>` names no special token"),
@@ -143,7 +159,10 @@ fn budgets_from_the_minimum_up_complete() {
                 .enumerate()
             {
                 let used = generate(&bound, budget, strategy, seed as u64, &reference);
-                assert!(used <= budget, "{src}: {used} tokens over a budget of {budget}");
+                assert!(
+                    used <= budget,
+                    "{src}: {used} tokens over a budget of {budget}"
+                );
             }
         }
         assert!(Matcher::new(bound).with_budget(least - 1).is_err(), "{src}");
@@ -155,8 +174,11 @@ fn llama3_turn_ends_with_eot_id() {
     let Some(data) = common::data::shared_data() else {
         return;
     };
-    let vocab = Vocabulary::from_tokenizer_json(data.join("tokenizers/llama3/tokenizer.json")).unwrap();
-    let eot = vocab.special_token_id(&SpecialToken::Named("<|eot_id|>".into())).unwrap();
+    let vocab =
+        Vocabulary::from_tokenizer_json(data.join("tokenizers/llama3/tokenizer.json")).unwrap();
+    let eot = vocab
+        .special_token_id(&SpecialToken::Named("<|eot_id|>".into()))
+        .unwrap();
     // Plain text spells the name in ordinary tokens.
     assert!(vocab.encode("<|eot_id|>").unwrap().len() > 1);
     let src = "start: <|start_header_id|>? CALL <|eot_id|>\nCALL: /[a-z]+\\(\\)/";
@@ -168,7 +190,11 @@ fn llama3_turn_ends_with_eot_id() {
     }
     let mask = m.compute_mask(v.len());
     let allowed: Vec<u32> = mask.iter_ones().map(|i| i as u32).collect();
-    assert_eq!(allowed, vec![eot], "only <|eot_id|> may follow a whole call");
+    assert_eq!(
+        allowed,
+        vec![eot],
+        "only <|eot_id|> may follow a whole call"
+    );
     m.advance(eot).unwrap();
     assert!(m.is_complete());
     let shown = v.render(m.output());
@@ -178,14 +204,23 @@ fn llama3_turn_ends_with_eot_id() {
     // Llama-3 ends generation at <|eot_id|>; named by the grammar it is
     // text, and the other end tokens end the output.
     assert!(!v.is_eos(eot) && !v.eos_ids().is_empty());
-    assert!(m.compute_mask(v.len()).iter_ones().all(|t| v.is_eos(t as u32)));
+    assert!(m
+        .compute_mask(v.len())
+        .iter_ones()
+        .all(|t| v.is_eos(t as u32)));
 }
 
 #[test]
 fn a_vocabulary_bound_for_one_grammar_binds_another_as_the_tokenizer_has_it() {
     let first = BoundGrammar::try_new(compile(GRAMMARS[1]), Arc::new(vocab())).unwrap();
     let derived = first.vocab().clone();
-    assert_eq!(derived.special_symbols().map(|(id, _)| id).collect::<Vec<_>>(), vec![6, 5]);
+    assert_eq!(
+        derived
+            .special_symbols()
+            .map(|(id, _)| id)
+            .collect::<Vec<_>>(),
+        vec![6, 5]
+    );
     // Another grammar naming other tokens, and one naming none.
     let second = BoundGrammar::try_new(compile(GRAMMARS[0]), derived.clone()).unwrap();
     let mut m = Matcher::new(Arc::new(second));

@@ -77,7 +77,8 @@ fn samples_under_budgets_hold_valid_calls() {
             let v = bound.vocab();
             while !m.is_complete() || rng.random_bool(0.5) {
                 let mask = m.compute_mask(width);
-                let allowed: Vec<usize> = mask.iter_ones().filter(|&t| !v.is_eos(t as u32)).collect();
+                let allowed: Vec<usize> =
+                    mask.iter_ones().filter(|&t| !v.is_eos(t as u32)).collect();
                 if allowed.is_empty() {
                     break;
                 }
@@ -111,7 +112,16 @@ fn masks_equal_reference() {
         .bytes()
         .map(|b| vec![b])
         .collect();
-    for t in ["<tool_call>", "</tool_call>", "{\"a\":", "}</", "\"x\"}", "1}", "<think>", "</think><"] {
+    for t in [
+        "<tool_call>",
+        "</tool_call>",
+        "{\"a\":",
+        "}</",
+        "\"x\"}",
+        "1}",
+        "<think>",
+        "</think><",
+    ] {
         tokens.push(t.into());
     }
     let end = tokens.len() as u32;
@@ -141,7 +151,8 @@ fn masks_equal_reference() {
             if allowed.is_empty() {
                 break;
             }
-            m.advance(allowed[rng.random_range(0..allowed.len())]).unwrap();
+            m.advance(allowed[rng.random_range(0..allowed.len())])
+                .unwrap();
         }
     }
     assert!(checked > 100, "{checked} masks");
@@ -161,9 +172,15 @@ fn errors_name_the_problem() {
     let opts = Options::default();
     for (src, says) in [
         ("start: %json {\"type\": \"string\"", "`}` is missing"),
-        ("start: %json [1]", "must be followed by a JSON Schema object"),
+        (
+            "start: %json [1]",
+            "must be followed by a JSON Schema object",
+        ),
         ("start: %json {\"type\": strin}", "is not JSON"),
-        ("start: %json {\"type\": \"object\", \"if\": {}}", "unsupported keyword \"if\""),
+        (
+            "start: %json {\"type\": \"object\", \"if\": {}}",
+            "unsupported keyword \"if\"",
+        ),
         ("T: %json {}\nstart: T", "terminal `T` cannot use `%json`"),
     ] {
         let e = parse_lark(src, &opts).unwrap_err().to_string();

@@ -102,7 +102,9 @@ pub enum TerminalPattern {
 /// UTF-8 text holds and no terminal regex matches; binding gives the token
 /// id exactly those bytes. So the lexer, the token trie, masks, budgets and
 /// the reference recognizer treat it as one more literal, unchanged.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum SpecialToken {
     /// By its text in the tokenizer, `<|eot_id|>`. `<NAME>` also finds a
     /// token written `[NAME]` (Mistral's `[TOOL_CALLS]`), as llguidance does.

@@ -87,9 +87,17 @@ pub(super) struct ReLit {
 #[derive(Clone, Debug)]
 pub(super) enum Node {
     Name(String, Span),
-    Lit { text: String, ci: bool, span: Span },
+    Lit {
+        text: String,
+        ci: bool,
+        span: Span,
+    },
     Re(Box<ReLit>),
-    Range { lo: char, hi: char, span: Span },
+    Range {
+        lo: char,
+        hi: char,
+        span: Span,
+    },
     /// `<|im_end|>` or `<[128009]>`: one special token of the vocabulary.
     Special(SpecialToken, Span),
     /// `%json { ... }`: the language of a JSON Schema, as a rule.

@@ -348,7 +348,9 @@ impl Lexer<'_, '_> {
             .filter(|&(_, c)| c == '>')
             .map(|(j, _)| start + j + 1);
         let Some(end) = end else {
-            let stop = rest.find(char::is_whitespace).map_or(self.text.len(), |j| start + j);
+            let stop = rest
+                .find(char::is_whitespace)
+                .map_or(self.text.len(), |j| start + j);
             self.i = stop;
             self.error(
                 DiagnosticKind::Syntax,
@@ -377,7 +379,12 @@ impl Lexer<'_, '_> {
             },
             None if text.len() > 2 => SpecialToken::Named(text.to_string()),
             None => {
-                self.error(DiagnosticKind::Syntax, start, end, "`<>` names no special token");
+                self.error(
+                    DiagnosticKind::Syntax,
+                    start,
+                    end,
+                    "`<>` names no special token",
+                );
                 self.push(Tok::Invalid, start, end);
                 return;
             }

@@ -7,9 +7,9 @@
 use std::collections::{HashMap, HashSet};
 
 use super::ast::{Frag, Node, Parsed};
-use super::Embeds;
 use super::regex::range_regex;
 use super::terminals::{check_terminal, non_empty_part, TState, TermCompiler};
+use super::Embeds;
 use crate::error::{Diagnostic, DiagnosticKind, GrammarError, Span};
 use crate::grammar::{Alternative, Expr, Grammar, GrammarBuilder, TerminalPattern};
 use crate::limits::Limits;
@@ -270,7 +270,8 @@ pub(super) fn compile(
                 span: Some(a.span),
             });
         }
-        cx.builder.rule_full(&r.name, r.kind, alternatives, Some(r.span));
+        cx.builder
+            .rule_full(&r.name, r.kind, alternatives, Some(r.span));
         if r.keep_all_tokens {
             cx.builder.keep_all_tokens(&r.name);
         }

@@ -164,9 +164,11 @@ pub trait Embeds {
     /// The grammar of `schema`'s JSON documents, or why there is none.
     fn json_schema(&self, schema: &serde_json::Value) -> Result<Grammar, String> {
         let _ = schema;
-        Err("`%json { ... }` needs a JSON Schema compiler: read the grammar with \
+        Err(
+            "`%json { ... }` needs a JSON Schema compiler: read the grammar with \
              `gcd_schema::parse_lark` (or the `gcd` command line), not `gcd_core::lark`"
-            .into())
+                .into(),
+        )
     }
 
     /// The grammar of the JSON that Rust type `name` reads, or why there

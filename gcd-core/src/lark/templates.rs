@@ -78,7 +78,13 @@ fn uses_templates(rules: &[RuleDef]) -> bool {
             Node::Template(..) => true,
             Node::Seq(items) | Node::Alt(items) => items.iter().any(has),
             Node::Opt(e) | Node::Star(e) | Node::Plus(e) | Node::Repeat(e, ..) => has(e),
-            Node::Name(..) | Node::Lit { .. } | Node::Re(_) | Node::Range { .. } | Node::Special(..) | Node::Json(..) | Node::TypeRef(..) => false,
+            Node::Name(..)
+            | Node::Lit { .. }
+            | Node::Re(_)
+            | Node::Range { .. }
+            | Node::Special(..)
+            | Node::Json(..)
+            | Node::TypeRef(..) => false,
         }
     }
     rules.iter().flat_map(|r| &r.alts).any(|a| has(&a.node))
@@ -171,7 +177,13 @@ impl<'t, 'd> Expander<'t, 'd> {
                     );
                 }
             }
-            Node::Name(..) | Node::Lit { .. } | Node::Re(_) | Node::Range { .. } | Node::Special(..) | Node::Json(..) | Node::TypeRef(..) => {}
+            Node::Name(..)
+            | Node::Lit { .. }
+            | Node::Re(_)
+            | Node::Range { .. }
+            | Node::Special(..)
+            | Node::Json(..)
+            | Node::TypeRef(..) => {}
             Node::Seq(items) | Node::Alt(items) => items.iter().for_each(|i| self.check(i, params)),
             Node::Opt(e) | Node::Star(e) | Node::Plus(e) | Node::Repeat(e, ..) => {
                 self.check(e, params)
@@ -231,7 +243,13 @@ impl<'t, 'd> Expander<'t, 'd> {
                 .collect()
         };
         match node {
-            Node::Name(..) | Node::Lit { .. } | Node::Re(_) | Node::Range { .. } | Node::Special(..) | Node::Json(..) | Node::TypeRef(..) => node.clone(),
+            Node::Name(..)
+            | Node::Lit { .. }
+            | Node::Re(_)
+            | Node::Range { .. }
+            | Node::Special(..)
+            | Node::Json(..)
+            | Node::TypeRef(..) => node.clone(),
             Node::Seq(items) => Node::Seq(map(self, items)),
             Node::Alt(items) => Node::Alt(map(self, items)),
             Node::Opt(e) => Node::Opt(Box::new(self.instantiate_uses(e, depth))),
@@ -331,7 +349,12 @@ fn substitute(node: &Node, params: &[(String, Span)], args: &[Node]) -> Node {
             Some(i) => args.get(i).cloned().unwrap_or_else(|| node.clone()),
             None => node.clone(),
         },
-        Node::Lit { .. } | Node::Re(_) | Node::Range { .. } | Node::Special(..) | Node::Json(..) | Node::TypeRef(..) => node.clone(),
+        Node::Lit { .. }
+        | Node::Re(_)
+        | Node::Range { .. }
+        | Node::Special(..)
+        | Node::Json(..)
+        | Node::TypeRef(..) => node.clone(),
         Node::Seq(items) => Node::Seq(items.iter().map(sub).collect()),
         Node::Alt(items) => Node::Alt(items.iter().map(sub).collect()),
         Node::Opt(e) => Node::Opt(Box::new(sub(e))),

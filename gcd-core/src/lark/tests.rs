@@ -477,7 +477,13 @@ fn lexical_errors() {
         &["unexpected character '$'"],
     );
     let e = err("start: \"a\" @\n");
-    assert_diag(&e, DiagnosticKind::Syntax, 1, 12, &["expected a Rust type after `@`"]);
+    assert_diag(
+        &e,
+        DiagnosticKind::Syntax,
+        1,
+        12,
+        &["expected a Rust type after `@`"],
+    );
 }
 
 #[test]

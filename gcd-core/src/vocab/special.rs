@@ -22,7 +22,8 @@ impl Vocabulary {
     /// ordinary token is refused: its bytes are text, which the grammar
     /// spells with a literal.
     pub fn special_token_id(&self, token: &SpecialToken) -> Result<u32> {
-        let err = |message: String| VocabError::new(VocabErrorKind::SpecialToken, &self.name, message);
+        let err =
+            |message: String| VocabError::new(VocabErrorKind::SpecialToken, &self.name, message);
         match token {
             SpecialToken::Id(id) => match self.kind(*id) {
                 Ok(TokenKind::Special) if self.token_bytes(*id).is_ok_and(|b| !b.is_empty()) => Ok(*id),
@@ -78,7 +79,9 @@ impl Vocabulary {
                 return Err(VocabError::new(
                     VocabErrorKind::SpecialToken,
                     &self.name,
-                    format!("the grammar names token {id} twice (by name and by id): name it one way"),
+                    format!(
+                        "the grammar names token {id} twice (by name and by id): name it one way"
+                    ),
                 ));
             }
             symbol_of[id as usize] = k as u32;
@@ -95,10 +98,21 @@ impl Vocabulary {
             tokens.push(bytes);
             kinds.push(kind);
         }
-        let mut out = Vocabulary::assemble(self.name.clone(), tokens, kinds, None, self.no_encoder_reason);
+        let mut out = Vocabulary::assemble(
+            self.name.clone(),
+            tokens,
+            kinds,
+            None,
+            self.no_encoder_reason,
+        );
         out.encoder = self.encoder.clone();
         out.base = Some(self.clone());
-        out.eos = self.eos.iter().copied().filter(|&e| symbol_of[e as usize] == u32::MAX).collect();
+        out.eos = self
+            .eos
+            .iter()
+            .copied()
+            .filter(|&e| symbol_of[e as usize] == u32::MAX)
+            .collect();
         out.symbols = ids
             .iter()
             .map(|&id| {
@@ -125,7 +139,10 @@ impl Vocabulary {
             let next = self
                 .symbols
                 .iter()
-                .filter_map(|(id, name)| rest.find(name.as_str()).map(|at| (at, std::cmp::Reverse(name.len()), *id)))
+                .filter_map(|(id, name)| {
+                    rest.find(name.as_str())
+                        .map(|at| (at, std::cmp::Reverse(name.len()), *id))
+                })
                 .min();
             let Some((at, std::cmp::Reverse(len), id)) = next else {
                 out.extend(self.encode_text(rest)?);

@@ -57,7 +57,12 @@ pub fn check_walk_in(
         for (id, t) in tokens.iter().enumerate() {
             let Some(t) = t else {
                 let want = complete && vocab.is_eos(id as u32);
-                assert_eq!(mask[id], want, "special token {id} after {:?}", String::from_utf8_lossy(&prefix));
+                assert_eq!(
+                    mask[id],
+                    want,
+                    "special token {id} after {:?}",
+                    String::from_utf8_lossy(&prefix)
+                );
                 continue;
             };
             let mut s = prefix.clone();

@@ -160,7 +160,10 @@ impl Writer {
                     let close = (toks[i + 1..].iter().take(8))
                         .position(|t| matches!(t, TokenTree::Punct(q) if q.as_char() == '>'))
                         .ok_or_else(|| {
-                            syn::Error::new(p.span(), "a special token is written `<|name|>`, `<NAME>` or `<[id]>`")
+                            syn::Error::new(
+                                p.span(),
+                                "a special token is written `<|name|>`, `<NAME>` or `<[id]>`",
+                            )
                         })?;
                     let inner = &toks[i + 1..i + 1 + close];
                     let mut name = String::from("<");
@@ -170,7 +173,10 @@ impl Writer {
                                 name.push_str(&format!("[{}]", g.stream()));
                             }
                             TokenTree::Group(g) => {
-                                return Err(syn::Error::new(g.span(), "a special token is written `<|name|>`, `<NAME>` or `<[id]>`"))
+                                return Err(syn::Error::new(
+                                    g.span(),
+                                    "a special token is written `<|name|>`, `<NAME>` or `<[id]>`",
+                                ))
                             }
                             t => name.push_str(&t.to_string()),
                         }

@@ -69,7 +69,11 @@ impl Work<'_> {
     /// The non-empty strings of `seq` (which is nullable): for each place
     /// `i`, the symbols before it empty, symbol `i` non-empty, the rest as
     /// written.
-    fn non_empty_seq(&mut self, seq: &[Symbol], made: &mut HashMap<NtId, NtId>) -> Vec<Vec<Symbol>> {
+    fn non_empty_seq(
+        &mut self,
+        seq: &[Symbol],
+        made: &mut HashMap<NtId, NtId>,
+    ) -> Vec<Vec<Symbol>> {
         let mut out = Vec::new();
         for (i, &s) in seq.iter().enumerate() {
             let mut rhs = vec![self.non_empty_symbol(s, made)];
