@@ -275,14 +275,14 @@ impl<T: DeserializeOwned> ChatDecoder<T> {
 
     /// Whether the turn is over: EOS was taken, or the turn is complete and
     /// nothing may follow (its end token was taken and the vocabulary has
-    /// no other EOS).
+    /// no other EOS). Computes a mask only in that last case.
     pub fn is_finished(&self) -> bool {
-        self.matcher.is_finished()
-            || (self.matcher.is_complete()
-                && self
-                    .matcher
-                    .compute_mask(self.matcher.bound().vocab().len())
-                    .not_any())
+        let m = &self.matcher;
+        let vocab = m.bound().vocab();
+        m.is_finished()
+            || (vocab.eos_ids().is_empty()
+                && m.is_complete()
+                && m.compute_mask(vocab.len()).not_any())
     }
 
     /// The matcher underneath (tokens, text, bitmasks, rollback).

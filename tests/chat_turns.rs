@@ -213,3 +213,30 @@ fn llama31_on_the_real_tokenizer() {
         assert!((1..=3).contains(&turn.calls.len()), "{text}");
     }
 }
+
+#[test]
+fn a_turn_whose_end_token_is_the_only_eos_finishes_on_it() {
+    // Every byte a token, plus <|im_end|>, the vocabulary's only EOS: named
+    // by the format it is grammar text, and the turn ends with it.
+    let mut tokens: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+    tokens.push(b"<|im_end|>".to_vec());
+    let vocab = Arc::new(Vocabulary::from_tokens_with_special(tokens, &[256], &[256]));
+    let mut d = Chat::hermes().decoder::<Tool>(vocab).unwrap();
+    let v = d.matcher().bound().vocab().clone();
+    assert!(v.eos_ids().is_empty());
+    let text = "<tool_call>\n{\"name\":\"search\",\"arguments\":{\"query\":\"q\",\"limit\":3}}\n</tool_call>";
+    for b in text.bytes() {
+        assert!(!d.is_finished());
+        d.advance(u32::from(b)).unwrap();
+    }
+    assert!(!d.is_finished(), "the end token is still to come");
+    d.advance(256).unwrap();
+    assert!(d.is_finished());
+    assert_eq!(
+        d.finish().unwrap().calls,
+        vec![Tool::Search {
+            query: "q".into(),
+            limit: 3
+        }]
+    );
+}
