@@ -497,6 +497,15 @@ fn samples_of_real_grammars_parse_with_lark() {
                 eprintln!("{name}: Lark cannot load it here ({e})");
                 continue;
             }
+            // llguidance's dialect, which gcd reads on purpose (terminals
+            // that match "" as optional uses, `x{m,n}`): not Lark's.
+            Err(e)
+                if e.contains("Empty terminals are not allowed")
+                    && name.contains("lark-llguidance/") =>
+            {
+                eprintln!("{name}: llguidance's dialect, which Lark does not read ({e})");
+                continue;
+            }
             Err(e) => panic!("{name}: gcd compiles it, Lark refuses it: {e}"),
         };
         for (s, ok) in drawn.iter().zip(verdicts) {
