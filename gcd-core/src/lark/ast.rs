@@ -114,19 +114,29 @@ pub(super) enum Node {
 }
 
 impl Node {
-    pub(super) fn names<'n>(&'n self, out: &mut Vec<&'n str>) {
+    /// The expressions directly inside this one (a template use's
+    /// arguments included): what the walks that only read descend into.
+    pub(super) fn parts(&self) -> &[Node] {
         match self {
-            Node::Name(n, _) => out.push(n),
-            Node::Lit { .. }
+            Node::Seq(items) | Node::Alt(items) | Node::Template(_, items, _) => items,
+            Node::Opt(e) | Node::Star(e) | Node::Plus(e) | Node::Repeat(e, ..) => {
+                std::slice::from_ref(&**e)
+            }
+            Node::Name(..)
+            | Node::Lit { .. }
             | Node::Re(_)
             | Node::Range { .. }
             | Node::Special(..)
             | Node::Json(..)
-            | Node::TypeRef(..) => {}
-            Node::Seq(items) | Node::Alt(items) => items.iter().for_each(|i| i.names(out)),
-            Node::Opt(e) | Node::Star(e) | Node::Plus(e) | Node::Repeat(e, ..) => e.names(out),
-            Node::Template(_, args, _) => args.iter().for_each(|a| a.names(out)),
+            | Node::TypeRef(..) => &[],
         }
+    }
+
+    pub(super) fn names<'n>(&'n self, out: &mut Vec<&'n str>) {
+        if let Node::Name(n, _) = self {
+            out.push(n);
+        }
+        self.parts().iter().for_each(|p| p.names(out));
     }
 
     /// Roughly how many symbols the builder makes of this (repeats multiply).

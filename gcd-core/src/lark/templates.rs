@@ -74,18 +74,7 @@ pub(super) fn expand(mut parsed: Parsed, diags: &mut Vec<Diagnostic>, limits: &L
 
 fn uses_templates(rules: &[RuleDef]) -> bool {
     fn has(n: &Node) -> bool {
-        match n {
-            Node::Template(..) => true,
-            Node::Seq(items) | Node::Alt(items) => items.iter().any(has),
-            Node::Opt(e) | Node::Star(e) | Node::Plus(e) | Node::Repeat(e, ..) => has(e),
-            Node::Name(..)
-            | Node::Lit { .. }
-            | Node::Re(_)
-            | Node::Range { .. }
-            | Node::Special(..)
-            | Node::Json(..)
-            | Node::TypeRef(..) => false,
-        }
+        matches!(n, Node::Template(..)) || n.parts().iter().any(has)
     }
     rules.iter().flat_map(|r| &r.alts).any(|a| has(&a.node))
 }
@@ -177,17 +166,6 @@ impl<'t, 'd> Expander<'t, 'd> {
                     );
                 }
             }
-            Node::Name(..)
-            | Node::Lit { .. }
-            | Node::Re(_)
-            | Node::Range { .. }
-            | Node::Special(..)
-            | Node::Json(..)
-            | Node::TypeRef(..) => {}
-            Node::Seq(items) | Node::Alt(items) => items.iter().for_each(|i| self.check(i, params)),
-            Node::Opt(e) | Node::Star(e) | Node::Plus(e) | Node::Repeat(e, ..) => {
-                self.check(e, params)
-            }
             Node::Template(name, args, span) => {
                 let problem = match self.index.get(name) {
                     Some(&i) => {
@@ -228,9 +206,10 @@ impl<'t, 'd> Expander<'t, 'd> {
                 if let Some((kind, msg)) = problem {
                     self.error(kind, *span, msg);
                 }
-                args.iter().for_each(|a| self.check(a, params));
             }
+            _ => {}
         }
+        node.parts().iter().for_each(|p| self.check(p, params));
     }
 
     /// `node` with each template use replaced by the name of its instance,
