@@ -314,12 +314,7 @@ impl Vocabulary {
     pub fn from_tokens_with_eos(mut tokens: Vec<Vec<u8>>, eos_text: &str) -> Self {
         let eos = tokens.len() as u32;
         tokens.push(eos_text.as_bytes().to_vec());
-        let mut kinds = vec![TokenKind::Normal; tokens.len()];
-        kinds[eos as usize] = TokenKind::Special;
-        let mut v = Self::assemble("synthetic".into(), tokens, kinds, None, "");
-        v.no_encoder_reason = "a synthetic vocabulary has no tokenizer";
-        v.eos = vec![eos];
-        v
+        Self::from_tokens_with_special(tokens, &[eos], &[eos])
     }
 
     /// A synthetic vocabulary whose ids in `special` are special tokens

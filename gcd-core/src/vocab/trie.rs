@@ -207,17 +207,15 @@ impl TokenTrie {
 mod tests {
     use super::*;
 
+    /// `ab`, `a`, `b`, `abc`: nesting, a leaf and two root children.
+    fn small_vocab() -> Vocabulary {
+        let tokens = ["ab", "a", "b", "abc"].map(|t| t.as_bytes().to_vec());
+        Vocabulary::from_tokens(tokens.to_vec(), vec![])
+    }
+
     #[test]
     fn preorder_with_subtrees() {
-        let v = Vocabulary::from_tokens(
-            vec![
-                b"ab".to_vec(),
-                b"a".to_vec(),
-                b"b".to_vec(),
-                b"abc".to_vec(),
-            ],
-            vec![],
-        );
+        let v = small_vocab();
         let t = TokenTrie::new(&v);
         // root, a, ab, abc, b
         assert_eq!(t.byte[1..], *b"abcb");
@@ -232,15 +230,7 @@ mod tests {
 
     #[test]
     fn check_refuses_tries_that_walks_would_trip_on() {
-        let v = Vocabulary::from_tokens(
-            vec![
-                b"ab".to_vec(),
-                b"a".to_vec(),
-                b"b".to_vec(),
-                b"abc".to_vec(),
-            ],
-            vec![],
-        );
+        let v = small_vocab();
         let good = TokenTrie::new(&v);
         let broken: Vec<(&str, Box<dyn Fn(&mut TokenTrie)>)> = vec![
             // `ab`'s subtree reaching past `a`'s.
