@@ -20,6 +20,10 @@
 //!   parser context `y` occurs in; or through an ignored separator.
 //! * `nt[A][p][last]`: fewest tokens for a terminal string derived from `A`
 //!   after a lexeme of `p`, ending with a lexeme of `last`.
+//! * `lexeme_most[y]`: the most tokens a plan spends on one whole lexeme of
+//!   `y` (the largest finite `pair` cost before its separators are
+//!   counted), so that a cap on `y`'s lexemes at or above it leaves every
+//!   plan realizable.
 //!
 //! Terminals are indexed `0..T`; index `T` stands for "no lexeme yet".
 //!
@@ -51,6 +55,18 @@ pub struct BudgetTables {
     lexeme: Vec<u32>,
     pair: Vec<u32>,
     nt: Vec<u32>,
+    lexeme_most: Vec<u32>,
+}
+
+/// Lexeme caps for an estimate. Plans that would break the pending
+/// lexeme's cap do not count.
+#[derive(Clone, Copy, Debug)]
+pub struct PendingCap<'a> {
+    /// Per terminal, the most tokens one of its lexemes may hold (`INF`:
+    /// no cap).
+    pub limits: &'a [u32],
+    /// The tokens the pending lexeme holds already.
+    pub held: u32,
 }
 
 impl BudgetTables {
@@ -62,6 +78,7 @@ impl BudgetTables {
             && self.lexeme.len() == n_states * n_terms
             && self.pair.len() == cols * n_terms
             && self.nt.len() == n_nts * cols * cols
+            && self.lexeme_most.len() == n_terms
     }
 }
 
@@ -189,6 +206,15 @@ impl BudgetTables {
                 seen[y] = true;
             }
         }
+        let lexeme_most = (0..t)
+            .map(|y| {
+                (0..cols)
+                    .map(|p| pair[p * t + y])
+                    .filter(|&c| c < INF)
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
         // Or with one ignored terminal between (never before a tight rule).
         let direct = pair.clone();
         for w in g.ignored.iter().filter(|&w| w < t) {
@@ -211,6 +237,7 @@ impl BudgetTables {
             lexeme,
             pair,
             nt: vec![INF; g.grammar.nonterminals.len() * cols * cols],
+            lexeme_most,
         };
         let mut changed = true;
         while changed {
@@ -436,11 +463,23 @@ impl BudgetTables {
     /// [`stack_costs`](Self::stack_costs) of the stacks they are in, where
     /// the matcher keeps them).
     pub fn estimate(&self, g: &CompiledGrammar, view: &StackView, q: u32) -> u32 {
+        self.estimate_capped(g, view, q, None)
+    }
+
+    /// [`estimate`](Self::estimate) by the plans that keep the pending
+    /// lexeme within `cap`.
+    pub fn estimate_capped(
+        &self,
+        g: &CompiledGrammar,
+        view: &StackView,
+        q: u32,
+        cap: Option<PendingCap>,
+    ) -> u32 {
         let t = self.n_terms;
         let mut best = INF;
         for w in 0..t {
             let d = self.lexeme[q as usize * t + w];
-            if d >= best {
+            if d >= best || cap.is_some_and(|c| add(c.held, d) > c.limits[w]) {
                 continue;
             }
             if g.is_ignored(w as u32) {
@@ -455,9 +494,15 @@ impl BudgetTables {
         best
     }
 
+    /// The most tokens a plan spends on one lexeme of terminal `w`: a cap
+    /// on its lexemes must be at least this (0 if no plan spells one).
+    pub fn lexeme_most(&self, w: u32) -> u32 {
+        self.lexeme_most[w as usize]
+    }
+
     /// Bytes the cost tables hold on the heap.
     pub fn heap_bytes(&self) -> usize {
-        (self.lexeme.len() + self.pair.len() + self.nt.len()) * 4
+        (self.lexeme.len() + self.pair.len() + self.nt.len() + self.lexeme_most.len()) * 4
     }
 }
 

@@ -33,10 +33,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 use bitvec::prelude::*;
 use rustc_hash::FxHashMap;
 
-pub use budget::BudgetTables;
 /// The budget's "no completion" cost (for tests that compare with it).
 #[doc(hidden)]
 pub use budget::INF;
+pub use budget::{BudgetTables, PendingCap};
 pub use heads::HeadMask;
 pub(crate) use heads::HeadMasks;
 pub(crate) use tables::set_bit;

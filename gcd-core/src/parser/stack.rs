@@ -196,18 +196,18 @@ impl SharedStack {
             .collect()
     }
 
-    /// Merges items whose stacks have the same lexer state and the same top
-    /// segment into the first of them, over the union of their lower parts
-    /// (exact repeats just drop), keeping first-seen order. `part` reads an
-    /// item's lexer state and stack; `set_union` gives a merged item its
-    /// union of lower parts.
+    /// Merges items whose stacks have the same key (a lexer state, say) and
+    /// the same top segment into the first of them, over the union of their
+    /// lower parts (exact repeats just drop), keeping first-seen order.
+    /// `part` reads an item's key and stack; `set_union` gives a merged item
+    /// its union of lower parts.
     ///
     /// Masks of generalized grammars merge after every shift they try, so
     /// this neither copies tops for keys nor allocates for the usual few
     /// items: tops are compared in place, by hash first.
-    pub fn merge_in_place<T>(
+    pub fn merge_in_place<T, K: Hash + Eq>(
         items: &mut Vec<T>,
-        part: impl Fn(&T) -> (u32, &SharedStack),
+        part: impl Fn(&T) -> (K, &SharedStack),
         mut set_union: impl FnMut(&mut T, Arc<Below>),
     ) {
         if items.len() < 2 {

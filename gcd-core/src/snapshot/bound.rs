@@ -13,7 +13,7 @@ use crate::vocab::Vocabulary;
 
 const BOUND_MAGIC: &[u8; 8] = b"gcd-bind";
 /// Bumped whenever a serialized table changes shape.
-const BOUND_VERSION: u32 = 2;
+const BOUND_VERSION: u32 = 3;
 
 /// What [`BoundGrammar::to_bytes`] writes.
 #[derive(serde::Serialize)]

@@ -24,10 +24,26 @@ pub fn generate(
     seed: u64,
     reference: &Recognizer,
 ) -> usize {
+    let m = Matcher::new(bound.clone()).with_budget(budget).unwrap();
+    let m = generate_from(m, strategy, seed, reference);
+    assert!(m.tokens().len() - 1 <= budget);
+    m.tokens().len() - 1
+}
+
+/// Runs one generation from `m` (fresh, with its budget and caps set) to
+/// EOS, checking every mask against the plain matcher's and that it is
+/// never empty before the output is complete; returns the finished matcher.
+pub fn generate_from(
+    mut m: Matcher,
+    strategy: Strategy,
+    seed: u64,
+    reference: &Recognizer,
+) -> Matcher {
+    let bound = m.bound().clone();
     let vocab = bound.vocab();
     let width = vocab.len();
     let eos = vocab.eos_ids()[0];
-    let mut m = Matcher::new(bound.clone()).with_budget(budget).unwrap();
+    let budget = m.budget().unwrap_or(usize::MAX);
     let mut plain = Matcher::new(bound.clone());
     let mut rng = StdRng::seed_from_u64(seed);
     loop {
@@ -79,5 +95,5 @@ pub fn generate(
         String::from_utf8_lossy(m.output())
     );
     m.advance(eos).unwrap();
-    m.tokens().len() - 1
+    m
 }

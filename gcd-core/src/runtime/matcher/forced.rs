@@ -21,10 +21,11 @@ impl Matcher {
             }
             let Some((b, runs)) = only else { return forced };
             m.configs = (runs.into_iter())
-                .map(|(stack, lexer, _)| Config {
+                .map(|(stack, lexer, _, held)| Config {
                     stack,
                     lexer,
                     costs: Vec::new(),
+                    held,
                 })
                 .collect();
             m.fresh = false;

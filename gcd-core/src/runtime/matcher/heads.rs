@@ -94,7 +94,7 @@ impl Matcher {
                 .iter()
                 .map(|&i| self.configs[i].stack.clone())
                 .collect();
-            walk.run(out, q, views, self.fresh);
+            walk.run(out, q, views, self.fresh, 0);
         }
     }
 
@@ -197,7 +197,7 @@ impl Matcher {
                 bottom: &bottom,
             })
             .collect();
-        walk.run(&mut allowed, q, roots, self.fresh);
+        walk.run(&mut allowed, q, roots, self.fresh, 0);
         let mut undecided = std::mem::take(&mut walk.undecided);
         undecided.sort_unstable();
         undecided.dedup();

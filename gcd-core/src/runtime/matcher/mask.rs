@@ -27,7 +27,7 @@ use rustc_hash::{FxHashMap, FxHasher};
 use smallvec::SmallVec;
 
 use super::{Config, Matcher};
-use crate::bind::{set_bit, BoundGrammar, Boundary, EndFilter, StateTables};
+use crate::bind::{set_bit, BoundGrammar, Boundary, EndFilter, PendingCap, StateTables};
 use crate::compiled::CompiledGrammar;
 use crate::grammar::TermSet;
 use crate::lexer::DEAD;
@@ -81,7 +81,7 @@ pub(super) trait WalkStack<'a>: Stack + Clone {
     /// Merges `items` whose stacks of one lexer state share their top.
     fn merge(items: &mut Vec<(u32, Self)>);
     fn exact(&self, g: &CompiledGrammar) -> Option<TermSet>;
-    fn estimate(&self, b: &BoundGrammar, q: u32) -> u32;
+    fn estimate(&self, b: &BoundGrammar, q: u32, cap: Option<PendingCap>) -> u32;
 }
 
 impl<'a> WalkStack<'a> for StackView<'a> {
@@ -98,8 +98,8 @@ impl<'a> WalkStack<'a> for StackView<'a> {
     fn exact(&self, g: &CompiledGrammar) -> Option<TermSet> {
         exact_candidates(g, self)
     }
-    fn estimate(&self, b: &BoundGrammar, q: u32) -> u32 {
-        b.budget().estimate(&b.grammar, self, q)
+    fn estimate(&self, b: &BoundGrammar, q: u32, cap: Option<PendingCap>) -> u32 {
+        b.budget().estimate_capped(&b.grammar, self, q, cap)
     }
 }
 
@@ -123,9 +123,9 @@ impl<'a> WalkStack<'a> for SharedStack {
     fn exact(&self, g: &CompiledGrammar) -> Option<TermSet> {
         exact_candidates(g, &StackView::of(self, None))
     }
-    fn estimate(&self, b: &BoundGrammar, q: u32) -> u32 {
+    fn estimate(&self, b: &BoundGrammar, q: u32, cap: Option<PendingCap>) -> u32 {
         b.budget()
-            .estimate(&b.grammar, &StackView::of(self, None), q)
+            .estimate_capped(&b.grammar, &StackView::of(self, None), q, cap)
     }
 }
 
@@ -151,7 +151,7 @@ impl<'a> WalkStack<'a> for HeadStack<'a> {
     fn exact(&self, _: &CompiledGrammar) -> Option<TermSet> {
         None
     }
-    fn estimate(&self, _: &BoundGrammar, _: u32) -> u32 {
+    fn estimate(&self, _: &BoundGrammar, _: u32, _: Option<PendingCap>) -> u32 {
         0
     }
 }
@@ -165,6 +165,10 @@ struct Group<S> {
     exact: Option<TermSet>,
     /// Memo of [`MaskWalk::shift`]: (winner, range of `buckets`).
     shifted: SmallVec<[(u32, u32, u32); 2]>,
+    /// With lexeme caps: the tokens that hold the group's pending lexeme,
+    /// the token walked included when it reaches it (so one more than the
+    /// configurations' count in the walk's first group, one after a shift).
+    held: u32,
 }
 
 /// Marks a memoized shift that read below a head.
@@ -188,6 +192,8 @@ pub(super) struct MaskWalk<'a, S> {
     group: Vec<u32>,
     /// The most tokens any allowed token may leave the completion.
     limit: Option<u32>,
+    /// Per terminal, the most tokens one of its lexemes may hold.
+    caps: Option<&'a [u32]>,
     /// A head walk's flag, set by a shift that read below the head.
     pub(super) bottom: Option<&'a Cell<bool>>,
     /// A head walk's trie nodes whose subtrees it could not decide: a
@@ -210,7 +216,8 @@ impl Matcher {
         let g = &self.bound.grammar;
         if !g.parse.is_generalized() {
             self.fill_with(out, Config::view);
-        } else if self.budget.is_none() && !g.parse.has_sets() && self.bound.head_masks_on() {
+        } else if self.token_limit().is_none() && !g.parse.has_sets() && self.bound.head_masks_on()
+        {
             self.fill_by_heads(out);
         } else {
             self.fill_with(out, |c| c.stack.clone());
@@ -219,14 +226,15 @@ impl Matcher {
 
     /// The walk over every configuration, grouped by lexer state.
     fn fill_with<'a, S: WalkStack<'a>>(&'a self, out: &mut [u64], root: impl Fn(&'a Config) -> S) {
-        let limit = self.budget.map(|n| (n - self.tokens.len() - 1) as u32);
-        let mut walk = MaskWalk::new(&self.bound, limit);
+        let mut walk = MaskWalk::new(&self.bound, self.token_limit());
+        walk.caps = self.caps.as_deref();
         let mut order: SmallVec<[usize; 1]> = (0..self.configs.len()).collect();
-        order.sort_by_key(|&i| self.configs[i].lexer);
-        for same in order.chunk_by(|&i, &j| self.configs[i].lexer == self.configs[j].lexer) {
-            let q = self.configs[same[0]].lexer;
+        let key = |i: &usize| (self.configs[*i].lexer, self.configs[*i].held);
+        order.sort_by_key(key);
+        for same in order.chunk_by(|i, j| key(i) == key(j)) {
+            let (q, held) = key(&same[0]);
             let views = same.iter().map(|&i| root(&self.configs[i])).collect();
-            walk.run(out, q, views, self.fresh);
+            walk.run(out, q, views, self.fresh, held);
         }
     }
 }
@@ -243,6 +251,7 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
             state: vec![DEAD; depth],
             group: vec![0; depth],
             limit,
+            caps: None,
             bottom: None,
             undecided: Vec::new(),
             only: None,
@@ -250,17 +259,28 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
     }
 
     /// Adds the tokens allowed with the pending lexeme in lexer state `q`
-    /// and parser stacks `views` (`fresh`: nothing read yet).
-    pub(super) fn run(&mut self, out: &mut [u64], q: u32, views: SmallVec<[S; 1]>, fresh: bool) {
+    /// and parser stacks `views` (`fresh`: nothing read yet; `held`: the
+    /// tokens the lexeme holds, counted under lexeme caps).
+    pub(super) fn run(
+        &mut self,
+        out: &mut [u64],
+        q: u32,
+        views: SmallVec<[S; 1]>,
+        fresh: bool,
+        held: u32,
+    ) {
         let b = self.b;
-        let gi = self.new_group(views);
+        // Under caps, a token whose first byte closes the lexeme leaves it
+        // the tokens it holds: its group counts one fewer.
+        let closing = (self.caps.is_some()).then(|| self.new_group(views.clone(), held));
+        let gi = self.new_group(views, held + 1);
         self.add_state(out, gi, q, None);
         // Tokens whose first byte closes the pending lexeme.
         let tables = b.state(q);
         if tables.end_filter != u32::MAX && !fresh {
             let w = self.g.lexer.winner(q).expect("end filter implies a winner");
             let filter = b.end_filter(tables.end_filter);
-            let Some(shifted) = self.shift(gi, w) else {
+            let Some(shifted) = self.shift(closing.unwrap_or(gi), w) else {
                 let trie = &b.trie;
                 let first = |n: &usize| filter.first_bytes[trie.byte[*n] as usize];
                 self.undecided
@@ -285,7 +305,7 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
         k < only.len() && only[k].0 < end
     }
 
-    fn new_group(&mut self, views: SmallVec<[S; 1]>) -> u32 {
+    fn new_group(&mut self, views: SmallVec<[S; 1]>, held: u32) -> u32 {
         // A lexeme may end as what any of the stacks takes.
         let mut exact = None;
         if self.g.parse.has_sets() {
@@ -306,6 +326,7 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
             views,
             exact,
             shifted: SmallVec::new(),
+            held,
         });
         (self.groups.len() - 1) as u32
     }
@@ -325,7 +346,7 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
                 return gi;
             }
         }
-        let gi = self.new_group(views);
+        let gi = self.new_group(views, 1);
         self.interned.entry(hash).or_default().push(gi);
         gi
     }
@@ -334,6 +355,10 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
     /// state its next lexeme starts in (never [`DEAD`]), as a range of
     /// `buckets`. `None` in a head walk when the shift read below the head.
     fn shift(&mut self, gi: u32, w: u32) -> Option<Range<usize>> {
+        // A lexeme past its cap ends no derivation.
+        if (self.caps).is_some_and(|caps| self.groups[gi as usize].held > caps[w as usize]) {
+            return Some(0..0);
+        }
         if let Some(&(_, from, to)) = self.groups[gi as usize].shifted.iter().find(|s| s.0 == w) {
             return (from != UNDECIDED).then_some(from as usize..to as usize);
         }
@@ -380,13 +405,18 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
         Some(from..to)
     }
 
-    /// Whether some stack of group `gi` can finish within the budget from
-    /// lexer state `q` (always, without a budget).
+    /// Whether some stack of group `gi` can finish within the budget and
+    /// the lexeme caps from lexer state `q` (always, without either).
     fn fits(&self, gi: u32, q: u32) -> bool {
         let Some(limit) = self.limit else {
             return true;
         };
-        (self.groups[gi as usize].views.iter()).any(|v| v.estimate(self.b, q) <= limit)
+        let group = &self.groups[gi as usize];
+        let cap = (self.caps).map(|limits| PendingCap {
+            limits,
+            held: group.held,
+        });
+        (group.views.iter()).any(|v| v.estimate(self.b, q, cap) <= limit)
     }
 
     /// Adds the tokens allowed from lexer state `q` with group `gi`.

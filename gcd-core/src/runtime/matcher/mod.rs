@@ -57,6 +57,9 @@ pub enum MatchErrorKind {
     /// A generalized grammar would need more live parser configurations
     /// than [`Limits::max_configurations`](crate::limits::Limits) allows.
     TooManyConfigurations,
+    /// A lexeme cap names no terminal of the grammar, is below what a
+    /// lexeme of it needs, or cannot be kept by this grammar's lexing.
+    LexemeCap,
 }
 
 impl MatchError {
@@ -80,8 +83,8 @@ impl std::error::Error for MatchError {}
 /// copy its history.
 #[derive(Debug)]
 struct Snapshot {
-    /// Stacks and lexer states of the configurations.
-    configs: Vec<(SharedStack, u32)>,
+    /// Stacks, lexer states and held tokens of the configurations.
+    configs: Vec<(SharedStack, u32, u32)>,
     fresh: bool,
     output_len: usize,
     prev: Option<Arc<Snapshot>>,
@@ -109,6 +112,8 @@ struct Config {
     /// With a budget: the budget cost vectors of `stack`'s top segment,
     /// kept up to date.
     costs: Vec<Vec<u32>>,
+    /// With lexeme caps: the tokens that hold bytes of the pending lexeme.
+    held: u32,
 }
 
 impl Config {
@@ -119,9 +124,10 @@ impl Config {
     }
 }
 
-/// Configurations after some bytes: stack, lexer state, and the index of
-/// the configuration they came from.
-type Runs = Vec<(SharedStack, u32, usize)>;
+/// Configurations after some bytes: stack, lexer state, the index of the
+/// configuration they came from, and (with lexeme caps) the tokens holding
+/// the pending lexeme once these bytes are a token.
+type Runs = Vec<(SharedStack, u32, usize, u32)>;
 
 /// Why bytes could not be followed.
 enum RunError {
@@ -144,6 +150,9 @@ pub struct Matcher {
     finished: bool,
     /// Most tokens (EOS not counted) the output may take.
     budget: Option<usize>,
+    /// Per terminal, the most tokens one of its lexemes may hold
+    /// ([`INF`](crate::bind::INF): no cap); `None` without caps.
+    caps: Option<Arc<[u32]>>,
 }
 
 impl Matcher {
@@ -158,6 +167,7 @@ impl Matcher {
                 stack,
                 lexer,
                 costs: Vec::new(),
+                held: 0,
             }],
             fresh: true,
             output: Vec::new(),
@@ -165,6 +175,7 @@ impl Matcher {
             history: None,
             history_len: 0,
             budget: None,
+            caps: None,
             finished: false,
         }
     }
@@ -216,7 +227,11 @@ impl Matcher {
             return g.parse.accepts_end_top_down(c.stack.top_down());
         }
         let mut complete = false;
+        let caps = self.caps.as_deref();
         for w in g.lexeme_ends(c.lexer) {
+            if caps.is_some_and(|caps| c.held > caps[w as usize]) {
+                continue;
+            }
             g.each_shift(StackView::of(&c.stack, None), w, |v| {
                 complete = complete || g.parse.accepts_end_top_down(v.top_down());
             });
@@ -289,15 +304,29 @@ impl Matcher {
     fn run_bytes(&self, bytes: &[u8]) -> Result<Runs, RunError> {
         let g = &self.bound.grammar;
         let max = g.max_configurations();
+        // Under caps, a run counts the tokens holding its pending lexeme:
+        // these bytes are one more when they extend it, one when they start
+        // the next; a lexeme that ends past its cap ends its run.
+        let caps = self.caps.as_deref();
         let mut runs: Runs = (self.configs.iter().enumerate())
-            .map(|(i, c)| (c.stack.clone(), c.lexer, i))
+            .map(|(i, c)| (c.stack.clone(), c.lexer, i, c.held))
             .collect();
         let mut fresh = self.fresh;
-        for &byte in bytes {
+        for (k, &byte) in bytes.iter().enumerate() {
             let mut next: Runs = Vec::with_capacity(runs.len());
-            for (stack, q, from) in runs {
+            for (stack, q, from, held) in runs {
+                let held = match caps {
+                    None => 0,
+                    Some(_) if g.lexer.next(q, byte) != crate::lexer::DEAD => {
+                        held + u32::from(k == 0)
+                    }
+                    Some(caps) => match g.lexer.winner(q) {
+                        Some(w) if held > caps[w as usize] => continue,
+                        _ => 1,
+                    },
+                };
                 g.step(stack, q, byte, fresh, |stack, ns| {
-                    next.push((stack, ns, from))
+                    next.push((stack, ns, from, held))
                 });
             }
             if next.len() > 1 {
@@ -311,7 +340,7 @@ impl Matcher {
             runs = next;
             fresh = false;
         }
-        runs.retain(|(stack, q, _)| {
+        runs.retain(|(stack, q, _, _)| {
             mask::exact_candidates(g, &StackView::of(stack, None))
                 .is_none_or(|e| mask::viable(g, *q, &e))
         });
@@ -361,6 +390,9 @@ impl Matcher {
         if !normal || bytes.is_empty() {
             return Err(self.not_allowed(token, "special tokens never match grammar text"));
         }
+        if let Some(n) = self.budget.filter(|&n| self.tokens.len() >= n) {
+            return Err(self.not_allowed(token, &format!("the budget of {n} tokens is spent")));
+        }
         let runs = match self.run_bytes(bytes) {
             Ok(runs) => runs,
             Err(RunError::Dead) => {
@@ -379,9 +411,9 @@ impl Matcher {
             }
         };
         let mut configs = smallvec::SmallVec::with_capacity(runs.len());
-        for (stack, lexer, from) in runs {
+        for (stack, lexer, from, held) in runs {
             let mut costs = Vec::new();
-            if let Some(n) = self.budget {
+            if let Some(limit) = self.token_limit() {
                 let b = &self.bound;
                 // A merged configuration has no one parent.
                 let parent = self.configs.get(from);
@@ -392,11 +424,13 @@ impl Matcher {
                     parent.map(|p| &p.stack),
                     &stack,
                 );
-                let need =
-                    b.budget()
-                        .estimate(&b.grammar, &StackView::of(&stack, Some(&costs)), lexer);
-                // A derivation that cannot finish within the budget is dropped.
-                if self.tokens.len() + 1 + need as usize > n {
+                let view = StackView::of(&stack, Some(&costs));
+                let need = b
+                    .budget()
+                    .estimate_capped(&b.grammar, &view, lexer, self.cap(held));
+                // A derivation that cannot finish within the budget and
+                // the caps is dropped.
+                if need > limit {
                     continue;
                 }
             }
@@ -404,14 +438,22 @@ impl Matcher {
                 stack,
                 lexer,
                 costs,
+                held,
             });
         }
         if configs.is_empty() {
-            let n = self.budget.expect("only the budget drops configurations");
-            return Err(self.not_allowed(
-                token,
-                &format!("the output could not be completed within the budget of {n} tokens"),
-            ));
+            let why = match self.budget {
+                Some(n) => format!(
+                    "the output could not be completed within the budget of {n} tokens{}",
+                    if self.caps.is_some() {
+                        " and the lexeme caps"
+                    } else {
+                        ""
+                    }
+                ),
+                None => "a lexeme would pass its cap before it could end".to_string(),
+            };
+            return Err(self.not_allowed(token, &why));
         }
         self.push_history();
         self.configs = configs;
@@ -440,7 +482,7 @@ impl Matcher {
     fn push_history(&mut self) {
         self.history = Some(Arc::new(Snapshot {
             configs: (self.configs.iter())
-                .map(|c| (c.stack.clone(), c.lexer))
+                .map(|c| (c.stack.clone(), c.lexer, c.held))
                 .collect(),
             fresh: self.fresh,
             output_len: self.output.len(),
@@ -468,10 +510,11 @@ impl Matcher {
             node = node.prev.clone().expect("n <= history_len");
         }
         self.configs = (node.configs.iter())
-            .map(|(stack, lexer)| Config {
+            .map(|(stack, lexer, held)| Config {
                 stack: stack.clone(),
                 lexer: *lexer,
                 costs: Vec::new(),
+                held: *held,
             })
             .collect();
         self.fresh = node.fresh;
@@ -480,17 +523,22 @@ impl Matcher {
         self.history = node.prev.clone();
         self.history_len -= n;
         self.finished = false;
-        if self.budget.is_some() {
+        if self.token_limit().is_some() {
             self.compute_costs();
         }
         Ok(())
     }
 
-    /// Recomputes every configuration's budget cost vectors.
+    /// Recomputes every configuration's budget cost vectors (drops them
+    /// when nothing plans ahead).
     fn compute_costs(&mut self) {
         let b = &self.bound;
+        let keep = self.token_limit().is_some();
         for c in &mut self.configs {
-            c.costs = b.budget().stack_costs(&b.grammar.parse, &c.stack);
+            c.costs = match keep {
+                true => b.budget().stack_costs(&b.grammar.parse, &c.stack),
+                false => Vec::new(),
+            };
         }
     }
 
@@ -515,9 +563,96 @@ impl Matcher {
         let b = &self.bound;
         // Each configuration is a real plan: the cheapest counts.
         (self.configs.iter())
-            .map(|c| b.budget().estimate(&b.grammar, &c.view(), c.lexer))
+            .map(|c| {
+                b.budget()
+                    .estimate_capped(&b.grammar, &c.view(), c.lexer, self.cap(c.held))
+            })
             .min()
             .unwrap_or(crate::bind::INF) as usize
+    }
+
+    /// The pending lexeme's caps for a configuration holding `held` tokens.
+    fn cap(&self, held: u32) -> Option<crate::bind::PendingCap<'_>> {
+        (self.caps.as_deref()).map(|limits| crate::bind::PendingCap { limits, held })
+    }
+
+    /// The most tokens a completion may take after the next token, when a
+    /// budget or a lexeme cap makes masks plan ahead (a cap alone: any
+    /// plan that keeps the caps).
+    fn token_limit(&self) -> Option<u32> {
+        match (self.budget, &self.caps) {
+            (Some(n), _) => Some(n.saturating_sub(self.tokens.len() + 1) as u32),
+            (None, Some(_)) => Some(crate::bind::INF - 1),
+            (None, None) => None,
+        }
+    }
+
+    /// Caps every lexeme of `terminal` at `max_tokens` tokens, counting
+    /// each token that holds at least one of its bytes (`None` lifts the
+    /// cap). Masks then allow only tokens after which the lexeme can still
+    /// end within its cap, so a capped segment (a model's reasoning up to
+    /// `</think>`) always closes in time and generation goes on past it.
+    ///
+    /// Fails, with [`MatchErrorKind::LexemeCap`], when the grammar has no
+    /// such terminal, when `max_tokens` is below the tokens a lexeme of it
+    /// may need after the lexemes before it, under dynamic lexing, when the
+    /// first cap comes after the first token (tokens are counted from the
+    /// first cap on), or when the output so far can no longer keep it.
+    pub fn set_lexeme_cap(
+        &mut self,
+        terminal: &str,
+        max_tokens: Option<usize>,
+    ) -> Result<(), MatchError> {
+        let g = &self.bound.grammar;
+        let error = |message: String| MatchError {
+            kind: MatchErrorKind::LexemeCap,
+            message,
+        };
+        let Some(w) = (g.grammar.terminals.iter()).position(|t| t.name == terminal) else {
+            return Err(error(format!("the grammar has no terminal {terminal}")));
+        };
+        if g.lexing() == crate::compiled::Lexing::Dynamic {
+            return Err(error(format!(
+                "cannot cap {terminal}: under dynamic lexing a lexeme's end is not one place"
+            )));
+        }
+        // Counting starts with the first cap.
+        if self.caps.is_none() && !self.tokens.is_empty() {
+            return Err(error(format!(
+                "cannot cap {terminal} after {} tokens: set the first cap before the first token",
+                self.tokens.len()
+            )));
+        }
+        let inf = crate::bind::INF;
+        let mut caps: Vec<u32> = match &self.caps {
+            Some(c) => c.to_vec(),
+            None => vec![inf; g.grammar.terminals.len()],
+        };
+        caps[w] = match max_tokens {
+            Some(k) => {
+                let need = self.bound.budget().lexeme_most(w as u32);
+                if (k as u64) < u64::from(need) {
+                    return Err(error(format!(
+                        "a cap of {k} tokens on {terminal} is too small: a lexeme of it may \
+                         need {need} tokens"
+                    )));
+                }
+                k.min(inf as usize - 1) as u32
+            }
+            None => inf,
+        };
+        let caps: Option<Arc<[u32]>> = caps.iter().any(|&c| c < inf).then(|| caps.into());
+        let saved = std::mem::replace(&mut self.caps, caps);
+        self.compute_costs();
+        if !self.finished && !self.is_complete() && self.min_tokens_to_complete() >= inf as usize {
+            self.caps = saved;
+            self.compute_costs();
+            return Err(error(format!(
+                "the output so far cannot keep a cap of {} tokens on {terminal}",
+                max_tokens.unwrap_or(0)
+            )));
+        }
+        Ok(())
     }
 
     /// The token budget: at most `n` tokens (EOS not counted) in all,
@@ -537,10 +672,7 @@ impl Matcher {
             }
         }
         self.budget = n;
-        match n {
-            Some(_) => self.compute_costs(),
-            None => self.configs.iter_mut().for_each(|c| c.costs.clear()),
-        }
+        self.compute_costs();
         Ok(())
     }
 
@@ -567,8 +699,8 @@ impl Matcher {
 fn merge_runs(runs: &mut Runs) {
     SharedStack::merge_in_place(
         runs,
-        |(s, q, _)| (*q, s),
-        |(s, _, from), below| {
+        |(s, q, _, held)| ((*q, *held), s),
+        |(s, _, from, _), below| {
             s.below = Some(below);
             *from = usize::MAX;
         },
