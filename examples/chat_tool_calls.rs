@@ -1,7 +1,9 @@
 //! A reasoning model's turn as Qwen writes it: `<think>…</think>`, free
 //! text, then two typed tool calls in `<tool_call>` tags, ended by a special
 //! token, all within a token budget, with a stand-in model on the embedded
-//! o200k vocabulary. The turn comes back as Rust values.
+//! o200k vocabulary. The reasoning is capped at 12 tokens: the third turn's
+//! budget would let it run on, and the cap closes it. The turn comes back
+//! as Rust values.
 //!
 //! `cargo run --release --example chat_tool_calls`
 
@@ -39,7 +41,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let chat = Chat::hermes()
         .reasoning(true)
         .end_token("<|endofprompt|>")
-        .calls(2, Some(2));
+        .calls(2, Some(2))
+        .max_reasoning_tokens(12);
     let t0 = Instant::now();
     let least = chat
         .decoder::<Tool>(vocab.clone())?

@@ -40,6 +40,9 @@ use serde::de::DeserializeOwned;
 
 use crate::constrained::{Constrained, ConstraintError};
 
+/// The reasoning's terminal: its text and `</think>`.
+const THINK: &str = "THINK";
+
 /// How a model family writes tool calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -63,6 +66,7 @@ pub struct Chat {
     min_calls: usize,
     max_calls: Option<usize>,
     whitespace: Option<Whitespace>,
+    max_reasoning_tokens: Option<usize>,
 }
 
 /// What a turn held, once decoded.
@@ -87,6 +91,7 @@ impl Chat {
             min_calls: 1,
             max_calls: None,
             whitespace: None,
+            max_reasoning_tokens: None,
         }
     }
 
@@ -109,6 +114,17 @@ impl Chat {
     /// with thinking on always writes it, empty or not).
     pub fn reasoning(mut self, on: bool) -> Chat {
         self.reasoning = on;
+        self
+    }
+
+    /// At most `k` tokens of reasoning: the tokens that hold any byte of
+    /// it or of its closing `</think>` (a token that also holds `<think>`
+    /// or the text after counts). Masks close the reasoning in time, so the
+    /// turn goes on to its calls; with a budget both hold. Needs
+    /// [`reasoning`](Self::reasoning); [`decoder`](Self::decoder) refuses a
+    /// `k` below the tokens `</think>` itself may take.
+    pub fn max_reasoning_tokens(mut self, k: usize) -> Chat {
+        self.max_reasoning_tokens = Some(k);
         self
     }
 
@@ -206,8 +222,8 @@ impl Chat {
                     self.format
                 )));
             }
-            b.terminal("THINK", TerminalPattern::Regex(r"(?s:.)*?</think>".into()));
-            turn.extend([lit("<think>"), Expr::name("THINK")]);
+            b.terminal(THINK, TerminalPattern::Regex(r"(?s:.)*?</think>".into()));
+            turn.extend([lit("<think>"), Expr::name(THINK)]);
         }
         turn.extend([open, one, rest, close]);
         if let Some(end) = self.end() {
@@ -226,7 +242,12 @@ impl Chat {
     ) -> Result<Arc<BoundGrammar>, ConstraintError> {
         type Key = (Chat, TypeId, u64);
         static CACHE: OnceLock<Mutex<HashMap<Key, Arc<BoundGrammar>>>> = OnceLock::new();
-        let key = (self.clone(), TypeId::of::<T>(), vocab.fingerprint());
+        // The reasoning cap is the matcher's, not the grammar's.
+        let chat = Chat {
+            max_reasoning_tokens: None,
+            ..self.clone()
+        };
+        let key = (chat, TypeId::of::<T>(), vocab.fingerprint());
         crate::constrained::cached(&CACHE, key, || {
             let grammar = Arc::new(self.grammar::<T>()?);
             Ok(Arc::new(BoundGrammar::try_new(grammar, vocab)?))
@@ -239,9 +260,19 @@ impl Chat {
         &self,
         vocab: Arc<Vocabulary>,
     ) -> Result<ChatDecoder<T>, ConstraintError> {
+        let mut matcher = Matcher::new(self.bound::<T>(vocab)?);
+        if let Some(k) = self.max_reasoning_tokens {
+            if !self.reasoning {
+                return Err(ConstraintError::Unsupported {
+                    ty: std::any::type_name::<T>(),
+                    message: "max_reasoning_tokens needs reasoning(true)".into(),
+                });
+            }
+            matcher.set_lexeme_cap(THINK, Some(k))?;
+        }
         Ok(ChatDecoder {
             chat: self.clone(),
-            matcher: Matcher::new(self.bound::<T>(vocab)?),
+            matcher,
             _type: PhantomData,
         })
     }

@@ -94,6 +94,76 @@ fn hermes_turns_with_reasoning_and_two_calls_under_budgets() {
         .is_err());
 }
 
+/// Tokens of `d`'s output that hold a byte of the reasoning or of its
+/// `</think>`.
+fn reasoning_tokens<T: serde::de::DeserializeOwned>(d: &ChatDecoder<T>) -> usize {
+    let m = d.matcher();
+    let v = m.bound().vocab();
+    let out = m.output();
+    let start = "<think>".len();
+    let close = (out.windows(8)).position(|w| w == b"</think>").unwrap();
+    let end = close + "</think>".len();
+    let mut at = 0;
+    let mut held = 0;
+    for &t in m.tokens() {
+        let len = v.token_bytes(t).unwrap().len();
+        held += usize::from(at < end && start < at + len);
+        at += len;
+    }
+    held
+}
+
+#[test]
+fn hermes_reasoning_keeps_its_cap() {
+    let vocab = Arc::new(Vocabulary::o200k_base().unwrap());
+    let chat = Chat::hermes()
+        .reasoning(true)
+        .end_token("<|endofprompt|>")
+        .calls(1, Some(2));
+    let mut at_cap = 0;
+    for cap in [4, 12] {
+        let capped = chat.clone().max_reasoning_tokens(cap);
+        let least = capped
+            .decoder::<Tool>(vocab.clone())
+            .unwrap()
+            .matcher()
+            .min_tokens_to_complete();
+        // Random tokens from 200k seldom write `</think>`: the cap closes it.
+        for (i, budget) in [least + 5, least + 60].into_iter().enumerate() {
+            for seed in 0..2 {
+                let mut d = capped
+                    .decoder::<Tool>(vocab.clone())
+                    .unwrap()
+                    .with_budget(budget)
+                    .unwrap();
+                sample(&mut d, seed * 10 + i as u64);
+                let text = d.matcher().text();
+                let held = reasoning_tokens(&d);
+                assert!(held <= cap, "{held} reasoning tokens, cap {cap}: {text}");
+                at_cap += usize::from(held == cap);
+                let turn = d.finish().unwrap_or_else(|e| panic!("{text}: {e}"));
+                assert!(!turn.calls.is_empty(), "{text}");
+            }
+        }
+    }
+    eprintln!("{at_cap} of 8 turns reasoned up to the cap");
+    assert!(
+        at_cap >= 4,
+        "only {at_cap} of 8 turns reasoned up to the cap"
+    );
+    // Too small for `</think>`, or without reasoning: refused with the reason.
+    let err = chat
+        .clone()
+        .max_reasoning_tokens(0)
+        .decoder::<Tool>(vocab.clone());
+    assert!(err.is_err_and(|e| e.to_string().contains("too small")));
+    let err = Chat::hermes()
+        .end_token("<|endofprompt|>")
+        .max_reasoning_tokens(8)
+        .decoder::<Tool>(vocab);
+    assert!(err.is_err_and(|e| e.to_string().contains("needs reasoning")));
+}
+
 #[test]
 fn hermes_text_replays_into_the_turn() {
     let vocab = Arc::new(Vocabulary::o200k_base().unwrap());

@@ -152,6 +152,14 @@ class Matcher:
     @budget.setter
     def budget(self, n: Optional[int]) -> None:
         """Sets (or, with None, clears) the token budget."""
+    def set_lexeme_cap(self, terminal: str, max_tokens: Optional[int]) -> None:
+        """Caps every lexeme of `terminal` at `max_tokens` tokens (None lifts it).
+
+        A token counts when it holds any byte of the lexeme; masks close the lexeme
+        in time (a reasoning segment up to `</think>`, say). Raises MatchError for an
+        unknown terminal, a cap below what the terminal needs, or a first cap set
+        after tokens were accepted.
+        """
     def min_tokens_to_complete(self) -> int:
         """Fewest further tokens that complete the output, by the budget's plans.
 

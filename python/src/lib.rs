@@ -424,6 +424,15 @@ impl PyMatcher {
         self.m.set_budget(n).map_err(match_err)
     }
 
+    /// Caps every lexeme of `terminal` (a reasoning segment up to
+    /// `</think>`, say) at `max_tokens` tokens, or lifts the cap with None;
+    /// masks then close it in time. MatchError names an unknown terminal, a
+    /// cap below what the terminal needs, or a first cap after tokens.
+    #[pyo3(signature = (terminal, max_tokens))]
+    fn set_lexeme_cap(&mut self, terminal: &str, max_tokens: Option<usize>) -> PyResult<()> {
+        self.m.set_lexeme_cap(terminal, max_tokens).map_err(match_err)
+    }
+
     /// The fewest tokens that complete the output, by the budget's plans (an
     /// upper bound; 0 when complete).
     fn min_tokens_to_complete(&self) -> usize {

@@ -100,3 +100,27 @@ def test_inline_json_schema_in_lark(o200k):
     assert not g.matcher().accepts_bytes(b'<tool_call>{"m": 1}')
     with pytest.raises(gcd.GrammarError, match="unsupported keyword"):
         gcd.Grammar.from_lark('start: %json {"if": {}}', v)
+
+
+def test_lexeme_cap_ends_a_number(arith_vocab):
+    # NUMBER capped at 2 tokens: after "1", "2" the number must end.
+    g = gcd.Grammar.from_lark(ARITH, arith_vocab)
+    m = g.matcher()
+    m.set_lexeme_cap("NUMBER", 2)
+    m.advance(CHARS.index(b"1"))
+    m.advance(CHARS.index(b"2"))
+    bm = gcd.allocate_token_bitmask(1, arith_vocab.size)
+    m.fill_next_token_bitmask(bm)
+    allowed = allowed_ids(bm[0])
+    assert not allowed[CHARS.index(b"1")] and not allowed[CHARS.index(b"12")]
+    assert allowed[CHARS.index(b"+")] and allowed[EOS]
+    plain = g.matcher()
+    for piece in (b"1", b"2"):
+        plain.advance(CHARS.index(piece))
+    assert plain.accept_token(CHARS.index(b"1"))
+    with pytest.raises(gcd.MatchError, match="no terminal NOPE"):
+        g.matcher().set_lexeme_cap("NOPE", 3)
+    late = g.matcher()
+    late.advance(CHARS.index(b"1"))
+    with pytest.raises(gcd.MatchError, match="before the first token"):
+        late.set_lexeme_cap("NUMBER", 3)
