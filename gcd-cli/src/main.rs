@@ -104,6 +104,10 @@ enum Command {
         /// Hard token budget: every output is complete within N tokens.
         #[arg(long)]
         budget: Option<usize>,
+        /// `TERMINAL=K`: every lexeme of TERMINAL holds at most K tokens and
+        /// still ends (a reasoning segment, say); repeatable.
+        #[arg(long = "cap", value_name = "TERMINAL=K")]
+        caps: Vec<String>,
         /// Print timings to stderr.
         #[arg(long)]
         timings: bool,
@@ -192,9 +196,10 @@ fn main() -> ExitCode {
             seed,
             max_tokens,
             budget,
+            caps,
             timings,
         } => sample(
-            &grammar, &tokenizer, count, seed, max_tokens, budget, timings, lexing, json,
+            &grammar, &tokenizer, count, seed, max_tokens, budget, &caps, timings, lexing, json,
         ),
         Command::Budget { grammar, tokenizer } => min_budget(&grammar, &tokenizer, lexing, json),
         Command::Bench {
@@ -397,10 +402,21 @@ fn sample(
     seed: u64,
     max_tokens: usize,
     budget: Option<usize>,
+    caps: &[String],
     timings: bool,
     lexing: Lexing,
     json: bool,
 ) -> Result<ExitCode> {
+    let caps = caps
+        .iter()
+        .map(|c| {
+            let (name, k) = c
+                .split_once('=')
+                .ok_or(format!("--cap {c}: expected TERMINAL=K"))?;
+            let k = k.parse::<usize>().map_err(|e| format!("--cap {c}: {e}"))?;
+            Ok((name.to_string(), k))
+        })
+        .collect::<Result<Vec<_>>>()?;
     let (g, t_compile) = timed(|| load_grammar(grammar, lexing))?;
     let (vocab, t_vocab) = timed(|| load_vocab(tokenizer))?;
     let t0 = Instant::now();
@@ -413,6 +429,10 @@ fn sample(
     for k in 0..count {
         let mut rng = StdRng::seed_from_u64(seed.wrapping_add(k as u64));
         let mut m = Matcher::new(bound.clone());
+        for (name, k) in &caps {
+            m.set_lexeme_cap(name, Some(*k))
+                .map_err(|e| e.to_string())?;
+        }
         if budget.is_some() {
             m.set_budget(budget).map_err(|e| e.to_string())?;
         }

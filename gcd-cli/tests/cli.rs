@@ -562,3 +562,56 @@ fn special_tokens_and_inline_schemas_sample_and_replay() {
     assert_eq!(code, 2);
     assert!(err.contains("no special token <|im_end|>"), "{err}");
 }
+
+/// `--cap THINK=K`: random o200k tokens seldom write `</think>`, so without
+/// the cap 40 tokens end mid-reasoning; with it every output closes and
+/// ends, within `<think>`'s tokens (7 at most, one per byte), K, and
+/// `ok`'s (2).
+#[test]
+fn sample_caps_a_lexeme() {
+    let grammar = temp_file(
+        "think.lark",
+        "start: \"<think>\" THINK \"ok\"\nTHINK: /(?s:.)*?<\\/think>/\n",
+    );
+    let g = grammar.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "sample",
+            "--grammar",
+            g,
+            "--tokenizer",
+            "o200k",
+            "--count",
+            "4",
+            "--max-tokens",
+            "40",
+        ];
+        args.extend_from_slice(extra);
+        let (code, out, err) = gcd(&args);
+        assert_eq!(code, 0, "{err}");
+        out.lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .collect::<Vec<_>>()
+    };
+    let plain = run(&[]);
+    assert!(
+        plain.iter().all(|l| !l["complete"].as_bool().unwrap()),
+        "{plain:?}"
+    );
+    for l in run(&["--cap", "THINK=6"]) {
+        assert!(l["complete"].as_bool().unwrap(), "{l}");
+        assert!(l["tokens"].as_u64().unwrap() <= 7 + 6 + 2, "{l}");
+        assert!(l["text"].as_str().unwrap().ends_with("</think>ok"), "{l}");
+    }
+    let (code, _, err) = gcd(&[
+        "sample",
+        "--grammar",
+        g,
+        "--tokenizer",
+        "o200k",
+        "--cap",
+        "THINK",
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("expected TERMINAL=K"), "{err}");
+}
