@@ -310,3 +310,90 @@ fn a_turn_whose_end_token_is_the_only_eos_finishes_on_it() {
         }]
     );
 }
+
+/// A Qwen3-style tokenizer: GPT-2's byte-level BPE with Qwen's added tokens
+/// (`<|im_end|>` special; `<think>`, `</think>`, `<tool_call>`,
+/// `</tool_call>` ordinary text), written as a `tokenizer.json`.
+fn qwen3_style() -> Option<Vocabulary> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data/tokenizers/gpt2/tokenizer.json");
+    let Ok(bytes) = std::fs::read(&path) else {
+        eprintln!("skipped: {} not found", path.display());
+        return None;
+    };
+    let mut json: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    let added = json["added_tokens"].as_array_mut().unwrap();
+    let added_texts = [
+        ("<|im_start|>", true),
+        ("<|im_end|>", true),
+        ("<tool_call>", false),
+        ("</tool_call>", false),
+        ("<think>", false),
+        ("</think>", false),
+    ];
+    for (k, (text, special)) in added_texts.into_iter().enumerate() {
+        added.push(serde_json::json!({
+            "id": 50257 + k, "content": text, "single_word": false, "lstrip": false,
+            "rstrip": false, "normalized": false, "special": special,
+        }));
+    }
+    let bytes = serde_json::to_vec(&json).unwrap();
+    Some(Vocabulary::from_tokenizer_json_bytes(&bytes, "qwen3-style").unwrap())
+}
+
+#[test]
+fn hermes_on_a_qwen3_style_tokenizer() {
+    let Some(vocab) = qwen3_style() else { return };
+    let vocab = Arc::new(vocab);
+    let chat = Chat::hermes()
+        .reasoning(true)
+        .calls(1, Some(2))
+        .max_reasoning_tokens(10);
+    // Qwen's own spelling: each marker one added token, <|im_end|> by id.
+    let text = "<think>weather first</think>On it.<tool_call>\n\
+                {\"name\":\"get_weather\",\"arguments\":{\"city\":\"Oslo\"}}\n</tool_call><|im_end|>";
+    let mut d = chat.decoder::<Tool>(vocab.clone()).unwrap();
+    let v = d.matcher().bound().vocab().clone();
+    let ids = v.encode(text).unwrap();
+    assert!(ids.contains(&50258) && ids.contains(&50259) && ids.contains(&50261));
+    for t in ids {
+        d.advance(t)
+            .unwrap_or_else(|e| panic!("{:?}: {e}", d.matcher().text()));
+    }
+    let turn = d.finish().unwrap();
+    assert_eq!(turn.reasoning.as_deref(), Some("weather first"));
+    assert_eq!(
+        turn.calls,
+        vec![Tool::GetWeather {
+            city: "Oslo".into()
+        }]
+    );
+    // The text `<|im_end|>` spelled in ordinary tokens does not end the turn.
+    let mut d = chat.decoder::<Tool>(vocab.clone()).unwrap();
+    let spelled = v.encode(&text.replace("<|im_end|>", "")).unwrap();
+    for t in spelled {
+        d.advance(t).unwrap();
+    }
+    let plain = v.encode("<|").unwrap();
+    assert!(plain.iter().all(|&t| t != 50258));
+    assert!(d.advance(plain[0]).is_err());
+    // Sampled turns under budgets: reasoning within its cap, calls typed.
+    let least = chat
+        .decoder::<Tool>(vocab.clone())
+        .unwrap()
+        .matcher()
+        .min_tokens_to_complete();
+    for (seed, budget) in [(0, least), (1, least + 20), (2, least + 80)] {
+        let mut d = chat
+            .decoder::<Tool>(vocab.clone())
+            .unwrap()
+            .with_budget(budget)
+            .unwrap();
+        sample(&mut d, seed);
+        let text = d.matcher().text();
+        assert!(text.ends_with("</tool_call><|im_end|>"), "{text}");
+        assert!(reasoning_tokens(&d) <= 10, "{text}");
+        let turn = d.finish().unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert!((1..=2).contains(&turn.calls.len()), "{text}");
+    }
+}
