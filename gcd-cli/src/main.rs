@@ -265,13 +265,28 @@ fn load_grammar(spec: &str, lexing: Lexing) -> Result<Arc<CompiledGrammar>> {
             format!("{spec}: {e}")
         }
     })?;
-    // With gcd-schema's compiler for inline `%json { ... }` schemas.
-    let g = gcd_schema::parse_lark(&text, &gcd_schema::Options::default())
-        .map_err(|e| format!("{spec}:\n{e}"))?;
+    let g = read_lark(spec, &text).map_err(|e| format!("{spec}:\n{e}"))?;
     let config = gcd_core::compiled::Config::default().lexing(lexing);
     CompiledGrammar::with_config(&g, &config)
         .map(Arc::new)
         .map_err(|e| format!("{spec}:\n{e}"))
+}
+
+/// The Lark grammar `text` of file `spec`: with gcd-schema's compiler for
+/// inline `%json { ... }` schemas, and relative imports read beside it.
+fn read_lark(
+    spec: &str,
+    text: &str,
+) -> std::result::Result<gcd_core::grammar::Grammar, gcd_core::GrammarError> {
+    let options = gcd_schema::Options::default();
+    let dir = std::path::Path::new(spec)
+        .parent()
+        .unwrap_or(std::path::Path::new("."));
+    let embeds = gcd_core::lark::FileImports {
+        dir: dir.to_path_buf(),
+        inner: &options,
+    };
+    gcd_core::lark::parse_with_embeds(text, &options.limits, &embeds)?.build()
 }
 
 /// A JSON Schema file, compiled with the default options.

@@ -206,10 +206,24 @@ pub(super) struct IgnoreDef {
     pub(super) span: Span,
 }
 
+/// `%import .csv.start -> csv__start` or `%import module (A, b)`: what
+/// another grammar file gives this one (resolved by [`super::imports`]).
+#[derive(Clone, Debug)]
+pub(super) struct ModuleImport {
+    /// The dotted path of the module (`csv`, `sub.csv`).
+    pub(super) module: String,
+    /// Written with a leading `.`: a file beside this grammar.
+    pub(super) relative: bool,
+    /// (name in the module, where it is written here, name it gets here)
+    pub(super) items: Vec<(String, Span, String)>,
+    pub(super) span: Span,
+}
+
 #[derive(Default)]
 pub(super) struct Parsed {
     pub(super) terms: Vec<TermDef>,
     pub(super) rules: Vec<RuleDef>,
     pub(super) templates: Vec<TemplateDef>,
     pub(super) ignores: Vec<IgnoreDef>,
+    pub(super) imports: Vec<ModuleImport>,
 }

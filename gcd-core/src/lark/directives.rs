@@ -1,9 +1,10 @@
 //! The `%` statements: `%ignore`, `%import common...`, and the directives
 //! that are named as unsupported. Separate from the definition parser
 //! because an import resolves names against the built-in `common` library
-//! rather than parsing an expression.
+//! rather than parsing an expression; imports from other grammar files are
+//! recorded here and read by [`super::imports`].
 
-use super::ast::{IgnoreDef, Node, TermBody, TermDef};
+use super::ast::{IgnoreDef, ModuleImport, Node, TermBody, TermDef};
 use super::common::common_terminals;
 use super::lexer::{Tok, Token};
 use super::parser::{alts_node, is_terminal_name, PResult, Parser};
@@ -64,15 +65,19 @@ impl Parser<'_, '_> {
     }
 
     fn import(&mut self, dir: &Token) -> PResult<()> {
-        if matches!(self.peek(), Tok::Dot | Tok::DotDot) {
+        if *self.peek() == Tok::DotDot {
             let t = self.cur();
             self.error(
                 DiagnosticKind::Unsupported,
                 self.src.span(dir.start, t.end),
-                "relative imports (`%import .module.NAME`) are not supported: \
-                 only Lark's `common` library is built in",
+                "imports from a parent directory (`%import ..module`) are not supported: \
+                 a relative import names a file beside this grammar (`%import .module.NAME`)",
             );
             return Err(());
+        }
+        let relative = *self.peek() == Tok::Dot;
+        if relative {
+            self.advance();
         }
         let mut path: Vec<(String, Token)> = Vec::new();
         loop {
@@ -145,20 +150,21 @@ impl Parser<'_, '_> {
         }
         self.end_of_definition()?;
         let module_name = module.join(".");
-        if module_name != "common" {
+        if relative || module_name != "common" {
             let t = &path
                 .first()
                 .map(|(_, t)| t.clone())
                 .unwrap_or_else(|| dir.clone());
             let span = self.src.span(dir.start, t.end.max(self.prev_end()));
-            self.error(
-                DiagnosticKind::Unsupported,
+            let items = (items.into_iter())
+                .map(|(name, tok, local)| (name, self.span_of(&tok), local))
+                .collect();
+            self.out.imports.push(ModuleImport {
+                module: module_name,
+                relative,
+                items,
                 span,
-                format!(
-                    "`%import {module_name}` is not supported: only Lark's `common` library is built in \
-                     (imports from other grammars are not available)"
-                ),
-            );
+            });
             return Ok(());
         }
         let common = common_terminals();

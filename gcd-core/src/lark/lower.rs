@@ -156,6 +156,8 @@ pub(super) fn compile(
         ignores,
         // Already instantiated into `rules` by `templates::expand`.
         templates: _,
+        // Already read into the definitions by `imports::resolve`.
+        imports: _,
     } = parsed;
 
     // Terminal names, first definition wins.

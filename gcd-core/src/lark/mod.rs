@@ -106,6 +106,7 @@ mod ast;
 pub mod builtin;
 mod common;
 mod directives;
+mod imports;
 mod lexer;
 mod lower;
 mod parser;
@@ -178,11 +179,60 @@ pub trait Embeds {
             "`@{name}` stands for a Rust type deriving `Constrained`: only `grammar!` links types"
         ))
     }
+
+    /// The text of the grammar file that `%import .module` (`relative`) or
+    /// `%import module` names (`module` dotted, as written), or why there
+    /// is none. Only `common` is built in; [`FileImports`] reads relative
+    /// imports from a directory.
+    fn module(&self, module: &str, relative: bool) -> Result<String, String> {
+        Err(match relative {
+            true => format!(
+                "`%import .{module}`: relative imports name a grammar file beside this one, \
+                 so the grammar must be read from its file (the `gcd` command line does; in \
+                 Rust, `lark::FileImports`)"
+            ),
+            false => format!(
+                "`%import {module}` is not supported: only Lark's `common` library is built in \
+                 (other grammars are imported from a file beside this one: `%import .{module}`)"
+            ),
+        })
+    }
 }
 
 /// Embeds nothing: `%json` and `@Name` are errors.
 struct NoEmbeds;
 impl Embeds for NoEmbeds {}
+
+/// [`Embeds`] that read relative imports (`%import .csv.start`) from the
+/// files of one directory (`csv.lark`; `sub/csv.lark` for `.sub.csv`),
+/// and leave the rest to `inner`.
+pub struct FileImports<'a> {
+    /// Where the importing grammar's file is.
+    pub dir: std::path::PathBuf,
+    /// What makes `%json`, `@Name` and other imports.
+    pub inner: &'a dyn Embeds,
+}
+
+impl Embeds for FileImports<'_> {
+    fn json_schema(&self, schema: &serde_json::Value) -> Result<Grammar, String> {
+        self.inner.json_schema(schema)
+    }
+
+    fn rust_type(&self, name: &str) -> Result<Grammar, String> {
+        self.inner.rust_type(name)
+    }
+
+    fn module(&self, module: &str, relative: bool) -> Result<String, String> {
+        if !relative {
+            return self.inner.module(module, relative);
+        }
+        let mut path = self.dir.clone();
+        path.extend(module.split('.'));
+        path.set_extension("lark");
+        std::fs::read_to_string(&path)
+            .map_err(|e| format!("`%import .{module}`: cannot read {}: {e}", path.display()))
+    }
+}
 
 /// [`parse_with`], with `%json { ... }` and `@Name` rules made by `embeds`.
 pub fn parse_with_embeds(
@@ -191,7 +241,8 @@ pub fn parse_with_embeds(
     embeds: &dyn Embeds,
 ) -> Result<GrammarBuilder, GrammarError> {
     let source = Source::new(src);
-    let (out, mut diags) = parse_text(&source);
+    let (mut out, mut diags) = parse_text(&source);
+    imports::resolve(&mut out, &mut diags, embeds);
     let out = templates::expand(out, &mut diags, limits);
     compile(out, diags, limits, embeds)
 }

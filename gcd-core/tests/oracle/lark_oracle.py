@@ -2,7 +2,9 @@
 """Lark's own Earley parser as an oracle for gcd's tests.
 
 It shares nothing with gcd but the grammar text. Reads one JSON request per
-line on stdin, {"grammar", "start", "lexer", "strings"}, and answers one
+line on stdin, {"grammar", "start", "lexer", "strings"} and optionally
+"source_path" (the grammar's file, against which relative imports
+resolve), and answers one
 JSON line per request: {"verdicts": [true | false, ...]} (whether Lark
 parses each string), or {"error": "..."} when Lark cannot load the grammar.
 """
@@ -18,7 +20,7 @@ def main() -> None:
     parsers = {}
     for line in sys.stdin:
         req = json.loads(line)
-        key = (req["grammar"], req["start"], req["lexer"])
+        key = (req["grammar"], req["start"], req["lexer"], req.get("source_path"))
         parser = parsers.get(key)
         if parser is None:
             try:
@@ -27,6 +29,7 @@ def main() -> None:
                     start=req["start"],
                     parser="earley",
                     lexer=req["lexer"],
+                    source_path=req.get("source_path"),
                 )
             except Exception as e:  # Lark raises several kinds on bad grammars
                 answer({"error": f"{type(e).__name__}: {e}"})
