@@ -94,12 +94,20 @@ class Grammar:
         whitespace, TypeError for a schema that is not JSON-serializable.
         """
     @staticmethod
-    def from_lark(text: str, vocab: Vocabulary) -> Grammar:
+    def from_lark(
+        text: str,
+        vocab: Vocabulary,
+        import_dir: Optional[str] = None,
+        lexing: str = "maximal-munch",
+    ) -> Grammar:
         """Compiles a grammar in gcd's Lark subset (start rule `start`) for vocab.
 
         Ambiguous (non-LL(1)) grammars are allowed. Special tokens are named in
         rules as <|eot_id|> or by id as <[128009]> and match that token only;
         %json { ... } stands for the JSON documents a JSON Schema validates.
+        import_dir: where `%import .module.NAME` reads `module.lark`.
+        lexing: "maximal-munch" (a lexeme grows while it can) or "dynamic" (it
+        may end wherever a terminal matches, as in Lark's Earley parser).
         Raises GrammarError if the text does not parse or compile, and
         VocabularyError if vocab lacks a special token the grammar names.
         """

@@ -297,13 +297,44 @@ impl PyGrammar {
     /// `%json { ... }` stands for the JSON documents a JSON Schema validates.
     /// Raises GrammarError if the text does not parse or compile, and
     /// VocabularyError if vocab lacks a special token the grammar names.
+    /// import_dir: where `%import .module.NAME` finds `module.lark`.
+    /// lexing: "maximal-munch" (default) or "dynamic" (a lexeme may end
+    /// wherever a terminal matches, as in Lark's Earley parser).
     #[staticmethod]
-    fn from_lark(py: Python<'_>, text: &str, vocab: &PyVocabulary) -> PyResult<PyGrammar> {
+    #[pyo3(signature = (text, vocab, import_dir = None, lexing = "maximal-munch"))]
+    fn from_lark(
+        py: Python<'_>,
+        text: &str,
+        vocab: &PyVocabulary,
+        import_dir: Option<std::path::PathBuf>,
+        lexing: &str,
+    ) -> PyResult<PyGrammar> {
+        let lexing = match lexing {
+            "maximal-munch" => gcd_core::compiled::Lexing::MaximalMunch,
+            "dynamic" => gcd_core::compiled::Lexing::Dynamic,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "lexing must be \"maximal-munch\" or \"dynamic\", not {other:?}"
+                )))
+            }
+        };
         let text = text.to_owned();
         let compiled = py
             .detach(move || {
-                let g = gcd_schema::parse_lark(&text, &gcd_schema::Options::default())?;
-                CompiledGrammar::new(&g)
+                let options = gcd_schema::Options::default();
+                let g = match import_dir {
+                    Some(dir) => {
+                        let files = gcd_core::lark::FileImports {
+                            dir,
+                            inner: &options,
+                        };
+                        gcd_core::lark::parse_with_embeds(&text, &options.limits, &files)?
+                            .build()?
+                    }
+                    None => gcd_schema::parse_lark(&text, &options)?,
+                };
+                let config = gcd_core::compiled::Config::default().lexing(lexing);
+                CompiledGrammar::with_config(&g, &config)
             })
             .map_err(|e| GrammarError::new_err(e.to_string()))?;
         PyGrammar::bind(py, compiled, vocab)

@@ -124,3 +124,22 @@ def test_lexeme_cap_ends_a_number(arith_vocab):
     late.advance(CHARS.index(b"1"))
     with pytest.raises(gcd.MatchError, match="before the first token"):
         late.set_lexeme_cap("NUMBER", 3)
+
+
+def test_imports_from_files_and_dynamic_lexing(arith_vocab, tmp_path):
+    # Two words with no separator: maximal munch merges them; dynamic lexing
+    # splits them anywhere, as Lark's Earley parser does.
+    (tmp_path / "words.lark").write_text('pair: WORD WORD\nWORD: /[12]+/\n')
+    text = "start: w__pair \"+\"\n%import .words.pair -> w__pair\n"
+    with pytest.raises(gcd.GrammarError, match="relative imports"):
+        gcd.Grammar.from_lark(text, arith_vocab)
+    with pytest.raises(gcd.GrammarError, match="maximal munch merges"):
+        gcd.Grammar.from_lark(text, arith_vocab, import_dir=str(tmp_path))
+    g = gcd.Grammar.from_lark(text, arith_vocab, import_dir=str(tmp_path), lexing="dynamic")
+    m = g.matcher()
+    for piece in (b"1", b"2", b"+"):
+        m.advance(CHARS.index(piece))
+    assert m.is_complete()
+    assert not g.matcher().accepts_bytes(b"1+")
+    with pytest.raises(ValueError, match="lexing must be"):
+        gcd.Grammar.from_lark(text, arith_vocab, lexing="earley")
