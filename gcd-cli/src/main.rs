@@ -169,6 +169,14 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Output piped into `head` ends quietly, as other command-line tools
+    // do, instead of panicking on the closed pipe.
+    #[cfg(unix)]
+    // SAFETY: restores the default action of one signal before any thread
+    // starts; nothing else here handles SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let lexing = Lexing::from(cli.lexing);
     let json = cli.json;
