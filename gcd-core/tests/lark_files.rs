@@ -84,7 +84,7 @@ const EXPECTED: &[(&str, Expect)] = &[
     ),
     (
         "lark-upstream/examples-inline/advanced-create_ast--Lark-line83.lark",
-        Unsupported(&["%import (not common)"]),
+        Loads,
     ),
     (
         "lark-upstream/examples-inline/advanced-custom_lexer--Lark-line28.lark",

@@ -619,3 +619,85 @@ fn imported_grammar_files_agree_with_lark() {
     eprintln!("{strings} strings compared, {accepted} accepted by both");
     assert!(strings >= 60 && accepted >= 20, "{strings} {accepted}");
 }
+
+/// gcd's `python` terminal library against Lark's `python.lark` terminals,
+/// one lexeme per string (so lexing cannot differ): names, strings with
+/// prefixes, escapes and triple quotes, numbers of every base.
+#[test]
+fn python_terminals_agree_with_lark() {
+    let Some(mut lark) = Lark::start() else {
+        return;
+    };
+    let terms = "NAME, STRING, LONG_STRING, DEC_NUMBER, HEX_NUMBER, OCT_NUMBER, BIN_NUMBER, \
+                 FLOAT_NUMBER, IMAG_NUMBER";
+    let text = format!(
+        "start: {}\n%import python ({terms})\n",
+        terms.replace(", ", " | ")
+    );
+    let g = parse_grammar(&text).unwrap_or_else(|e| panic!("{e}"));
+    let compiled = CompiledGrammar::new(&g).unwrap_or_else(|e| panic!("{e}"));
+    let pieces = [
+        "0", "1", "7", "_", "x", "b", "o", "e", "j", "J", ".", "+", "\"", "'", "\\", "r", "u", "f",
+        "\n", "é", "\"\"\"",
+    ];
+    let mut rng = StdRng::seed_from_u64(7);
+    let gcd = Gcd::new(compiled, &pieces, &mut rng);
+    let mut strings: Vec<String> = [
+        "x1",
+        "_é",
+        "1_000",
+        "0",
+        "00",
+        "0x1F",
+        "0o17",
+        "0b101",
+        "1e5",
+        ".5",
+        "1.",
+        "1_0.5e-3",
+        "3j",
+        "1.5J",
+        "r\"a\\\"\"",
+        "\"a\\\\\"",
+        "rb'x'",
+        "f\"\"",
+        "\"\"\"a\"b\"\"\"",
+        "'''x\ny'''",
+        "\"\"\"\"\"\"",
+        "\"a\"b\"",
+        "\"\"\"a\"\"\"\"",
+        "01",
+        "1__0",
+        "0x",
+        "bu\"a\"",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for _ in 0..400 {
+        let n = rng.random_range(1..7);
+        strings.push(
+            (0..n)
+                .map(|_| pieces[rng.random_range(0..pieces.len())])
+                .collect(),
+        );
+    }
+    for _ in 0..60 {
+        if let Some(s) = gcd.sample(&mut rng, 6) {
+            strings.push(String::from_utf8(s).unwrap());
+        }
+    }
+    strings.sort();
+    strings.dedup();
+    let verdicts = lark
+        .verdicts(&text, "start", "dynamic_complete", &strings)
+        .unwrap_or_else(|e| panic!("Lark refuses {text}: {e}"));
+    let mut accepted = 0;
+    for (s, lark_ok) in strings.iter().zip(verdicts) {
+        let gcd_ok = gcd.accepts(s.as_bytes()).unwrap();
+        assert_eq!(gcd_ok, lark_ok, "{s:?}: gcd {gcd_ok}, Lark {lark_ok}");
+        accepted += usize::from(gcd_ok);
+    }
+    eprintln!("{} strings, {accepted} accepted by both", strings.len());
+    assert!(accepted >= 60, "{accepted}");
+}

@@ -5,7 +5,7 @@
 //! recorded here and read by [`super::imports`].
 
 use super::ast::{IgnoreDef, ModuleImport, Node, TermBody, TermDef};
-use super::common::common_terminals;
+use super::common::library_terminals;
 use super::lexer::{Tok, Token};
 use super::parser::{alts_node, is_terminal_name, PResult, Parser};
 use crate::error::DiagnosticKind;
@@ -150,7 +150,8 @@ impl Parser<'_, '_> {
         }
         self.end_of_definition()?;
         let module_name = module.join(".");
-        if relative || module_name != "common" {
+        let library = library_terminals(&module_name).filter(|_| !relative);
+        let Some(library) = library else {
             let t = &path
                 .first()
                 .map(|(_, t)| t.clone())
@@ -166,11 +167,10 @@ impl Parser<'_, '_> {
                 span,
             });
             return Ok(());
-        }
-        let common = common_terminals();
+        };
         for (name, tok, local) in items {
             let span = self.span_of(&tok);
-            match common.get(&name) {
+            match library.get(&name) {
                 Some(frag) => {
                     if !is_terminal_name(&local) {
                         self.error(
@@ -188,7 +188,7 @@ impl Parser<'_, '_> {
                     });
                 }
                 None => {
-                    let mut names: Vec<&str> = common
+                    let mut names: Vec<&str> = library
                         .keys()
                         .map(String::as_str)
                         .filter(|n| !n.starts_with('_'))
@@ -198,7 +198,7 @@ impl Parser<'_, '_> {
                         DiagnosticKind::Undefined,
                         span,
                         format!(
-                            "`common` has no terminal `{name}`; it defines {}",
+                            "`{module_name}` has no terminal `{name}`; it defines {}",
                             names.join(", ")
                         ),
                     );

@@ -132,6 +132,11 @@ use source::Source;
 /// gcd's definitions of Lark's `common` terminals, used by `%import common`.
 pub const COMMON_LARK: &str = include_str!("common.lark");
 
+/// The text of gcd's `python` terminal library (`%import python.NAME`):
+/// Lark's Python terminals (names, strings, numbers, comments), written
+/// for gcd.
+pub const PYTHON_LARK: &str = include_str!("python.lark");
+
 /// Groups nested deeper than this are an error (keeps recursion bounded).
 const MAX_NESTING: usize = 64;
 /// Chains of terminals defined in terms of terminals deeper than this are an error.
@@ -182,8 +187,8 @@ pub trait Embeds {
 
     /// The text of the grammar file that `%import .module` (`relative`) or
     /// `%import module` names (`module` dotted, as written), or why there
-    /// is none. Only `common` is built in; [`FileImports`] reads relative
-    /// imports from a directory.
+    /// is none. `common` and `python` are built in (their terminals);
+    /// [`FileImports`] reads relative imports from a directory.
     fn module(&self, module: &str, relative: bool) -> Result<String, String> {
         Err(match relative {
             true => format!(
@@ -192,8 +197,9 @@ pub trait Embeds {
                  Rust, `lark::FileImports`)"
             ),
             false => format!(
-                "`%import {module}` is not supported: only Lark's `common` library is built in \
-                 (other grammars are imported from a file beside this one: `%import .{module}`)"
+                "`%import {module}` is not supported: only the terminal libraries `common` and \
+                 `python` are built in (other grammars are imported from a file beside this one: \
+                 `%import .{module}`)"
             ),
         })
     }

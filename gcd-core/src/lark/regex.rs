@@ -179,6 +179,9 @@ pub(super) fn regex_error(e: &regex_syntax::Error) -> (String, Option<(usize, us
 
 /// The members of Python's `\w` class, in regex-syntax.
 const PY_WORD: &str = "\\p{L}\\p{N}_";
+/// The members of Python's `\s` class (`str.isspace()`): Unicode's white
+/// space and the four separators `\x1c`..`\x1f`.
+const PY_SPACE: &str = "\\s\\x1C-\\x1F";
 
 /// Rewrites a Python (Lark) regex into regex-syntax syntax where the two
 /// differ, returning the new text and, for each of its bytes (plus one past
@@ -209,9 +212,14 @@ fn translate_python_regex(body: &str, verbose: bool) -> (String, Vec<usize>) {
                 // Python's `\w` is `str.isalnum()` or `_`: letters and
                 // numbers, not the marks and joiners of Unicode's `\w`
                 // (Lark itself would refuse a combining mark in a name).
+                // In a class, a nested class keeps a neighbouring `-`
+                // literal.
                 Some('w') if in_class => push(&mut out, PY_WORD, off),
                 Some('w') => push(&mut out, &format!("[{PY_WORD}]"), off),
-                Some('W') if !in_class => push(&mut out, &format!("[^{PY_WORD}]"), off),
+                Some('W') => push(&mut out, &format!("[^{PY_WORD}]"), off),
+                // Python's `\s` also holds `\x1c`..`\x1f`.
+                Some('s') => push(&mut out, &format!("[{PY_SPACE}]"), off),
+                Some('S') => push(&mut out, &format!("[^{PY_SPACE}]"), off),
                 Some(n) if in_class && verbose && n.is_whitespace() => {
                     push(&mut out, &format!("\\x{{{:x}}}", n as u32), off)
                 }

@@ -4,7 +4,7 @@
 
 mod templates;
 
-use super::common::common_terminals;
+use super::common::library_terminals;
 use super::regex::BACKREFERENCE_MSG;
 use super::*;
 use crate::error::{DiagnosticKind, Pos};
@@ -293,10 +293,91 @@ fn imported_dependencies_live_in_their_own_namespace() {
     assert!(full_match(&regex(&g, "INT"), "123"));
 }
 
+/// Each terminal of `library` matches its `yes` strings whole and none of
+/// its `no` strings; every one compiles to a DFA.
+fn check_library(library: &str, cases: &[(&str, &[&str], &[&str])]) {
+    let c = library_terminals(library).unwrap();
+    let re = |n: &str| c[n].regex();
+    for (name, yes, no) in cases {
+        for s in *yes {
+            assert!(
+                full_match(&re(name), s),
+                "{name} should match {s:?} (regex {})",
+                re(name)
+            );
+        }
+        for s in *no {
+            assert!(
+                !full_match(&re(name), s),
+                "{name} should not match {s:?} (regex {})",
+                re(name)
+            );
+        }
+    }
+    for (name, f) in c {
+        let re = f.regex();
+        regex_automata::dfa::dense::DFA::new(&re).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
+
+/// The cases follow Lark's `python.lark` regexes as its lexer runs them:
+/// a lazy string ends at the first unescaped closing quote (so `"a"b"` is
+/// no one string, though Python's `fullmatch` would stretch it to one).
+#[test]
+fn python_library_languages() {
+    check_library(
+        "python",
+        &[
+            ("NAME", &["x", "_a1", "\u{e9}t\u{e9}"], &["1a", "", "a-b"]),
+            ("COMMENT", &["#", "# x"], &["# x\n", "x"]),
+            (
+                "STRING",
+                &[
+                    r#""""#,
+                    r#""a\"b""#,
+                    r#"r"x""#,
+                    "B'y'",
+                    r#"rb"z""#,
+                    r#"Rf"q""#,
+                    r#"ur"a""#,
+                    r#""a\\""#,
+                ],
+                &[r#""a"b""#, "\"a\nb\"", r#"x"a""#, r#"bu"a""#, r#""\""#],
+            ),
+            (
+                "LONG_STRING",
+                &[
+                    r#""""a""""#,
+                    "\"\"\"a\nb\"\"\"",
+                    "'''x'''",
+                    r#""""a"b""""#,
+                    r#""""a""b""""#,
+                    r#""""\"""""#,
+                    r#"rb"""x""""#,
+                    r#""""""""#,
+                ],
+                &[r#""""a"""""#, r#""""a""""b""""#, r#""""a""#],
+            ),
+            (
+                "DEC_NUMBER",
+                &["1", "1_000", "10", "0", "0_0"],
+                &["01", "1__0", "1_", "0_1"],
+            ),
+            ("HEX_NUMBER", &["0x1f", "0X_F"], &["0x", "0xg"]),
+            ("OCT_NUMBER", &["0o17"], &["0o8"]),
+            ("BIN_NUMBER", &["0b1_0"], &["0b2"]),
+            (
+                "FLOAT_NUMBER",
+                &["1e5", "1.5", ".5", "1.", "1_0.5e-3"],
+                &["1", "e5", "."],
+            ),
+            ("IMAG_NUMBER", &["1j", "1.5J", "0j"], &["j", "1"]),
+        ],
+    );
+}
+
 #[test]
 fn common_library_languages() {
-    let c = common_terminals();
-    let re = |n: &str| c[n].regex();
     let cases: &[(&str, &[&str], &[&str])] = &[
         ("DIGIT", &["0", "9"], &["a", "10"]),
         ("HEXDIGIT", &["a", "F", "7"], &["g", ""]),
@@ -335,26 +416,7 @@ fn common_library_languages() {
         ),
         ("SQL_COMMENT", &["--", "-- x"], &["- x"]),
     ];
-    for (name, yes, no) in cases {
-        for s in *yes {
-            assert!(
-                full_match(&re(name), s),
-                "{name} should match {s:?} (regex {})",
-                re(name)
-            );
-        }
-        for s in *no {
-            assert!(
-                !full_match(&re(name), s),
-                "{name} should not match {s:?} (regex {})",
-                re(name)
-            );
-        }
-    }
-    for (name, f) in c {
-        let re = f.regex();
-        regex_automata::dfa::dense::DFA::new(&re).unwrap_or_else(|e| panic!("{name}: {e}"));
-    }
+    check_library("common", cases);
 }
 
 #[test]
@@ -532,13 +594,21 @@ fn unsupported_constructs_are_named() {
         1,
         &["`%extend` is not supported"],
     );
-    let e = err("start: NAME\n%import python (NAME, STRING)\n");
+    let e = err("start: NAME\n%import java (NAME, STRING)\n");
     assert_diag(
         &e,
         DiagnosticKind::Unsupported,
         2,
         1,
-        &["`%import python` is not supported"],
+        &["`%import java` is not supported"],
+    );
+    let e = err("start: NAME\n%import python (NAME, expr)\n");
+    assert_diag(
+        &e,
+        DiagnosticKind::Undefined,
+        2,
+        23,
+        &["`python` has no terminal `expr`"],
     );
     let e = err("start: x\n%import .other.x\n");
     assert_diag(&e, DiagnosticKind::Unsupported, 2, 1, &["relative imports"]);
@@ -745,6 +815,24 @@ fn word_class_is_pythons() {
     assert!(!accepts("a\u{0DD8}"), "a combining mark");
     assert!(!accepts("a\u{200C}b"), "a zero-width non-joiner");
     assert!(!accepts("a-b"));
+}
+
+/// The same inside a class (`[^\W\d]`, a name's first character) and for
+/// `\s`, which in Python also holds the separators `\x1c`..`\x1f`.
+#[test]
+fn negated_and_space_classes_are_pythons() {
+    let g = ok("start: NAME (\" \" NAME)*\nNAME: /[^\\W\\d]\\w*/\n");
+    let g = crate::compiled::CompiledGrammar::new(&g).unwrap();
+    let accepts = |s: &str| crate::runtime::tree::parse(&g, s).is_ok();
+    assert!(accepts("é1 x_2"));
+    assert!(!accepts("\u{0347}a"), "a combining mark first");
+    assert!(!accepts("1a"));
+    let g = ok("start: \"(\" S? \")\"\nS: /[\\s-]+/\n");
+    let g = crate::compiled::CompiledGrammar::new(&g).unwrap();
+    let accepts = |s: &str| crate::runtime::tree::parse(&g, s).is_ok();
+    assert!(accepts("(\u{1c})"), "a file separator is Python space");
+    assert!(accepts("( -\u{3000})"));
+    assert!(!accepts("(\u{200B})"), "a zero-width space is not");
 }
 
 #[test]
