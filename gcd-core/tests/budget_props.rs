@@ -162,3 +162,55 @@ fn budget_holds(compile: impl Fn(u64) -> Option<Arc<CompiledGrammar>>, count: us
     eprintln!("estimate vs exact fewest tokens at {exact_cases} points: {est_sum} vs {exact_sum} tokens in all");
     exact_cases
 }
+
+/// A grammar whose budget tables would pass `MAX_BUDGET_TABLE_BYTES` (the
+/// rule table is rules × terminals²: 100 rules of 12 literal keys each
+/// would need about 600 MB) refuses budgets and caps with an error naming
+/// the size, quickly, and still masks, binds, snapshots and replays.
+#[test]
+fn grammars_too_large_for_budget_tables_refuse_budgets() {
+    let mut src = String::from("start: ");
+    src += &(0..100)
+        .map(|k| format!("r{k}"))
+        .collect::<Vec<_>>()
+        .join(" | ");
+    src.push('\n');
+    for k in 0..100 {
+        let alts: Vec<String> = (0..12).map(|j| format!("\"k{k}_{j}\"")).collect();
+        src += &format!("r{k}: {}\n", alts.join(" | "));
+    }
+    let g = gcd_core::lark::parse_grammar(&src).unwrap();
+    let c = Arc::new(CompiledGrammar::new(&g).unwrap());
+    let tokens: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+    let vocab = Arc::new(Vocabulary::from_tokens_with_eos(tokens, "</s>"));
+    let t0 = std::time::Instant::now();
+    let bound = Arc::new(BoundGrammar::new(c.clone(), vocab.clone()));
+    let why = bound.budget_available().unwrap_err();
+    assert!(
+        why.contains("MB") && why.contains("1200 terminals"),
+        "{why}"
+    );
+    let mut m = Matcher::new(bound.clone());
+    let err = m.set_budget(Some(10)).unwrap_err();
+    assert_eq!(
+        err.kind(),
+        gcd_core::runtime::matcher::MatchErrorKind::BudgetUnavailable
+    );
+    let name = g.terminals[0].name.clone();
+    let err = m.set_lexeme_cap(&name, Some(3)).unwrap_err();
+    assert_eq!(
+        err.kind(),
+        gcd_core::runtime::matcher::MatchErrorKind::BudgetUnavailable
+    );
+    assert_eq!(m.min_tokens_to_complete(), gcd_core::bind::INF as usize);
+    // Unbudgeted masks work; the snapshot has no budget tables and loads.
+    for b in b"k42_7" {
+        assert!(m.compute_mask(257)[*b as usize]);
+        m.advance(u32::from(*b)).unwrap();
+    }
+    assert!(m.is_complete());
+    let bytes = bound.to_bytes();
+    let loaded = BoundGrammar::from_bytes(c, vocab, &bytes).unwrap();
+    assert!(loaded.budget_available().is_err());
+    assert!(t0.elapsed().as_secs() < 60, "{:?}", t0.elapsed());
+}

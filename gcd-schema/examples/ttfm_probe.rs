@@ -1,6 +1,9 @@
 //! Splits TTFM into phases for MaskBench files (debug aid): schema → IR,
 //! terminal DFAs (the slowest one named), the rest of compilation, first
-//! mask (bind + token-table walk).
+//! mask (bind + token-table walk), and the first mask of a fresh binding
+//! under a budget (which builds the budget tables of every lexer state).
+//!
+//! `cargo run --release -p gcd-schema --example ttfm_probe -- TOKENIZER FILE...`
 use std::sync::Arc;
 use std::time::Instant;
 fn main() {
@@ -30,24 +33,41 @@ fn main() {
         let Ok(c) = gcd_core::compiled::CompiledGrammar::new(&g) else {
             continue;
         };
+        let c = Arc::new(c);
         let compile = t.elapsed();
         let states = c.lexer().num_states();
         let t = Instant::now();
         let b = Arc::new(gcd_core::bind::BoundGrammar::with_trie(
-            Arc::new(c),
+            c.clone(),
             vocab.clone(),
             trie.clone(),
         ));
         drop(gcd_core::runtime::matcher::Matcher::new(b.clone()).compute_mask(vocab.len()));
         let mask = t.elapsed();
+        let t = Instant::now();
+        let b = Arc::new(gcd_core::bind::BoundGrammar::with_trie(
+            c.clone(),
+            vocab.clone(),
+            trie.clone(),
+        ));
+        let budgeted = gcd_core::runtime::matcher::Matcher::new(b).with_budget(1 << 20);
+        let refused = match budgeted {
+            Ok(m) => {
+                drop(m.compute_mask(vocab.len()));
+                ""
+            }
+            Err(_) => " (budget refused)",
+        };
+        let budget_mask = t.elapsed();
         let total = ir + dfas + compile + mask;
         println!(
-            "{:>8.0} ir={:>6.0} dfas={:>6.0} compile={:>6.0} mask={:>6.0} terms={} lexer_states={states} slowest={:.0}us {:?} {}",
+            "{:>8.0} ir={:>6.0} dfas={:>6.0} compile={:>6.0} mask={:>6.0} budget_mask={:>8.0}{refused} terms={} lexer_states={states} slowest={:.0}us {:?} {}",
             total.as_secs_f64() * 1e6,
             ir.as_secs_f64() * 1e6,
             dfas.as_secs_f64() * 1e6,
             compile.as_secs_f64() * 1e6,
             mask.as_secs_f64() * 1e6,
+            budget_mask.as_secs_f64() * 1e6,
             g.terminals.len(),
             slowest.0.as_secs_f64() * 1e6,
             slowest.1,

@@ -42,6 +42,25 @@ use crate::parser::{
 /// An unreachable cost; sums of a few stay far from overflow.
 pub const INF: u32 = u32::MAX / 8;
 
+/// The most bytes one binding's budget tables may take. The rule table is
+/// rules × terminals² (a schema with thousands of literal keys and rules
+/// would need hundreds of gigabytes); past this, budgets and lexeme caps
+/// are refused with an error rather than exhausting memory.
+pub const MAX_BUDGET_TABLE_BYTES: usize = 512 << 20;
+
+/// The bytes [`BudgetTables::new`] would allocate for `g`.
+pub fn table_bytes(g: &CompiledGrammar) -> usize {
+    let t = g.grammar.terminals.len();
+    let cols = t + 1;
+    let n_states = g.lexer.num_states();
+    let n_nts = g.grammar.nonterminals.len();
+    let entries = (n_states.saturating_mul(t))
+        .saturating_add(cols.saturating_mul(t))
+        .saturating_add(n_nts.saturating_mul(cols).saturating_mul(cols))
+        .saturating_add(t);
+    entries.saturating_mul(4)
+}
+
 /// The token-cost tables of one binding: the fewest tokens that spell the
 /// rest of a lexeme, a lexeme after another one, and what a rule derives,
 /// from which [`estimate`](Self::estimate) bounds the tokens an output

@@ -36,7 +36,7 @@ use rustc_hash::FxHashMap;
 /// The budget's "no completion" cost (for tests that compare with it).
 #[doc(hidden)]
 pub use budget::INF;
-pub use budget::{BudgetTables, PendingCap};
+pub use budget::{BudgetTables, PendingCap, MAX_BUDGET_TABLE_BYTES};
 pub use heads::HeadMask;
 pub(crate) use heads::HeadMasks;
 pub(crate) use tables::set_bit;
@@ -250,7 +250,9 @@ impl BoundGrammar {
             bound.state(q as u32);
             progress(q + 1, n);
         }
-        bound.budget();
+        if bound.budget_available().is_ok() {
+            bound.budget();
+        }
         Ok(bound)
     }
 
@@ -261,7 +263,9 @@ impl BoundGrammar {
         for i in 0..self.end_filters.len() {
             self.end_filter(i as u32);
         }
-        self.budget();
+        if self.budget_available().is_ok() {
+            self.budget();
+        }
     }
 
     /// Walks every subtree instead of using rooted tables when `false`:
@@ -336,9 +340,33 @@ impl BoundGrammar {
     }
 
     /// The budget tables, built (with every state's tables) on first use.
+    /// Callers check [`budget_available`](Self::budget_available) first: a
+    /// grammar past [`MAX_BUDGET_TABLE_BYTES`] has none.
     pub fn budget(&self) -> &BudgetTables {
         self.budget
             .get_or_init(|| BudgetTables::new(&self.grammar, &self.states()))
+    }
+
+    /// Whether this grammar's budget tables fit in
+    /// [`MAX_BUDGET_TABLE_BYTES`], or why not (a message naming the size).
+    pub fn budget_available(&self) -> Result<(), String> {
+        if self.budget.get().is_some() {
+            return Ok(());
+        }
+        let bytes = budget::table_bytes(&self.grammar);
+        if bytes <= MAX_BUDGET_TABLE_BYTES {
+            return Ok(());
+        }
+        let g = &self.grammar.grammar;
+        Err(format!(
+            "token budgets and lexeme caps are not available for this grammar: its budget \
+             tables would take {} MB ({} terminals, {} rules), more than the {} MB a binding \
+             may spend on them",
+            bytes >> 20,
+            g.terminals.len(),
+            g.nonterminals.len(),
+            MAX_BUDGET_TABLE_BYTES >> 20
+        ))
     }
 
     /// The tables of lexer state `q`: from the process-wide cache when

@@ -13,7 +13,7 @@ use crate::vocab::Vocabulary;
 
 const BOUND_MAGIC: &[u8; 8] = b"gcd-bind";
 /// Bumped whenever a serialized table changes shape.
-const BOUND_VERSION: u32 = 3;
+const BOUND_VERSION: u32 = 4;
 
 /// What [`BoundGrammar::to_bytes`] writes.
 #[derive(serde::Serialize)]
@@ -23,7 +23,8 @@ struct TablesRef<'a> {
     trie: &'a TokenTrie,
     states: Vec<&'a StateTables>,
     end_filters: Vec<&'a EndFilter>,
-    budget: &'a BudgetTables,
+    /// `None` for a grammar too large for budget tables.
+    budget: Option<&'a BudgetTables>,
 }
 
 /// What [`BoundGrammar::from_bytes`] reads.
@@ -34,7 +35,7 @@ struct Tables {
     trie: TokenTrie,
     states: Vec<StateTables>,
     end_filters: Vec<EndFilter>,
-    budget: BudgetTables,
+    budget: Option<BudgetTables>,
 }
 
 /// Identifies a compiled grammar by its tables.
@@ -77,7 +78,8 @@ fn check_indices(grammar: &CompiledGrammar, t: &Tables) -> Result<(), String> {
                 })
         })
         && t.budget
-            .check_sizes(n_terms, n_states, grammar.grammar.nonterminals.len());
+            .as_ref()
+            .is_none_or(|b| b.check_sizes(n_terms, n_states, grammar.grammar.nonterminals.len()));
     if ok {
         Ok(())
     } else {
@@ -98,7 +100,7 @@ impl BoundGrammar {
             trie: &self.trie,
             states: self.states(),
             end_filters: self.end_filters(),
-            budget: self.budget(),
+            budget: self.budget_available().is_ok().then(|| self.budget()),
         };
         codec::encode(BOUND_MAGIC, BOUND_VERSION, &tables)
     }
@@ -144,7 +146,7 @@ impl BoundGrammar {
                 .into_iter()
                 .map(|f| (Box::new(f.first_bytes), OnceLock::from(f)))
                 .collect(),
-            budget: OnceLock::from(t.budget),
+            budget: t.budget.map(OnceLock::from).unwrap_or_default(),
         })
     }
 }

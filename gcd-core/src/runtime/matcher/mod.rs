@@ -60,6 +60,10 @@ pub enum MatchErrorKind {
     /// A lexeme cap names no terminal of the grammar, is below what a
     /// lexeme of it needs, or cannot be kept by this grammar's lexing.
     LexemeCap,
+    /// The grammar is too large for budget tables
+    /// ([`MAX_BUDGET_TABLE_BYTES`](crate::bind::MAX_BUDGET_TABLE_BYTES)):
+    /// no budget or lexeme cap can be kept.
+    BudgetUnavailable,
 }
 
 impl MatchError {
@@ -555,12 +559,17 @@ impl Matcher {
     }
 
     /// The fewest tokens that complete the output, by the budget's plans
-    /// (an upper bound on the true fewest; 0 when complete).
+    /// (an upper bound on the true fewest; 0 when complete;
+    /// [`INF`](crate::bind::INF) when no plan does, or when the grammar is
+    /// too large for budget tables).
     pub fn min_tokens_to_complete(&self) -> usize {
         if self.finished || self.is_complete() {
             return 0;
         }
         let b = &self.bound;
+        if b.budget_available().is_err() {
+            return crate::bind::INF as usize;
+        }
         // Each configuration is a real plan: the cheapest counts.
         (self.configs.iter())
             .map(|c| {
@@ -616,6 +625,12 @@ impl Matcher {
                 "cannot cap {terminal}: under dynamic lexing a lexeme's end is not one place"
             )));
         }
+        if let (Some(_), Err(why)) = (max_tokens, self.bound.budget_available()) {
+            return Err(MatchError {
+                kind: MatchErrorKind::BudgetUnavailable,
+                message: why,
+            });
+        }
         // Counting starts with the first cap.
         if self.caps.is_none() && !self.tokens.is_empty() {
             return Err(error(format!(
@@ -658,6 +673,12 @@ impl Matcher {
     /// The token budget: at most `n` tokens (EOS not counted) in all,
     /// complete at the end. Fails if the output can no longer fit.
     pub fn set_budget(&mut self, n: Option<usize>) -> Result<(), MatchError> {
+        if let (Some(_), Err(why)) = (n, self.bound.budget_available()) {
+            return Err(MatchError {
+                kind: MatchErrorKind::BudgetUnavailable,
+                message: why,
+            });
+        }
         if let Some(n) = n {
             // EOS, once taken, is in `tokens` but not in the budget.
             let need =
