@@ -1,8 +1,8 @@
 //! The `%` statements: `%ignore`, `%import common...`, and the directives
 //! that are named as unsupported. Separate from the definition parser
-//! because an import resolves names against the built-in `common` library
-//! rather than parsing an expression; imports from other grammar files are
-//! recorded here and read by [`super::imports`].
+//! because an import resolves names against a built-in terminal library
+//! (`common`, `python`) rather than parsing an expression; imports from
+//! other grammar files are recorded here and read by [`super::imports`].
 
 use super::ast::{IgnoreDef, ModuleImport, Node, TermBody, TermDef};
 use super::common::library_terminals;
