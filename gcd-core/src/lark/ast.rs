@@ -132,6 +132,24 @@ impl Node {
         }
     }
 
+    /// [`parts`](Self::parts), to rewrite in place (the walks that
+    /// instantiate templates and relocate imports).
+    pub(super) fn parts_mut(&mut self) -> &mut [Node] {
+        match self {
+            Node::Seq(items) | Node::Alt(items) | Node::Template(_, items, _) => items,
+            Node::Opt(e) | Node::Star(e) | Node::Plus(e) | Node::Repeat(e, ..) => {
+                std::slice::from_mut(&mut **e)
+            }
+            Node::Name(..)
+            | Node::Lit { .. }
+            | Node::Re(_)
+            | Node::Range { .. }
+            | Node::Special(..)
+            | Node::Json(..)
+            | Node::TypeRef(..) => &mut [],
+        }
+    }
+
     pub(super) fn names<'n>(&'n self, out: &mut Vec<&'n str>) {
         if let Node::Name(n, _) = self {
             out.push(n);

@@ -192,27 +192,23 @@ fn referenced<'n>(node: &'n Node, out: &mut Vec<&'n str>) {
 /// import: the module's own positions mean nothing in this grammar).
 fn relocate(node: &mut Node, rename: &dyn Fn(&str) -> Option<String>, at: Span) {
     match node {
-        Node::Name(n, s) => {
+        Node::Name(n, s) | Node::Template(n, _, s) => {
             if let Some(m) = rename(n) {
                 *n = m;
             }
             *s = at;
-        }
-        Node::Template(n, args, s) => {
-            if let Some(m) = rename(n) {
-                *n = m;
-            }
-            *s = at;
-            args.iter_mut().for_each(|a| relocate(a, rename, at));
         }
         Node::Lit { span, .. } | Node::Range { span, .. } => *span = at,
         Node::Re(re) => re.span = at,
         Node::Special(_, s) | Node::Json(_, s) | Node::TypeRef(_, s) => *s = at,
-        Node::Seq(items) | Node::Alt(items) => {
-            items.iter_mut().for_each(|a| relocate(a, rename, at));
-        }
-        Node::Opt(e) | Node::Star(e) | Node::Plus(e) | Node::Repeat(e, ..) => {
-            relocate(e, rename, at)
-        }
+        Node::Seq(_)
+        | Node::Alt(_)
+        | Node::Opt(_)
+        | Node::Star(_)
+        | Node::Plus(_)
+        | Node::Repeat(..) => {}
+    }
+    for p in node.parts_mut() {
+        relocate(p, rename, at);
     }
 }

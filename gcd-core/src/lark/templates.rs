@@ -55,7 +55,7 @@ pub(super) fn expand(mut parsed: Parsed, diags: &mut Vec<Diagnostic>, limits: &L
     }
     for r in &mut parsed.rules {
         for a in &mut r.alts {
-            a.node = ex.instantiate_uses(&a.node, 0);
+            ex.instantiate_uses(&mut a.node, 0);
         }
     }
     while let Some(p) = ex.queue.pop_front() {
@@ -65,7 +65,8 @@ pub(super) fn expand(mut parsed: Parsed, diags: &mut Vec<Diagnostic>, limits: &L
             ..t.rule.clone()
         };
         for a in &mut rule.alts {
-            a.node = ex.instantiate_uses(&substitute(&a.node, &t.params, &p.args), p.depth);
+            substitute(&mut a.node, &t.params, &p.args);
+            ex.instantiate_uses(&mut a.node, p.depth);
         }
         parsed.rules.push(rule);
     }
@@ -212,42 +213,19 @@ impl<'t, 'd> Expander<'t, 'd> {
         node.parts().iter().for_each(|p| self.check(p, params));
     }
 
-    /// `node` with each template use replaced by the name of its instance,
+    /// Replaces each template use in `node` by the name of its instance,
     /// innermost first; instances not made yet are queued at `depth + 1`.
-    fn instantiate_uses(&mut self, node: &Node, depth: usize) -> Node {
-        let map = |ex: &mut Self, items: &[Node]| -> Vec<Node> {
-            items
-                .iter()
-                .map(|i| ex.instantiate_uses(i, depth))
-                .collect()
-        };
-        match node {
-            Node::Name(..)
-            | Node::Lit { .. }
-            | Node::Re(_)
-            | Node::Range { .. }
-            | Node::Special(..)
-            | Node::Json(..)
-            | Node::TypeRef(..) => node.clone(),
-            Node::Seq(items) => Node::Seq(map(self, items)),
-            Node::Alt(items) => Node::Alt(map(self, items)),
-            Node::Opt(e) => Node::Opt(Box::new(self.instantiate_uses(e, depth))),
-            Node::Star(e) => Node::Star(Box::new(self.instantiate_uses(e, depth))),
-            Node::Plus(e) => Node::Plus(Box::new(self.instantiate_uses(e, depth))),
-            Node::Repeat(e, a, b) => {
-                Node::Repeat(Box::new(self.instantiate_uses(e, depth)), *a, *b)
-            }
-            Node::Template(name, args, span) => {
-                let args = map(self, args);
-                self.instance(name, args, *span, depth)
-                    .unwrap_or_else(|| Node::Seq(Vec::new()))
-            }
+    fn instantiate_uses(&mut self, node: &mut Node, depth: usize) {
+        for p in node.parts_mut() {
+            self.instantiate_uses(p, depth);
+        }
+        if let Node::Template(name, args, span) = node {
+            let args = std::mem::take(args);
+            *node =
+                (self.instance(name, args, *span, depth)).unwrap_or_else(|| Node::Seq(Vec::new()));
         }
     }
 
-    /// The reference to instance `name{args}`, queuing it if it is new;
-    /// `None` if the use is faulty (already reported by [`Self::check`]) or
-    /// a limit stops it (reported here, once).
     fn instance(&mut self, name: &str, args: Vec<Node>, span: Span, depth: usize) -> Option<Node> {
         let &template = self.index.get(name)?;
         if self.templates[template].params.len() != args.len() || self.stopped {
@@ -319,30 +297,21 @@ fn param_list(t: &TemplateDef) -> String {
     names.join(", ")
 }
 
-/// `node` with each parameter name replaced by its argument (which keeps
+/// Replaces each parameter name in `node` by its argument (which keeps
 /// the span where the argument is written).
-fn substitute(node: &Node, params: &[(String, Span)], args: &[Node]) -> Node {
-    let sub = |n: &Node| substitute(n, params, args);
-    match node {
-        Node::Name(n, _) => match params.iter().position(|(p, _)| p == n) {
-            Some(i) => args.get(i).cloned().unwrap_or_else(|| node.clone()),
-            None => node.clone(),
-        },
-        Node::Lit { .. }
-        | Node::Re(_)
-        | Node::Range { .. }
-        | Node::Special(..)
-        | Node::Json(..)
-        | Node::TypeRef(..) => node.clone(),
-        Node::Seq(items) => Node::Seq(items.iter().map(sub).collect()),
-        Node::Alt(items) => Node::Alt(items.iter().map(sub).collect()),
-        Node::Opt(e) => Node::Opt(Box::new(sub(e))),
-        Node::Star(e) => Node::Star(Box::new(sub(e))),
-        Node::Plus(e) => Node::Plus(Box::new(sub(e))),
-        Node::Repeat(e, a, b) => Node::Repeat(Box::new(sub(e)), *a, *b),
-        Node::Template(name, a, span) => {
-            Node::Template(name.clone(), a.iter().map(sub).collect(), *span)
+fn substitute(node: &mut Node, params: &[(String, Span)], args: &[Node]) {
+    if let Node::Name(n, _) = node {
+        if let Some(arg) = params
+            .iter()
+            .position(|(p, _)| p == n)
+            .and_then(|i| args.get(i))
+        {
+            *node = arg.clone();
         }
+        return;
+    }
+    for p in node.parts_mut() {
+        substitute(p, params, args);
     }
 }
 
