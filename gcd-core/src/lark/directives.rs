@@ -5,8 +5,8 @@
 //! other grammar files are recorded here and read by [`super::imports`].
 
 use super::ast::{IgnoreDef, ModuleImport, Node, TermBody, TermDef};
-use super::common::library_terminals;
 use super::lexer::{Tok, Token};
+use super::libraries::library_terminals;
 use super::parser::{alts_node, is_terminal_name, PResult, Parser};
 use crate::error::DiagnosticKind;
 

@@ -104,10 +104,10 @@
 
 mod ast;
 pub mod builtin;
-mod common;
 mod directives;
 mod imports;
 mod lexer;
+mod libraries;
 mod lower;
 mod parser;
 mod regex;

@@ -4,7 +4,7 @@
 
 mod templates;
 
-use super::common::library_terminals;
+use super::libraries::library_terminals;
 use super::regex::BACKREFERENCE_MSG;
 use super::*;
 use crate::error::{DiagnosticKind, Pos};
