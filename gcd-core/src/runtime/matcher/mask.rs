@@ -270,14 +270,15 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
         held: u32,
     ) {
         let b = self.b;
+        let tables = b.state(q);
+        let closes = tables.end_filter != u32::MAX && !fresh;
         // Under caps, a token whose first byte closes the lexeme leaves it
         // the tokens it holds: its group counts one fewer.
-        let closing = (self.caps.is_some()).then(|| self.new_group(views.clone(), held));
+        let closing = (closes && self.caps.is_some()).then(|| self.new_group(views.clone(), held));
         let gi = self.new_group(views, held + 1);
         self.add_state(out, gi, q, None);
         // Tokens whose first byte closes the pending lexeme.
-        let tables = b.state(q);
-        if tables.end_filter != u32::MAX && !fresh {
+        if closes {
             let w = self.g.lexer.winner(q).expect("end filter implies a winner");
             let filter = b.end_filter(tables.end_filter);
             let Some(shifted) = self.shift(closing.unwrap_or(gi), w) else {
