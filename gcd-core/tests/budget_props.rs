@@ -164,11 +164,18 @@ fn budget_holds(compile: impl Fn(u64) -> Option<Arc<CompiledGrammar>>, count: us
 }
 
 /// A grammar whose budget tables would pass `MAX_BUDGET_TABLE_BYTES` (the
-/// rule table is rules × terminals²: 100 rules of 12 literal keys each
-/// would need about 600 MB) refuses budgets and caps with an error naming
-/// the size, quickly, and still masks, binds, snapshots and replays.
+/// rule table is rules × classes², where terminals are one class when the
+/// same bytes extend their lexemes: here each of 1,200 terminals is
+/// extended by its own pair of letters, so 100 rules would need about
+/// 600 MB) refuses budgets and caps with an error naming the size,
+/// quickly, and still masks, binds, snapshots and replays.
 #[test]
 fn grammars_too_large_for_budget_tables_refuse_budgets() {
+    let letters: Vec<char> = ('A'..='Z').chain('a'..='z').collect();
+    let pairs: Vec<(char, char)> = (0..letters.len())
+        .flat_map(|i| (i + 1..letters.len()).map(move |j| (i, j)))
+        .map(|(i, j)| (letters[i], letters[j]))
+        .collect();
     let mut src = String::from("start: ");
     src += &(0..100)
         .map(|k| format!("r{k}"))
@@ -176,8 +183,12 @@ fn grammars_too_large_for_budget_tables_refuse_budgets() {
         .join(" | ");
     src.push('\n');
     for k in 0..100 {
-        let alts: Vec<String> = (0..12).map(|j| format!("\"k{k}_{j}\"")).collect();
-        src += &format!("r{k}: {}\n", alts.join(" | "));
+        let names: Vec<String> = (0..12).map(|j| format!("T{k}_{j}")).collect();
+        src += &format!("r{k}: {}\n", names.join(" | "));
+        for j in 0..12 {
+            let (x, y) = pairs[k * 12 + j];
+            src += &format!("T{k}_{j}: /k{k}_{j}-[{x}{y}]*/\n");
+        }
     }
     let g = gcd_core::lark::parse_grammar(&src).unwrap();
     let c = Arc::new(CompiledGrammar::new(&g).unwrap());
@@ -204,7 +215,7 @@ fn grammars_too_large_for_budget_tables_refuse_budgets() {
     );
     assert_eq!(m.min_tokens_to_complete(), gcd_core::bind::INF as usize);
     // Unbudgeted masks work; the snapshot has no budget tables and loads.
-    for b in b"k42_7" {
+    for b in b"k42_7-" {
         assert!(m.compute_mask(257)[*b as usize]);
         m.advance(u32::from(*b)).unwrap();
     }
@@ -213,4 +224,36 @@ fn grammars_too_large_for_budget_tables_refuse_budgets() {
     let loaded = BoundGrammar::from_bytes(c, vocab, &bytes).unwrap();
     assert!(loaded.budget_available().is_err());
     assert!(t0.elapsed().as_secs() < 60, "{:?}", t0.elapsed());
+}
+
+/// The budget's per-state lexeme costs, searched breadth first from one
+/// state and only as far as the terminals alive there need, equal the
+/// shortest token paths over every state's tables relaxed to a fixpoint
+/// (what the eager tables computed), whatever order states are asked in.
+#[test]
+fn lexeme_costs_are_shortest_token_paths() {
+    let (mut grammars, mut finite) = (0, 0);
+    for seed in 0..300u64 {
+        let Some(c) = compile_random(seed) else {
+            continue;
+        };
+        let tokens = common::random_vocab(seed, 24);
+        let vocab = Arc::new(Vocabulary::from_tokens_with_eos(tokens, "</s>"));
+        let want =
+            common::budget::reference_lexeme_costs(&BoundGrammar::new(c.clone(), vocab.clone()));
+        let lazy = BoundGrammar::new(c.clone(), vocab);
+        for q in (0..want.len() as u32).rev() {
+            finite += want[q as usize].len();
+            assert_eq!(
+                lazy.lexeme_costs(q),
+                &want[q as usize][..],
+                "seed {seed}, state {q}"
+            );
+        }
+        grammars += 1;
+    }
+    assert!(
+        grammars > 100 && finite > 1000,
+        "{grammars} grammars, {finite} costs"
+    );
 }

@@ -240,3 +240,43 @@ fn greedy_decoding_ends_complete_within_the_budget() {
         "unbudgeted, it never stops"
     );
 }
+
+/// On Llama-3's vocabulary, the budget's lazily searched in-lexeme costs
+/// equal the eager shortest paths in every lexer state of a grammar that
+/// mixes what JSON Schemas produce: keys as literals and as regexes that
+/// spell one string (read off their bytes), a case-insensitive literal,
+/// any other key, strings and numbers (searched).
+#[test]
+fn lexeme_costs_match_shortest_paths_on_llama3() {
+    let Some(root) = common::data::shared_data() else {
+        return;
+    };
+    let vocab =
+        Vocabulary::from_tokenizer_json(root.join("tokenizers/llama3/tokenizer.json")).unwrap();
+    let src = r#"
+start: "{" pair ("," pair)* "}"
+pair: KIND ":" STRING | META ":" NUMBER | API ":" STRING | OTHER ":" STRING | LOUD ":" NUMBER
+KIND: "\"kind\""
+META: /"metadata"/
+API: /"apiVersion"/
+LOUD: "\"Loud\""i
+OTHER: /"[a-z]{1,12}"/
+STRING: /"[^"\\]{0,40}"/
+NUMBER: /-?[0-9]+(\.[0-9]+)?/
+"#;
+    let g = gcd_core::lark::parse_grammar(src).unwrap();
+    let c = Arc::new(gcd_core::compiled::CompiledGrammar::new(&g).unwrap());
+    let vocab = Arc::new(vocab);
+    let want = common::budget::reference_lexeme_costs(&BoundGrammar::new(c.clone(), vocab.clone()));
+    let lazy = BoundGrammar::new(c, vocab);
+    let mut finite = 0;
+    for q in (0..want.len() as u32).rev() {
+        finite += want[q as usize].len();
+        assert_eq!(lazy.lexeme_costs(q), &want[q as usize][..], "state {q}");
+    }
+    assert!(
+        finite > 100,
+        "{finite} finite costs in {} states",
+        want.len()
+    );
+}

@@ -24,6 +24,7 @@ mod budget;
 mod cache;
 mod capped;
 mod heads;
+mod literal_costs;
 mod pieces;
 mod tables;
 
@@ -68,8 +69,13 @@ pub struct BoundGrammar {
     /// "First byte ends the lexeme" filters, shared by states with equal
     /// extension bytes; the token sets are filled on first use.
     pub(crate) end_filters: Vec<(Box<[bool; 256]>, OnceLock<EndFilter>)>,
-    /// Token-cost tables for budgeted masks; they need every state's tables.
+    /// Token-cost tables for budgeted masks, built on first use.
     pub(crate) budget: OnceLock<BudgetTables>,
+    /// Per lexer state, the budget's cost to end the pending lexeme as each
+    /// terminal (see [`lexeme_costs`](Self::lexeme_costs)).
+    pub(crate) lexeme_costs: Vec<OnceLock<Box<[(u32, u32)]>>>,
+    /// The same for literal terminals, from their bytes.
+    pub(crate) literal_costs: OnceLock<literal_costs::LiteralCosts>,
     /// Per lexer state: whether an ignored lexeme read from it leads back
     /// to it (see `transparent_starts`).
     pub(crate) transparent: Vec<bool>,
@@ -231,6 +237,8 @@ impl BoundGrammar {
             end_filter_of,
             end_filters,
             budget: OnceLock::new(),
+            lexeme_costs: (0..n_states).map(|_| OnceLock::new()).collect(),
+            literal_costs: OnceLock::new(),
             grammar,
             vocab,
             trie,
@@ -339,12 +347,29 @@ impl BoundGrammar {
             .collect()
     }
 
-    /// The budget tables, built (with every state's tables) on first use.
+    /// The budget tables, built on first use (with the token tables of
+    /// every context's start state and the few states near them).
     /// Callers check [`budget_available`](Self::budget_available) first: a
     /// grammar past [`MAX_BUDGET_TABLE_BYTES`] has none.
     pub fn budget(&self) -> &BudgetTables {
-        self.budget
-            .get_or_init(|| BudgetTables::new(&self.grammar, &self.states()))
+        self.budget.get_or_init(|| BudgetTables::new(self))
+    }
+
+    /// The in-lexeme costs of literal terminals, built on first use.
+    pub(crate) fn literal_costs(&self) -> &literal_costs::LiteralCosts {
+        (self.literal_costs).get_or_init(|| literal_costs::LiteralCosts::new(self))
+    }
+
+    /// The fewest tokens, each staying inside the lexeme, that take a
+    /// pending lexeme in lexer state `q` to where it ends as each terminal
+    /// that can end it, as `(terminal, tokens)` sorted by terminal. Built
+    /// on first use by a search that reads the token tables of the states
+    /// near `q` only.
+    pub fn lexeme_costs(&self, q: u32) -> &[(u32, u32)] {
+        self.lexeme_costs[q as usize].get_or_init(|| {
+            let alive = self.grammar.lexer.alive[q as usize].iter().copied();
+            budget::lexeme_distances(self, &[q], 0, alive).into()
+        })
     }
 
     /// Whether this grammar's budget tables fit in
@@ -525,5 +550,9 @@ impl BoundGrammar {
                 .map(|f| f.tokens.as_raw_slice().len() * 8 + 256)
                 .sum::<usize>()
             + self.budget.get().map_or(0, BudgetTables::heap_bytes)
+            + (self.lexeme_costs.iter())
+                .filter_map(OnceLock::get)
+                .map(|row| row.len() * 8 + 16)
+                .sum::<usize>()
     }
 }

@@ -13,7 +13,7 @@ use crate::vocab::Vocabulary;
 
 const BOUND_MAGIC: &[u8; 8] = b"gcd-bind";
 /// Bumped whenever a serialized table changes shape.
-const BOUND_VERSION: u32 = 4;
+const BOUND_VERSION: u32 = 5;
 
 /// What [`BoundGrammar::to_bytes`] writes.
 #[derive(serde::Serialize)]
@@ -79,7 +79,7 @@ fn check_indices(grammar: &CompiledGrammar, t: &Tables) -> Result<(), String> {
         })
         && t.budget
             .as_ref()
-            .is_none_or(|b| b.check_sizes(n_terms, n_states, grammar.grammar.nonterminals.len()));
+            .is_none_or(|b| b.check_sizes(n_terms, grammar.grammar.nonterminals.len()));
     if ok {
         Ok(())
     } else {
@@ -129,6 +129,7 @@ impl BoundGrammar {
         }
         t.trie.check(vocab.len()).map_err(SnapshotError::Corrupt)?;
         check_indices(&grammar, &t).map_err(SnapshotError::Corrupt)?;
+        let n_states = grammar.lexer.num_states();
         Ok(BoundGrammar {
             transparent: crate::bind::transparent_starts(&grammar),
             rooted: Default::default(),
@@ -147,6 +148,8 @@ impl BoundGrammar {
                 .map(|f| (Box::new(f.first_bytes), OnceLock::from(f)))
                 .collect(),
             budget: t.budget.map(OnceLock::from).unwrap_or_default(),
+            lexeme_costs: (0..n_states).map(|_| OnceLock::new()).collect(),
+            literal_costs: OnceLock::new(),
         })
     }
 }

@@ -97,3 +97,55 @@ pub fn generate_from(
     m.advance(eos).unwrap();
     m
 }
+
+/// Per lexer state of `bound`'s grammar (maximal munch), the budget's
+/// in-lexeme costs as the eager tables computed them: shortest paths over
+/// every state's within-lexeme tokens, relaxed until nothing changes.
+/// `(terminal, tokens)` for every terminal some path ends as, sorted.
+#[allow(dead_code)]
+pub fn reference_lexeme_costs(bound: &BoundGrammar) -> Vec<Vec<(u32, u32)>> {
+    let inf = gcd_core::bind::INF;
+    let c = bound.grammar();
+    let lx = c.lexer();
+    let n = lx.num_states();
+    let t = c.grammar().terminals.len();
+    let mut cost = vec![inf; n * t];
+    for q in 0..n {
+        if let Some(w) = lx.winner(q as u32) {
+            cost[q * t + w as usize] = 0;
+        }
+    }
+    let edges: Vec<Vec<u32>> = (0..n as u32)
+        .map(|q| {
+            bound
+                .state(q)
+                .within_by_end
+                .iter()
+                .map(|(e, _)| *e)
+                .collect()
+        })
+        .collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for q in 0..n {
+            for &e in &edges[q] {
+                for y in 0..t {
+                    let through = (cost[e as usize * t + y] + 1).min(inf);
+                    if through < cost[q * t + y] {
+                        cost[q * t + y] = through;
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+    (0..n)
+        .map(|q| {
+            (0..t)
+                .filter(|&y| cost[q * t + y] < inf)
+                .map(|y| (y as u32, cost[q * t + y]))
+                .collect()
+        })
+        .collect()
+}

@@ -106,7 +106,7 @@ impl Matcher {
             items.iter().any(|&(si, q)| {
                 let est = *estimates.entry((si, q)).or_insert_with(|| {
                     let view = StackView::of(&stacks.all[si as usize], None);
-                    b.budget().estimate(g, &view, q)
+                    b.budget().estimate(b, &view, q)
                 });
                 est <= limit
             })

@@ -99,7 +99,7 @@ impl<'a> WalkStack<'a> for StackView<'a> {
         exact_candidates(g, self)
     }
     fn estimate(&self, b: &BoundGrammar, q: u32, cap: Option<PendingCap>) -> u32 {
-        b.budget().estimate_capped(&b.grammar, self, q, cap)
+        b.budget().estimate_capped(b, self, q, cap)
     }
 }
 
@@ -125,7 +125,7 @@ impl<'a> WalkStack<'a> for SharedStack {
     }
     fn estimate(&self, b: &BoundGrammar, q: u32, cap: Option<PendingCap>) -> u32 {
         b.budget()
-            .estimate_capped(&b.grammar, &StackView::of(self, None), q, cap)
+            .estimate_capped(b, &StackView::of(self, None), q, cap)
     }
 }
 

@@ -429,9 +429,7 @@ impl Matcher {
                     &stack,
                 );
                 let view = StackView::of(&stack, Some(&costs));
-                let need = b
-                    .budget()
-                    .estimate_capped(&b.grammar, &view, lexer, self.cap(held));
+                let need = b.budget().estimate_capped(b, &view, lexer, self.cap(held));
                 // A derivation that cannot finish within the budget and
                 // the caps is dropped.
                 if need > limit {
@@ -574,7 +572,7 @@ impl Matcher {
         (self.configs.iter())
             .map(|c| {
                 b.budget()
-                    .estimate_capped(&b.grammar, &c.view(), c.lexer, self.cap(c.held))
+                    .estimate_capped(b, &c.view(), c.lexer, self.cap(c.held))
             })
             .min()
             .unwrap_or(crate::bind::INF) as usize
