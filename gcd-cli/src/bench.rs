@@ -179,10 +179,12 @@ pub fn maskbench(
     stride: usize,
     max_lexer_states: usize,
     properties: gcd_schema::PropertyOrder,
+    budget_slack: Option<usize>,
     json: bool,
 ) -> Result<ExitCode> {
     let vocab = load_vocab(tokenizer)?;
     let cfg = gcd_cli::maskbench::Config {
+        budget_slack,
         data,
         stride,
         // MaskBench's documents: any JSON whitespace, as the protocol has it.

@@ -165,6 +165,10 @@ enum Command {
         /// instances keep their own order) or `schema`.
         #[arg(long, default_value = "any", value_parser = ["any", "schema"])]
         properties: String,
+        /// Replay each instance under a token budget of its own length plus
+        /// this many tokens (and time the first mask under a budget).
+        #[arg(long)]
+        budget_slack: Option<usize>,
     },
 }
 
@@ -229,12 +233,21 @@ fn main() -> ExitCode {
             stride,
             max_lexer_states,
             properties,
+            budget_slack,
         } => {
             let order = match properties.as_str() {
                 "schema" => gcd_schema::PropertyOrder::Schema,
                 _ => gcd_schema::PropertyOrder::Any,
             };
-            bench::maskbench(&tokenizer, data, stride, max_lexer_states, order, json)
+            bench::maskbench(
+                &tokenizer,
+                data,
+                stride,
+                max_lexer_states,
+                order,
+                budget_slack,
+                json,
+            )
         }
     };
     match result {

@@ -36,6 +36,10 @@ pub struct Config {
     pub stride: usize,
     /// How each schema is compiled.
     pub options: Options,
+    /// Replay under a token budget of each instance's own token count plus
+    /// this many, and time the first mask under a budget (which builds the
+    /// budget's tables); `None`: no budget.
+    pub budget_slack: Option<usize>,
 }
 
 /// Per-category counts.
@@ -81,6 +85,14 @@ pub struct Report {
     pub failures: Vec<String>,
     /// One line per schema refused: the file and the error.
     pub compile_errors: Vec<String>,
+    /// With a budget: valid instances that the plain mask accepts but the
+    /// budget refused (its plans are upper bounds, see the budget docs).
+    pub budget_refused: usize,
+    /// With a budget: schemas whose budget tables would pass the size
+    /// limit, replayed without a budget.
+    pub budget_unavailable: usize,
+    /// Whether the run was under a budget (see [`Config::budget_slack`]).
+    pub budgeted: bool,
 }
 
 /// The category of a MaskBench file name (`Github_easy---o1234.json`,
@@ -110,7 +122,10 @@ pub fn run(
     files.sort();
     let files: Vec<PathBuf> = files.into_iter().step_by(cfg.stride.max(1)).collect();
     let trie = Arc::new(TokenTrie::new(&vocab));
-    let mut r = Report::default();
+    let mut r = Report {
+        budgeted: cfg.budget_slack.is_some(),
+        ..Report::default()
+    };
     for (i, f) in files.iter().enumerate() {
         run_file(f, cfg, &vocab, &trie, &mut r)?;
         progress(i + 1, files.len());
@@ -159,10 +174,22 @@ fn run_file(
         vocab.clone(),
         trie.clone(),
     ));
-    let first = Matcher::new(bound.clone());
-    let mask = first.compute_mask(width);
+    // Under a budget the first mask builds the budget's tables; a budget
+    // far above any instance's length keeps every token allowed.
+    let first_matcher = |b: Arc<BoundGrammar>| {
+        let m = Matcher::new(b);
+        match cfg.budget_slack {
+            Some(_) => m.clone().with_budget(1 << 20).unwrap_or(m),
+            None => m,
+        }
+    };
+    let mask = first_matcher(bound.clone()).compute_mask(width);
     r.ttfm_us.push(us(start.elapsed()));
     drop(mask);
+    let budget_available = bound.budget_available().is_ok();
+    if cfg.budget_slack.is_some() && !budget_available {
+        r.budget_unavailable += 1;
+    }
     let again = Instant::now();
     if let Ok(c) = compile(&doc["schema"], &cfg.options) {
         let b = Arc::new(BoundGrammar::with_trie(
@@ -170,7 +197,7 @@ fn run_file(
             vocab.clone(),
             trie.clone(),
         ));
-        drop(Matcher::new(b).compute_mask(width));
+        drop(first_matcher(b).compute_mask(width));
         r.ttfm_again_us.push(us(again.elapsed()));
     }
     let mut ok = true;
@@ -184,6 +211,14 @@ fn run_file(
             continue;
         };
         let mut m = Matcher::new(bound.clone());
+        if let Some(slack) = cfg.budget_slack.filter(|_| budget_available) {
+            // Refused only when the instance's length is below the fewest
+            // tokens the schema needs; it is then refused by the budget.
+            if m.set_budget(Some(ids.len() + slack)).is_err() {
+                refused_by_budget(&bound, &ids, valid, r);
+                continue;
+            }
+        }
         let mut accepted = true;
         for &tok in &ids {
             let t0 = Instant::now();
@@ -205,6 +240,10 @@ fn run_file(
         }
         if accepted && !m.is_complete() {
             accepted = false;
+        }
+        if valid && !accepted && m.budget().is_some() {
+            refused_by_budget(&bound, &ids, valid, r);
+            continue;
         }
         if accepted != valid {
             ok = false;
@@ -228,6 +267,20 @@ fn run_file(
         r.categories.get_mut(&category(&name)).unwrap().pass += 1;
     }
     Ok(())
+}
+
+/// A valid instance refused under a budget: a budget refusal if the plain
+/// mask accepts it, else a validation error.
+fn refused_by_budget(bound: &Arc<BoundGrammar>, ids: &[u32], valid: bool, r: &mut Report) {
+    let mut plain = Matcher::new(bound.clone());
+    let accepted = ids.iter().all(|&t| plain.advance(t).is_ok()) && plain.is_complete();
+    if valid && accepted {
+        r.budget_refused += 1;
+    } else if valid {
+        r.validation_err += 1;
+        r.failures
+            .push(format!("valid instance rejected: {} tokens", ids.len()));
+    }
 }
 
 fn truncate(s: &str) -> String {
@@ -268,6 +321,13 @@ impl Report {
             "compiled with formats kept as annotations (no draft defines them): {}",
             self.annotated
         );
+        if self.budgeted {
+            let _ = writeln!(
+                s,
+                "under a budget: valid instances the budget refused (plain masks accept them): {}; schemas without budget tables (too large): {}",
+                self.budget_refused, self.budget_unavailable
+            );
+        }
         let _ = writeln!(
             s,
             "TBM_us avg={:.1} p50={:.1} p90={:.1} p99={:.1} p999={:.1} max={:.1}",
@@ -292,6 +352,9 @@ impl Report {
             "validation_err": self.validation_err,
             "invalid_accepted": self.invalid_accepted,
             "annotated": self.annotated,
+            "budgeted": self.budgeted,
+            "budget_refused": self.budget_refused,
+            "budget_unavailable": self.budget_unavailable,
             "tbm_us": self.tbm(),
             "ttfm_us": self.ttfm(),
             "ttfm_again_us": Summary::of(&mut self.ttfm_again_us.clone()),

@@ -17,6 +17,7 @@ fn sample_is_exact() {
         Vocabulary::from_tokenizer_json(root.join("tokenizers/gpt2/tokenizer.json")).unwrap(),
     );
     let cfg = Config {
+        budget_slack: None,
         data: root.join("maskbench"),
         stride: 200,
         options: gcd_schema::Options::default()
@@ -56,6 +57,49 @@ fn sample_is_exact() {
         .map(|c| c["pass"].as_u64().unwrap())
         .sum();
     assert_eq!(passed, r.pass as u64);
+}
+
+/// Under a budget of each instance's length plus a few tokens, replays
+/// stay exact (the budgeted mask agrees with advancing, invalid instances
+/// are still refused), and a valid instance refused is one the plain mask
+/// accepts, counted as the budget's.
+#[test]
+fn sample_is_exact_under_a_budget() {
+    let Some(root) = shared_data() else {
+        return;
+    };
+    let vocab = Arc::new(
+        Vocabulary::from_tokenizer_json(root.join("tokenizers/gpt2/tokenizer.json")).unwrap(),
+    );
+    let cfg = Config {
+        budget_slack: Some(4),
+        data: root.join("maskbench"),
+        stride: 400,
+        options: gcd_schema::Options::default()
+            .whitespace(gcd_schema::Whitespace::Json)
+            .properties(gcd_schema::PropertyOrder::Any),
+    };
+    let r = run(&cfg, vocab, &mut |_, _| {}).unwrap();
+    print!("{}", r.summary());
+    for f in &r.failures {
+        println!("FAIL {f}");
+    }
+    assert_eq!(r.invalid_accepted, 0);
+    assert_eq!(r.validation_err, 0);
+    assert!(
+        r.schemas >= 20 && r.pass * 2 >= r.schemas,
+        "{} of {}",
+        r.pass,
+        r.schemas
+    );
+    assert!(r.summary().contains(&format!(
+        "valid instances the budget refused (plain masks accept them): {};",
+        r.budget_refused
+    )));
+    assert_eq!(
+        r.to_json()["budget_refused"].as_u64(),
+        Some(r.budget_refused as u64)
+    );
 }
 
 #[test]

@@ -257,3 +257,36 @@ fn lexeme_costs_are_shortest_token_paths() {
         "{grammars} grammars, {finite} costs"
     );
 }
+
+/// Budget tables index previous lexemes by classes of terminals that plan
+/// alike; with one class per terminal (what they were before) every
+/// estimate and every budgeted mask along random walks is the same, on
+/// plain, member-set and dynamically lexed random grammars.
+#[test]
+fn merged_previous_classes_plan_like_one_class_per_terminal() {
+    let dynamic = gcd_core::compiled::Config::default().lexing(gcd_core::Lexing::Dynamic);
+    let (mut grammars, mut points) = (0, 0);
+    for seed in 0..240u64 {
+        let c = match seed % 3 {
+            0 => compile_random(seed),
+            1 => common::random_member_grammar(seed).compile().map(Arc::new),
+            _ => common::random_grammar(seed)
+                .build()
+                .and_then(|g| CompiledGrammar::with_config(&g, &dynamic).ok())
+                .map(Arc::new),
+        };
+        let Some(c) = c else {
+            continue;
+        };
+        let tokens = common::random_vocab(seed, 24);
+        let vocab = Arc::new(Vocabulary::from_tokens_with_eos(tokens, "</s>"));
+        if let Some(k) = common::budget::plans_like_one_class_per_terminal(&c, &vocab, seed) {
+            grammars += 1;
+            points += k;
+        }
+    }
+    assert!(
+        grammars > 100 && points > 600,
+        "{grammars} grammars, {points} points"
+    );
+}

@@ -153,3 +153,26 @@ fn budgeted_generation_completes_inside_tight_rules() {
     }
     assert_eq!(runs, 20 * 3 * 4);
 }
+
+/// The budget's classes of previous lexemes keep tight pairs apart: with
+/// a tight rule (no space before its lexemes) and one without, budgeted
+/// masks and estimates are those of one class per terminal.
+#[test]
+fn budget_classes_keep_tight_pairs_apart() {
+    let mut points = 0;
+    for tight in [true, false] {
+        let c = Arc::new(CompiledGrammar::new(&chunked(tight).build().unwrap()).unwrap());
+        for seed in 0..40u64 {
+            let mut tokens = common::random_vocab(seed, 16);
+            tokens.extend([
+                b" ".to_vec(),
+                b"\"".to_vec(),
+                b"ab".to_vec(),
+                b"c\"".to_vec(),
+            ]);
+            let vocab = Arc::new(Vocabulary::from_tokens_with_eos(tokens, "</s>"));
+            points += common::budget::plans_like_one_class_per_terminal(&c, &vocab, seed).unwrap();
+        }
+    }
+    assert!(points > 300, "{points}");
+}

@@ -71,7 +71,8 @@ struct PreviousClasses {
 }
 
 impl PreviousClasses {
-    fn of(g: &CompiledGrammar) -> PreviousClasses {
+    /// The classes of `g`; with `merge` false, one per terminal.
+    fn of(g: &CompiledGrammar, merge: bool) -> PreviousClasses {
         let t = g.grammar.terminals.len();
         // Under maximal munch the next lexeme's first byte must not extend
         // the previous one; a dynamic lexer may end a lexeme anywhere it
@@ -96,8 +97,11 @@ impl PreviousClasses {
         };
         let mut index: FxHashMap<(&[bool; 256], &[usize]), u32> = FxHashMap::default();
         for p in 0..=t {
-            let next = index.len() as u32;
-            let c = *index.entry((&ext[p], &tight[p])).or_insert(next);
+            let next = classes.member.len() as u32;
+            let c = match merge {
+                true => *index.entry((&ext[p], &tight[p])).or_insert(next),
+                false => next,
+            };
             if c == next {
                 classes.extending.push(ext[p]);
                 classes.member.push(p as u32);
@@ -115,7 +119,7 @@ impl PreviousClasses {
 /// The bytes [`BudgetTables::new`] would allocate for `g`.
 pub fn table_bytes(g: &CompiledGrammar) -> usize {
     let t = g.grammar.terminals.len();
-    let k = PreviousClasses::of(g).len();
+    let k = PreviousClasses::of(g, true).len();
     let n_nts = g.grammar.nonterminals.len();
     let entries = (k.saturating_mul(t))
         .saturating_add(n_nts.saturating_mul(k).saturating_mul(k))
@@ -219,8 +223,83 @@ pub(crate) fn lexeme_distances(
     }
     let mut seen: FxHashSet<u32> = sources.iter().copied().collect();
     let mut level: Vec<u32> = seen.iter().copied().collect();
-    level.sort_unstable(); // a deterministic order of table builds
     let mut d = base;
+    let mut reach = |s: u32, d: u32, open: &mut crate::grammar::TermSet, left: &mut usize| {
+        for y in g.lexeme_ends(s) {
+            if open.contains(y as usize) {
+                open.remove(y as usize);
+                *left -= 1;
+                out.push((y, d));
+            }
+        }
+    };
+    for &s in &level {
+        reach(s, d, &mut open, &mut left);
+    }
+    while !level.is_empty() && left > 0 {
+        // A state's successors are checked as they are found, so the level
+        // stops expanding once every terminal is found; the states whose
+        // single-byte plans end soonest go first, and most levels stop
+        // after a few of the thousands of states a string's tokens reach.
+        let soonest = |s: u32| {
+            (b.lexeme_upper_costs(s).iter())
+                .filter(|(y, _)| open.contains(*y as usize))
+                .map(|&(_, c)| c)
+                .min()
+                .unwrap_or(INF)
+        };
+        let mut order: Vec<(u32, u32)> = (level.iter())
+            .filter(|&&s| (g.lexer.alive[s as usize].iter()).any(|&y| open.contains(y as usize)))
+            .map(|&s| (soonest(s), s))
+            .collect();
+        order.sort_unstable();
+        let mut next = Vec::new();
+        for (_, s) in order {
+            if left == 0 {
+                break;
+            }
+            if !(g.lexer.alive[s as usize].iter()).any(|&y| open.contains(y as usize)) {
+                continue;
+            }
+            for &(e, _) in &b.state(s).within_by_end {
+                if seen.insert(e) {
+                    next.push(e);
+                    reach(e, d + 1, &mut open, &mut left);
+                }
+            }
+        }
+        level = next;
+        d += 1;
+    }
+    out.sort_unstable();
+    out
+}
+
+/// Upper bounds on [`lexeme_distances`] from state `q` for every terminal
+/// alive there: literals exactly (from their bytes), the others by the
+/// fewest single-byte tokens, found breadth first over the lexer's byte
+/// transitions without reading any state's token tables. Each bound is a
+/// real token path, so at least the fewest tokens.
+pub(crate) fn lexeme_upper_bounds(b: &BoundGrammar, q: u32) -> Vec<(u32, u32)> {
+    let g = &b.grammar;
+    let lx = &g.lexer;
+    let mut open = crate::grammar::TermSet::new(g.grammar.terminals.len());
+    let mut left = 0usize;
+    let mut out = Vec::new();
+    let literals = b.literal_costs();
+    for &y in &lx.alive[q as usize] {
+        match literals.get(q, y) {
+            Some(c) if c < INF => out.push((y, c)),
+            Some(_) => {}
+            None => left += usize::from(open.insert(y as usize)),
+        }
+    }
+    let steps = b.single_byte_classes();
+    let n_classes = lx.classes.len();
+    let mut seen: FxHashSet<u32> = FxHashSet::default();
+    seen.insert(q);
+    let mut level = vec![q];
+    let mut d = 0;
     while !level.is_empty() && left > 0 {
         for &s in &level {
             for y in g.lexeme_ends(s) {
@@ -231,17 +310,15 @@ pub(crate) fn lexeme_distances(
                 }
             }
         }
-        if left == 0 {
-            break;
-        }
         let mut next = Vec::new();
         for &s in &level {
-            let alive = &g.lexer.alive[s as usize];
+            let alive = &lx.alive[s as usize];
             if !alive.iter().any(|&y| open.contains(y as usize)) {
                 continue;
             }
-            for &(e, _) in &b.state(s).within_by_end {
-                if seen.insert(e) {
+            for &c in steps {
+                let e = lx.trans[s as usize * n_classes + c as usize];
+                if e != crate::lexer::DEAD && seen.insert(e) {
                     next.push(e);
                 }
             }
@@ -268,7 +345,7 @@ impl BudgetTables {
     pub fn new(b: &BoundGrammar) -> BudgetTables {
         let g: &CompiledGrammar = &b.grammar;
         let t = g.grammar.terminals.len();
-        let classes = PreviousClasses::of(g);
+        let classes = PreviousClasses::of(g, b.merge_previous);
         let cols = classes.len();
         let lx = &g.lexer;
 
@@ -581,9 +658,43 @@ impl BudgetTables {
         q: u32,
         cap: Option<PendingCap>,
     ) -> u32 {
+        self.cheapest_plan(b, view, b.lexeme_costs(q), cap, 0)
+    }
+
+    /// Whether [`estimate_capped`](Self::estimate_capped) is at most
+    /// `limit`. Tries the cheap upper bounds of
+    /// [`BoundGrammar::lexeme_upper_costs`] first: far from the limit they
+    /// decide without the exact costs, whose search builds the token tables
+    /// of the states near `q`.
+    pub fn fits(
+        &self,
+        b: &BoundGrammar,
+        view: &StackView,
+        q: u32,
+        cap: Option<PendingCap>,
+        limit: u32,
+    ) -> bool {
+        self.cheapest_plan(b, view, b.lexeme_upper_costs(q), cap, limit) <= limit
+            || self.cheapest_plan(b, view, b.lexeme_costs(q), cap, limit) <= limit
+    }
+
+    /// The cheapest plan finishing the pending lexeme as `(terminal,
+    /// tokens)` of `row` and then the parser's `view`; stops looking once
+    /// one costs at most `enough`.
+    fn cheapest_plan(
+        &self,
+        b: &BoundGrammar,
+        view: &StackView,
+        row: &[(u32, u32)],
+        cap: Option<PendingCap>,
+        enough: u32,
+    ) -> u32 {
         let g = &b.grammar;
         let mut best = INF;
-        for &(w, d) in b.lexeme_costs(q) {
+        for &(w, d) in row {
+            if best <= enough {
+                break;
+            }
             let w = w as usize;
             if d >= best || cap.is_some_and(|c| add(c.held, d) > c.limits[w]) {
                 continue;
@@ -610,10 +721,4 @@ impl BudgetTables {
     pub fn heap_bytes(&self) -> usize {
         (self.class_of.len() + self.pair.len() + self.nt.len() + self.lexeme_most.len()) * 4
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use rand::{Rng, SeedableRng};
 }

@@ -74,6 +74,14 @@ pub struct BoundGrammar {
     /// Per lexer state, the budget's cost to end the pending lexeme as each
     /// terminal (see [`lexeme_costs`](Self::lexeme_costs)).
     pub(crate) lexeme_costs: Vec<OnceLock<Box<[(u32, u32)]>>>,
+    /// Per lexer state, upper bounds on `lexeme_costs` (see
+    /// [`lexeme_upper_costs`](Self::lexeme_upper_costs)).
+    pub(crate) lexeme_upper: Vec<OnceLock<Box<[(u32, u32)]>>>,
+    /// The byte classes of the lexer that hold a single-byte token.
+    pub(crate) single_byte_classes: OnceLock<Vec<u8>>,
+    /// Whether budget tables merge previous lexemes that plan alike
+    /// (`false`: one class per terminal, the reference for tests).
+    pub(crate) merge_previous: bool,
     /// The same for literal terminals, from their bytes.
     pub(crate) literal_costs: OnceLock<literal_costs::LiteralCosts>,
     /// Per lexer state: whether an ignored lexeme read from it leads back
@@ -238,6 +246,9 @@ impl BoundGrammar {
             end_filters,
             budget: OnceLock::new(),
             lexeme_costs: (0..n_states).map(|_| OnceLock::new()).collect(),
+            lexeme_upper: (0..n_states).map(|_| OnceLock::new()).collect(),
+            single_byte_classes: OnceLock::new(),
+            merge_previous: true,
             literal_costs: OnceLock::new(),
             grammar,
             vocab,
@@ -281,6 +292,14 @@ impl BoundGrammar {
     #[doc(hidden)]
     pub fn set_rooted_tables(&mut self, on: bool) {
         self.rooted_min_nodes = if on { ROOTED_MIN_NODES } else { usize::MAX };
+    }
+
+    /// Budget tables keep one class of previous lexemes per terminal when
+    /// `false`: the reference the tests compare merged classes with. Call
+    /// before the budget tables are built.
+    #[doc(hidden)]
+    pub fn set_merged_budget_classes(&mut self, on: bool) {
+        self.merge_previous = on;
     }
 
     /// Whole-trie walks take root subtrees of at least `min_nodes` nodes
@@ -353,6 +372,31 @@ impl BoundGrammar {
     /// grammar past [`MAX_BUDGET_TABLE_BYTES`] has none.
     pub fn budget(&self) -> &BudgetTables {
         self.budget.get_or_init(|| BudgetTables::new(self))
+    }
+
+    /// Upper bounds on [`lexeme_costs`](Self::lexeme_costs), at least as
+    /// large, by plans that read no token tables (single-byte tokens;
+    /// literals exactly), built per state on first use: masks far from
+    /// the budget's limit decide with these.
+    pub fn lexeme_upper_costs(&self, q: u32) -> &[(u32, u32)] {
+        self.lexeme_upper[q as usize].get_or_init(|| budget::lexeme_upper_bounds(self, q).into())
+    }
+
+    /// The lexer's byte classes that hold a byte some token spells alone.
+    pub(crate) fn single_byte_classes(&self) -> &[u8] {
+        self.single_byte_classes.get_or_init(|| {
+            let classes = &self.grammar.lexer.classes;
+            let mut has = vec![false; classes.len()];
+            for node in self.trie.root_children() {
+                if !self.trie.tokens_at(node).is_empty() {
+                    has[classes.class_of[self.trie.byte[node] as usize] as usize] = true;
+                }
+            }
+            (0..classes.len())
+                .filter(|&c| has[c])
+                .map(|c| c as u8)
+                .collect()
+        })
     }
 
     /// The in-lexeme costs of literal terminals, built on first use.
@@ -550,7 +594,7 @@ impl BoundGrammar {
                 .map(|f| f.tokens.as_raw_slice().len() * 8 + 256)
                 .sum::<usize>()
             + self.budget.get().map_or(0, BudgetTables::heap_bytes)
-            + (self.lexeme_costs.iter())
+            + (self.lexeme_costs.iter().chain(&self.lexeme_upper))
                 .filter_map(OnceLock::get)
                 .map(|row| row.len() * 8 + 16)
                 .sum::<usize>()

@@ -149,6 +149,9 @@ impl BoundGrammar {
                 .collect(),
             budget: t.budget.map(OnceLock::from).unwrap_or_default(),
             lexeme_costs: (0..n_states).map(|_| OnceLock::new()).collect(),
+            lexeme_upper: (0..n_states).map(|_| OnceLock::new()).collect(),
+            single_byte_classes: OnceLock::new(),
+            merge_previous: true,
             literal_costs: OnceLock::new(),
         })
     }

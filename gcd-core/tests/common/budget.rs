@@ -149,3 +149,50 @@ pub fn reference_lexeme_costs(bound: &BoundGrammar) -> Vec<Vec<(u32, u32)>> {
         })
         .collect()
 }
+
+/// Along a random walk of up to 8 tokens over `c` bound to `vocab`, the
+/// budget's estimates and budgeted masks (at the estimate and 1 and 3
+/// above) are the same whether its tables merge previous lexemes that plan
+/// alike or keep one class per terminal. Returns the points compared, or
+/// `None` when the grammar has no budget tables.
+#[allow(dead_code)]
+pub fn plans_like_one_class_per_terminal(
+    c: &Arc<gcd_core::compiled::CompiledGrammar>,
+    vocab: &Arc<gcd_core::vocab::Vocabulary>,
+    seed: u64,
+) -> Option<usize> {
+    let n = vocab.len();
+    let merged = Arc::new(BoundGrammar::new(c.clone(), vocab.clone()));
+    let mut each = BoundGrammar::new(c.clone(), vocab.clone());
+    each.set_merged_budget_classes(false);
+    if merged.budget_available().is_err() {
+        return None;
+    }
+    let mut rng = StdRng::seed_from_u64(seed);
+    let (mut a, mut b) = (Matcher::new(merged), Matcher::new(Arc::new(each)));
+    let mut points = 0;
+    for _ in 0..8 {
+        let est = a.min_tokens_to_complete();
+        assert_eq!(est, b.min_tokens_to_complete(), "seed {seed}");
+        points += 1;
+        if est < gcd_core::bind::INF as usize {
+            for extra in [0, 1, 3] {
+                let mask = |m: &Matcher| {
+                    let mut m = m.clone();
+                    m.set_budget(Some(m.tokens().len() + est + extra)).unwrap();
+                    m.compute_mask(n)
+                };
+                assert_eq!(mask(&a), mask(&b), "seed {seed}, budget +{extra}");
+            }
+        }
+        let allowed: Vec<usize> = a.compute_mask(n).iter_ones().collect();
+        let Some(&t) = allowed.get(rng.random_range(0..allowed.len().max(1))) else {
+            break;
+        };
+        if a.advance(t as u32).is_err() {
+            break;
+        }
+        b.advance(t as u32).unwrap();
+    }
+    Some(points)
+}

@@ -100,15 +100,14 @@ impl Matcher {
         // Under a budget, a token is allowed iff one of the configurations
         // it leads to has a plan that fits (each is a real plan).
         let limit = self.budget.map(|n| (n - self.tokens.len() - 1) as u32);
-        let mut estimates: FxHashMap<(u32, u32), u32> = FxHashMap::default();
+        let mut fitting: FxHashMap<(u32, u32), bool> = FxHashMap::default();
         let mut fits = |stacks: &Stacks, items: &[(u32, u32)]| {
             let Some(limit) = limit else { return true };
             items.iter().any(|&(si, q)| {
-                let est = *estimates.entry((si, q)).or_insert_with(|| {
+                *fitting.entry((si, q)).or_insert_with(|| {
                     let view = StackView::of(&stacks.all[si as usize], None);
-                    b.budget().estimate(b, &view, q)
-                });
-                est <= limit
+                    b.budget().fits(b, &view, q, None, limit)
+                })
             })
         };
         let end = trie.subtree_end[0] as usize;

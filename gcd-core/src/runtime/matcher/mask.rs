@@ -81,7 +81,8 @@ pub(super) trait WalkStack<'a>: Stack + Clone {
     /// Merges `items` whose stacks of one lexer state share their top.
     fn merge(items: &mut Vec<(u32, Self)>);
     fn exact(&self, g: &CompiledGrammar) -> Option<TermSet>;
-    fn estimate(&self, b: &BoundGrammar, q: u32, cap: Option<PendingCap>) -> u32;
+    /// Whether some plan from lexer state `q` finishes within `limit`.
+    fn fits(&self, b: &BoundGrammar, q: u32, cap: Option<PendingCap>, limit: u32) -> bool;
 }
 
 impl<'a> WalkStack<'a> for StackView<'a> {
@@ -98,8 +99,8 @@ impl<'a> WalkStack<'a> for StackView<'a> {
     fn exact(&self, g: &CompiledGrammar) -> Option<TermSet> {
         exact_candidates(g, self)
     }
-    fn estimate(&self, b: &BoundGrammar, q: u32, cap: Option<PendingCap>) -> u32 {
-        b.budget().estimate_capped(b, self, q, cap)
+    fn fits(&self, b: &BoundGrammar, q: u32, cap: Option<PendingCap>, limit: u32) -> bool {
+        b.budget().fits(b, self, q, cap, limit)
     }
 }
 
@@ -123,9 +124,9 @@ impl<'a> WalkStack<'a> for SharedStack {
     fn exact(&self, g: &CompiledGrammar) -> Option<TermSet> {
         exact_candidates(g, &StackView::of(self, None))
     }
-    fn estimate(&self, b: &BoundGrammar, q: u32, cap: Option<PendingCap>) -> u32 {
+    fn fits(&self, b: &BoundGrammar, q: u32, cap: Option<PendingCap>, limit: u32) -> bool {
         b.budget()
-            .estimate_capped(b, &StackView::of(self, None), q, cap)
+            .fits(b, &StackView::of(self, None), q, cap, limit)
     }
 }
 
@@ -151,8 +152,8 @@ impl<'a> WalkStack<'a> for HeadStack<'a> {
     fn exact(&self, _: &CompiledGrammar) -> Option<TermSet> {
         None
     }
-    fn estimate(&self, _: &BoundGrammar, _: u32, _: Option<PendingCap>) -> u32 {
-        0
+    fn fits(&self, _: &BoundGrammar, _: u32, _: Option<PendingCap>, _: u32) -> bool {
+        true
     }
 }
 
@@ -417,7 +418,7 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
             limits,
             held: group.held,
         });
-        (group.views.iter()).any(|v| v.estimate(self.b, q, cap) <= limit)
+        (group.views.iter()).any(|v| v.fits(self.b, q, cap, limit))
     }
 
     /// Adds the tokens allowed from lexer state `q` with group `gi`.

@@ -429,10 +429,9 @@ impl Matcher {
                     &stack,
                 );
                 let view = StackView::of(&stack, Some(&costs));
-                let need = b.budget().estimate_capped(b, &view, lexer, self.cap(held));
                 // A derivation that cannot finish within the budget and
                 // the caps is dropped.
-                if need > limit {
+                if !(b.budget()).fits(b, &view, lexer, self.cap(held), limit) {
                     continue;
                 }
             }
