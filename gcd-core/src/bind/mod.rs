@@ -51,6 +51,9 @@ use cache::{lock_state_cache, Behaviour, MAX_CACHED_STATES};
 use pieces::Collected;
 pub(crate) use pieces::PIECE_MIN_NODES;
 
+/// Per lexer state, `(terminal, tokens)` costs built on first use.
+pub(crate) type LazyCostRows = Vec<OnceLock<Box<[(u32, u32)]>>>;
+
 /// A grammar bound to a vocabulary. `Send + Sync`: share it with `Arc`.
 ///
 /// Tables are built lazily, per lexer state on the first mask that needs
@@ -73,10 +76,10 @@ pub struct BoundGrammar {
     pub(crate) budget: OnceLock<BudgetTables>,
     /// Per lexer state, the budget's cost to end the pending lexeme as each
     /// terminal (see [`lexeme_costs`](Self::lexeme_costs)).
-    pub(crate) lexeme_costs: Vec<OnceLock<Box<[(u32, u32)]>>>,
+    pub(crate) lexeme_costs: LazyCostRows,
     /// Per lexer state, upper bounds on `lexeme_costs` (see
     /// [`lexeme_upper_costs`](Self::lexeme_upper_costs)).
-    pub(crate) lexeme_upper: Vec<OnceLock<Box<[(u32, u32)]>>>,
+    pub(crate) lexeme_upper: LazyCostRows,
     /// The byte classes of the lexer that hold a single-byte token.
     pub(crate) single_byte_classes: OnceLock<Vec<u8>>,
     /// Whether budget tables merge previous lexemes that plan alike
