@@ -689,25 +689,44 @@ impl BudgetTables {
         cap: Option<PendingCap>,
         enough: u32,
     ) -> u32 {
-        let g = &b.grammar;
+        Self::cheapest_with(row, cap, enough, |w| self.cost_after(b, view, w))
+    }
+
+    /// [`cheapest_plan`](Self::cheapest_plan) with the parser's part given
+    /// by `after(w)`, the [`cost_after`](Self::cost_after) a lexeme of `w`
+    /// (which a mask computes once per terminal and parser stack for every
+    /// lexer state its tokens reach).
+    pub fn cheapest_with(
+        row: &[(u32, u32)],
+        cap: Option<PendingCap>,
+        enough: u32,
+        mut after: impl FnMut(u32) -> u32,
+    ) -> u32 {
         let mut best = INF;
         for &(w, d) in row {
             if best <= enough {
                 break;
             }
-            let w = w as usize;
-            if d >= best || cap.is_some_and(|c| add(c.held, d) > c.limits[w]) {
+            if d >= best || cap.is_some_and(|c| add(c.held, d) > c.limits[w as usize]) {
                 continue;
             }
-            if g.is_ignored(w as u32) {
-                best = best.min(add(d, self.rest(&g.parse, view, w)));
-                continue;
-            }
-            // Each derivation that takes `w` is a plan; the cheapest counts.
-            g.parse.shift_each(view.clone(), w as u32, |v| {
-                best = best.min(add(d, self.rest(&g.parse, &v, w)));
-            });
+            best = best.min(add(d, after(w)));
         }
+        best
+    }
+
+    /// The fewest tokens that finish the parser's `view` once the pending
+    /// lexeme ends as terminal `w` (each derivation that takes `w` is a
+    /// plan; the cheapest counts).
+    pub fn cost_after(&self, b: &BoundGrammar, view: &StackView, w: u32) -> u32 {
+        let g = &b.grammar;
+        if g.is_ignored(w) {
+            return self.rest(&g.parse, view, w as usize);
+        }
+        let mut best = INF;
+        g.parse.shift_each(view.clone(), w, |v| {
+            best = best.min(self.rest(&g.parse, &v, w as usize));
+        });
         best
     }
 

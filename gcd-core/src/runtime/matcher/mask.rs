@@ -19,7 +19,7 @@
 //! of a token `((((` visit `k^4` stacks. An LL(1) grammar's walk carries
 //! copy-free views, one per group.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::hash::Hasher;
 use std::ops::Range;
 
@@ -27,7 +27,9 @@ use rustc_hash::{FxHashMap, FxHasher};
 use smallvec::SmallVec;
 
 use super::{Config, Matcher};
-use crate::bind::{set_bit, BoundGrammar, Boundary, EndFilter, PendingCap, StateTables};
+use crate::bind::{
+    set_bit, BoundGrammar, Boundary, BudgetTables, EndFilter, PendingCap, StateTables,
+};
 use crate::compiled::CompiledGrammar;
 use crate::grammar::TermSet;
 use crate::lexer::DEAD;
@@ -81,8 +83,8 @@ pub(super) trait WalkStack<'a>: Stack + Clone {
     /// Merges `items` whose stacks of one lexer state share their top.
     fn merge(items: &mut Vec<(u32, Self)>);
     fn exact(&self, g: &CompiledGrammar) -> Option<TermSet>;
-    /// Whether some plan from lexer state `q` finishes within `limit`.
-    fn fits(&self, b: &BoundGrammar, q: u32, cap: Option<PendingCap>, limit: u32) -> bool;
+    /// The budget's cost to finish this stack after a lexeme of `w`.
+    fn cost_after(&self, b: &BoundGrammar, w: u32) -> u32;
 }
 
 impl<'a> WalkStack<'a> for StackView<'a> {
@@ -99,8 +101,8 @@ impl<'a> WalkStack<'a> for StackView<'a> {
     fn exact(&self, g: &CompiledGrammar) -> Option<TermSet> {
         exact_candidates(g, self)
     }
-    fn fits(&self, b: &BoundGrammar, q: u32, cap: Option<PendingCap>, limit: u32) -> bool {
-        b.budget().fits(b, self, q, cap, limit)
+    fn cost_after(&self, b: &BoundGrammar, w: u32) -> u32 {
+        b.budget().cost_after(b, self, w)
     }
 }
 
@@ -124,9 +126,8 @@ impl<'a> WalkStack<'a> for SharedStack {
     fn exact(&self, g: &CompiledGrammar) -> Option<TermSet> {
         exact_candidates(g, &StackView::of(self, None))
     }
-    fn fits(&self, b: &BoundGrammar, q: u32, cap: Option<PendingCap>, limit: u32) -> bool {
-        b.budget()
-            .fits(b, &StackView::of(self, None), q, cap, limit)
+    fn cost_after(&self, b: &BoundGrammar, w: u32) -> u32 {
+        b.budget().cost_after(b, &StackView::of(self, None), w)
     }
 }
 
@@ -152,8 +153,8 @@ impl<'a> WalkStack<'a> for HeadStack<'a> {
     fn exact(&self, _: &CompiledGrammar) -> Option<TermSet> {
         None
     }
-    fn fits(&self, _: &BoundGrammar, _: u32, _: Option<PendingCap>, _: u32) -> bool {
-        true
+    fn cost_after(&self, _: &BoundGrammar, _: u32) -> u32 {
+        0
     }
 }
 
@@ -203,6 +204,10 @@ pub(super) struct MaskWalk<'a, S> {
     /// Trie subtrees (sorted, disjoint `[start, end)` node ranges) a walk
     /// is limited to: the nodes in them and their ancestors.
     pub(super) only: Option<&'a [(u32, u32)]>,
+    /// Under a budget: the cost to finish (group, view, terminal) after a
+    /// lexeme of the terminal, the same for every lexer state its tokens
+    /// reach.
+    after: RefCell<FxHashMap<(u32, u32, u32), u32>>,
 }
 
 impl Matcher {
@@ -256,6 +261,7 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
             bottom: None,
             undecided: Vec::new(),
             only: None,
+            after: RefCell::default(),
         }
     }
 
@@ -418,7 +424,15 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
             limits,
             held: group.held,
         });
-        (group.views.iter()).any(|v| v.fits(self.b, q, cap, limit))
+        let b = self.b;
+        let mut memo = self.after.borrow_mut();
+        (group.views.iter().enumerate()).any(|(vi, v)| {
+            let mut after =
+                |w: u32| *(memo.entry((gi, vi as u32, w))).or_insert_with(|| v.cost_after(b, w));
+            // Far from the limit the cheap upper bounds decide.
+            BudgetTables::cheapest_with(b.lexeme_upper_costs(q), cap, limit, &mut after) <= limit
+                || BudgetTables::cheapest_with(b.lexeme_costs(q), cap, limit, &mut after) <= limit
+        })
     }
 
     /// Adds the tokens allowed from lexer state `q` with group `gi`.
