@@ -352,13 +352,33 @@ impl BudgetTables {
         // Lexemes after a previous lexeme: worst context, best first token.
         let mut pair = vec![INF; cols * t];
         let mut seen = vec![false; t];
+        let literals = b.literal_costs();
         for (ci, set) in g.candidate_sets.iter().enumerate() {
-            let first_ends = &b.state(lx.starts[ci]).first_ends;
+            let start = lx.starts[ci];
             let wanted: Vec<u32> = set.iter().filter(|&y| y < t).map(|y| y as u32).collect();
+            let mut costs = vec![INF; cols * t];
+            // A literal's first token spells its first byte: no search, and
+            // a context of literals only (an object's keys) walks no tokens.
+            let mut search = Vec::new();
+            for &y in &wanted {
+                match (literals.get(start, y), literals.first_byte(y)) {
+                    (Some(cost), Some(first)) => {
+                        for (c, ext) in classes.extending.iter().enumerate() {
+                            if !ext[first as usize] {
+                                costs[c * t + y as usize] = cost;
+                            }
+                        }
+                    }
+                    _ => search.push(y),
+                }
+            }
+            let first_ends = match search.is_empty() {
+                true => &[][..],
+                false => &b.state(start).first_ends[..],
+            };
             // Classes whose filters leave the same first tokens search once.
             let mut searched: FxHashMap<Vec<u32>, Vec<(u32, u32)>> = FxHashMap::default();
-            let mut costs = vec![INF; cols * t];
-            for (c, ext) in classes.extending.iter().enumerate() {
+            for (c, ext) in classes.extending.iter().enumerate().filter(|_| !search.is_empty()) {
                 let mut sources: Vec<u32> = (first_ends.iter())
                     .filter(|&&(byte, _)| !ext[byte as usize])
                     .map(|&(_, end)| end)
@@ -366,7 +386,7 @@ impl BudgetTables {
                 sources.sort_unstable();
                 sources.dedup();
                 let found = searched.entry(sources).or_insert_with_key(|sources| {
-                    lexeme_distances(b, sources, 1, wanted.iter().copied())
+                    lexeme_distances(b, sources, 1, search.iter().copied())
                 });
                 for &(y, d) in found.iter() {
                     costs[c * t + y as usize] = d;

@@ -29,6 +29,8 @@ use rustc_hash::FxHashMap;
 #[derive(Debug, Default)]
 pub(crate) struct LiteralCosts {
     costs: FxHashMap<(u32, u32), u32>,
+    /// Per terminal, the first byte of the one string it matches.
+    first: Vec<Option<u8>>,
 }
 
 impl LiteralCosts {
@@ -65,7 +67,15 @@ impl LiteralCosts {
                 }
             }
         }
-        LiteralCosts { costs }
+        let first = (literals.iter())
+            .map(|l| l.as_ref().and_then(|bytes| bytes.first().copied()))
+            .collect();
+        LiteralCosts { costs, first }
+    }
+
+    /// The first byte of terminal `y`'s string, if it matches one.
+    pub(crate) fn first_byte(&self, y: u32) -> Option<u8> {
+        self.first.get(y as usize).copied().flatten()
     }
 
     /// The fewest tokens from state `q` to end as literal `y`, if `y` is a
