@@ -242,7 +242,7 @@ pub(crate) fn lexeme_distances(
         // single-byte plans end soonest go first, and most levels stop
         // after a few of the thousands of states a string's tokens reach.
         let soonest = |s: u32| {
-            (b.lexeme_upper_costs(s).iter())
+            (lexeme_upper_bounds(b, s, ORDER_BYTES).iter())
                 .filter(|(y, _)| open.contains(*y as usize))
                 .map(|&(_, c)| c)
                 .min()
@@ -275,12 +275,23 @@ pub(crate) fn lexeme_distances(
     out
 }
 
-/// Upper bounds on [`lexeme_distances`] from state `q` for every terminal
-/// alive there: literals exactly (from their bytes), the others by the
-/// fewest single-byte tokens, found breadth first over the lexer's byte
-/// transitions without reading any state's token tables. Each bound is a
-/// real token path, so at least the fewest tokens.
-pub(crate) fn lexeme_upper_bounds(b: &BoundGrammar, q: u32) -> Vec<(u32, u32)> {
+/// How far the upper bounds masks read search: a terminal further away
+/// has no bound (the exact search decides for it), so that a state in a
+/// long chain (a string of at least 1,000 characters) costs a few hundred
+/// steps.
+pub(crate) const MAX_UPPER_BOUND_BYTES: u32 = 48;
+
+/// How far the bounds that order the exact search's expansions look: they
+/// only pick which states go first, for each of hundreds of states.
+const ORDER_BYTES: u32 = 8;
+
+/// Upper bounds on [`lexeme_distances`] from state `q` for terminals alive
+/// there: literals exactly (from their bytes), the others by the fewest
+/// single-byte tokens up to `max_bytes` of them, found breadth first
+/// over the lexer's byte transitions without reading any state's token
+/// tables. Each bound is a real token path, so at least the fewest tokens;
+/// a terminal left out has no bound.
+pub(crate) fn lexeme_upper_bounds(b: &BoundGrammar, q: u32, max_bytes: u32) -> Vec<(u32, u32)> {
     let g = &b.grammar;
     let lx = &g.lexer;
     let mut open = crate::grammar::TermSet::new(g.grammar.terminals.len());
@@ -300,7 +311,7 @@ pub(crate) fn lexeme_upper_bounds(b: &BoundGrammar, q: u32) -> Vec<(u32, u32)> {
     seen.insert(q);
     let mut level = vec![q];
     let mut d = 0;
-    while !level.is_empty() && left > 0 {
+    while !level.is_empty() && left > 0 && d <= max_bytes {
         for &s in &level {
             for y in g.lexeme_ends(s) {
                 if open.contains(y as usize) {
@@ -378,7 +389,12 @@ impl BudgetTables {
             };
             // Classes whose filters leave the same first tokens search once.
             let mut searched: FxHashMap<Vec<u32>, Vec<(u32, u32)>> = FxHashMap::default();
-            for (c, ext) in classes.extending.iter().enumerate().filter(|_| !search.is_empty()) {
+            for (c, ext) in classes
+                .extending
+                .iter()
+                .enumerate()
+                .filter(|_| !search.is_empty())
+            {
                 let mut sources: Vec<u32> = (first_ends.iter())
                     .filter(|&&(byte, _)| !ext[byte as usize])
                     .map(|&(_, end)| end)

@@ -382,7 +382,9 @@ impl BoundGrammar {
     /// literals exactly), built per state on first use: masks far from
     /// the budget's limit decide with these.
     pub fn lexeme_upper_costs(&self, q: u32) -> &[(u32, u32)] {
-        self.lexeme_upper[q as usize].get_or_init(|| budget::lexeme_upper_bounds(self, q).into())
+        self.lexeme_upper[q as usize].get_or_init(|| {
+            budget::lexeme_upper_bounds(self, q, budget::MAX_UPPER_BOUND_BYTES).into()
+        })
     }
 
     /// The lexer's byte classes that hold a byte some token spells alone.
