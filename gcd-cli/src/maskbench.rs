@@ -93,6 +93,9 @@ pub struct Report {
     pub budget_unavailable: usize,
     /// Whether the run was under a budget (see [`Config::budget_slack`]).
     pub budgeted: bool,
+    /// Per compiled schema, the bytes of the tables its binding built by
+    /// the end of its replay (the vocabulary's trie, shared, left out).
+    pub table_bytes: Vec<f64>,
 }
 
 /// The category of a MaskBench file name (`Github_easy---o1234.json`,
@@ -262,6 +265,7 @@ fn run_file(
             }
         }
     }
+    r.table_bytes.push(bound.table_bytes() as f64);
     if ok {
         r.pass += 1;
         r.categories.get_mut(&category(&name)).unwrap().pass += 1;
@@ -358,6 +362,7 @@ impl Report {
             "tbm_us": self.tbm(),
             "ttfm_us": self.ttfm(),
             "ttfm_again_us": Summary::of(&mut self.ttfm_again_us.clone()),
+            "bound_table_bytes": Summary::of(&mut self.table_bytes.clone()),
             "categories": self.categories,
             "error_keywords": self.error_keywords,
             "compile_errors": self.compile_errors,
@@ -374,6 +379,18 @@ impl Report {
             s,
             "TTFM_again_us p50={:.1} p90={:.1} p99={:.1} max={:.1} (each schema compiled a second time: its DFAs and lexer-state tables cached)",
             again.p50, again.p90, again.p99, again.max
+        );
+        let kb = Summary::of(
+            &mut self
+                .table_bytes
+                .iter()
+                .map(|b| b / 1024.0)
+                .collect::<Vec<_>>(),
+        );
+        let _ = writeln!(
+            s,
+            "bound_table_kB p50={:.0} p90={:.0} p99={:.0} max={:.0} (per schema, after its replay; the shared trie left out)",
+            kb.p50, kb.p90, kb.p99, kb.max
         );
         for (c, k) in &self.categories {
             let _ = writeln!(

@@ -57,6 +57,14 @@ fn sample_is_exact() {
         .map(|c| c["pass"].as_u64().unwrap())
         .sum();
     assert_eq!(passed, r.pass as u64);
+    // Every compiled schema reports the tables its binding built.
+    assert_eq!(r.table_bytes.len(), r.schemas - r.compile_err);
+    assert!(r.table_bytes.iter().all(|&b| b > 0.0));
+    assert_eq!(
+        j["bound_table_bytes"]["n"].as_u64(),
+        Some(r.table_bytes.len() as u64)
+    );
+    assert!(r.breakdown().contains("bound_table_kB p50="));
 }
 
 /// Under a budget of each instance's length plus a few tokens, replays
