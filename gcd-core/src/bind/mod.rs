@@ -24,6 +24,7 @@ mod budget;
 mod cache;
 mod capped;
 mod heads;
+mod lexeme_costs;
 mod literal_costs;
 mod pieces;
 mod tables;
@@ -383,7 +384,7 @@ impl BoundGrammar {
     /// the budget's limit decide with these.
     pub fn lexeme_upper_costs(&self, q: u32) -> &[(u32, u32)] {
         self.lexeme_upper[q as usize].get_or_init(|| {
-            budget::lexeme_upper_bounds(self, q, budget::MAX_UPPER_BOUND_BYTES).into()
+            lexeme_costs::lexeme_upper_bounds(self, q, lexeme_costs::MAX_UPPER_BOUND_BYTES).into()
         })
     }
 
@@ -417,7 +418,7 @@ impl BoundGrammar {
     pub fn lexeme_costs(&self, q: u32) -> &[(u32, u32)] {
         self.lexeme_costs[q as usize].get_or_init(|| {
             let alive = self.grammar.lexer.alive[q as usize].iter().copied();
-            budget::lexeme_distances(self, &[q], 0, alive).into()
+            lexeme_costs::lexeme_distances(self, &[q], 0, alive).into()
         })
     }
 
