@@ -568,10 +568,11 @@ impl BudgetTables {
         Self::cheapest_with(row, cap, enough, |w| self.cost_after(b, view, w))
     }
 
-    /// [`cheapest_plan`](Self::cheapest_plan) with the parser's part given
-    /// by `after(w)`, the [`cost_after`](Self::cost_after) a lexeme of `w`
-    /// (which a mask computes once per terminal and parser stack for every
-    /// lexer state its tokens reach).
+    /// The cheapest plan that ends the pending lexeme as `(terminal,
+    /// tokens)` of `row` and then costs `after(w)`, the
+    /// [`cost_after`](Self::cost_after) a lexeme of `w` (which a mask
+    /// computes once per terminal and parser stack for every lexer state
+    /// its tokens reach); stops looking once one costs at most `enough`.
     pub fn cheapest_with(
         row: &[(u32, u32)],
         cap: Option<PendingCap>,
