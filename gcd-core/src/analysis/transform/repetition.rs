@@ -17,6 +17,7 @@ impl Work<'_> {
     /// `α` (see the module docs).
     pub(super) fn non_empty_repetitions(&mut self, out: &mut Vec<Rewrite>) {
         let mut made: HashMap<NtId, NtId> = HashMap::new();
+        let some_non_empty = self.derives_non_empty();
         for i in 0..self.len() {
             let a = NtId(i as u32);
             if self.frozen(a) {
@@ -40,7 +41,7 @@ impl Work<'_> {
                     continue;
                 }
                 let body = &x.rhs[..x.rhs.len() - 1];
-                for mut rhs in self.non_empty_seq(body, &mut made) {
+                for mut rhs in self.non_empty_seq(body, &mut made, &some_non_empty) {
                     rhs.push(Symbol::N(a));
                     push_new(&mut new, Alt { rhs, ..x.clone() });
                 }
@@ -69,16 +70,24 @@ impl Work<'_> {
     /// The non-empty strings of `seq` (which is nullable): for each place
     /// `i`, the symbols before it empty, symbol `i` non-empty, the rest as
     /// written.
+    /// A symbol that derives only the empty string has no place `i`.
     fn non_empty_seq(
         &mut self,
         seq: &[Symbol],
         made: &mut HashMap<NtId, NtId>,
+        some_non_empty: &[bool],
     ) -> Vec<Vec<Symbol>> {
         let mut out = Vec::new();
         for (i, &s) in seq.iter().enumerate() {
-            let mut rhs = vec![self.non_empty_symbol(s, made)];
-            rhs.extend_from_slice(&seq[i + 1..]);
-            out.push(rhs);
+            let only_empty = match s {
+                Symbol::N(x) => !some_non_empty.get(x.index()).copied().unwrap_or(true),
+                Symbol::T(_) => false,
+            };
+            if !only_empty {
+                let mut rhs = vec![self.non_empty_symbol(s, made, some_non_empty)];
+                rhs.extend_from_slice(&seq[i + 1..]);
+                out.push(rhs);
+            }
             if !self.seq_nullable(&seq[i..=i]) {
                 break;
             }
@@ -86,9 +95,41 @@ impl Work<'_> {
         out
     }
 
+    /// Per rule: whether it derives some non-empty string (a rule that
+    /// derives only the empty one has no non-empty form: a rule for it
+    /// would have no alternatives).
+    fn derives_non_empty(&self) -> Vec<bool> {
+        let mut yes = vec![false; self.len()];
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for i in 0..self.len() {
+                if yes[i] {
+                    continue;
+                }
+                let some = self.alts[i].iter().any(|alt| {
+                    alt.rhs.iter().any(|s| match s {
+                        Symbol::T(_) => true,
+                        Symbol::N(y) => yes[y.index()],
+                    })
+                });
+                if some {
+                    yes[i] = true;
+                    changed = true;
+                }
+            }
+        }
+        yes
+    }
+
     /// `s` itself unless it is a nullable rule; then a rule for its
     /// non-empty strings, made once.
-    fn non_empty_symbol(&mut self, s: Symbol, made: &mut HashMap<NtId, NtId>) -> Symbol {
+    fn non_empty_symbol(
+        &mut self,
+        s: Symbol,
+        made: &mut HashMap<NtId, NtId>,
+        some_non_empty: &[bool],
+    ) -> Symbol {
         let Symbol::N(x) = s else { return s };
         if !self.nullable[x.index()] {
             return s;
@@ -103,7 +144,7 @@ impl Work<'_> {
             if alt.rhs.is_empty() {
                 continue;
             }
-            for rhs in self.non_empty_seq(&alt.rhs, made) {
+            for rhs in self.non_empty_seq(&alt.rhs, made, some_non_empty) {
                 push_new(&mut alts, Alt { rhs, ..alt.clone() });
             }
         }
