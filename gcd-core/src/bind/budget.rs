@@ -44,6 +44,7 @@
 //! none is required, the cheapest one; the plan after its first token is
 //! the rest of the same plan, so the estimate stays realizable.
 
+use super::cost::{add, INF};
 use super::lexeme_costs::lexeme_distances;
 use super::BoundGrammar;
 use crate::compiled::{CompiledGrammar, Lexing};
@@ -52,9 +53,6 @@ use crate::parser::{
     is_data, Below, ParseTables, Pos, SetPlan, SetRole, SetState, SharedStack, StackView, NT_BIT,
 };
 use rustc_hash::FxHashMap;
-
-/// An unreachable cost; sums of a few stay far from overflow.
-pub const INF: u32 = u32::MAX / 8;
 
 /// The most bytes one binding's budget tables may take. The rule table is
 /// rules × classes² (see the module docs); past this, budgets and lexeme
@@ -169,10 +167,6 @@ impl BudgetTables {
             && self.nt.len() == n_nts * k * k
             && self.lexeme_most.len() == n_terms
     }
-}
-
-pub(super) fn add(a: u32, b: u32) -> u32 {
-    a.saturating_add(b).min(INF)
 }
 
 /// Elementwise minimum of cost vectors of length `cols` (all `INF` if none).
@@ -534,14 +528,11 @@ impl BudgetTables {
         q: u32,
         cap: Option<PendingCap>,
     ) -> u32 {
-        self.cheapest_plan(b, view, b.lexeme_costs(q), cap, 0)
+        Self::cheapest_with(b.lexeme_costs(q), cap, 0, |w| self.cost_after(b, view, w))
     }
 
     /// Whether [`estimate_capped`](Self::estimate_capped) is at most
-    /// `limit`. Tries the cheap upper bounds of
-    /// [`BoundGrammar::lexeme_upper_costs`] first: far from the limit they
-    /// decide without the exact costs, whose search builds the token tables
-    /// of the states near `q`.
+    /// `limit`.
     pub fn fits(
         &self,
         b: &BoundGrammar,
@@ -550,22 +541,23 @@ impl BudgetTables {
         cap: Option<PendingCap>,
         limit: u32,
     ) -> bool {
-        self.cheapest_plan(b, view, b.lexeme_upper_costs(q), cap, limit) <= limit
-            || self.cheapest_plan(b, view, b.lexeme_costs(q), cap, limit) <= limit
+        Self::fits_with(b, q, cap, limit, |w| self.cost_after(b, view, w))
     }
 
-    /// The cheapest plan finishing the pending lexeme as `(terminal,
-    /// tokens)` of `row` and then the parser's `view`; stops looking once
-    /// one costs at most `enough`.
-    fn cheapest_plan(
-        &self,
+    /// [`fits`](Self::fits) with the parser's part of a plan given by
+    /// `after(w)` (a mask memoizes it). Tries the cheap upper bounds of
+    /// [`BoundGrammar::lexeme_upper_costs`] first: far from the limit they
+    /// decide without the exact costs, whose search builds the token tables
+    /// of the states near `q`.
+    pub(crate) fn fits_with(
         b: &BoundGrammar,
-        view: &StackView,
-        row: &[(u32, u32)],
+        q: u32,
         cap: Option<PendingCap>,
-        enough: u32,
-    ) -> u32 {
-        Self::cheapest_with(row, cap, enough, |w| self.cost_after(b, view, w))
+        limit: u32,
+        mut after: impl FnMut(u32) -> u32,
+    ) -> bool {
+        Self::cheapest_with(b.lexeme_upper_costs(q), cap, limit, &mut after) <= limit
+            || Self::cheapest_with(b.lexeme_costs(q), cap, limit, &mut after) <= limit
     }
 
     /// The cheapest plan that ends the pending lexeme as `(terminal,
@@ -573,7 +565,7 @@ impl BudgetTables {
     /// [`cost_after`](Self::cost_after) a lexeme of `w` (which a mask
     /// computes once per terminal and parser stack for every lexer state
     /// its tokens reach); stops looking once one costs at most `enough`.
-    pub fn cheapest_with(
+    fn cheapest_with(
         row: &[(u32, u32)],
         cap: Option<PendingCap>,
         enough: u32,

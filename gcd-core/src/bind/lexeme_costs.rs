@@ -9,8 +9,9 @@
 //! fits the budget, which an upper bound by single-byte tokens, searched
 //! over the lexer's byte transitions without token tables, usually shows.
 
-use super::budget::{add, INF};
+use super::cost::{add, INF};
 use super::BoundGrammar;
+use crate::grammar::TermSet;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The fewest tokens, each staying inside the lexeme, from the lexer
@@ -29,83 +30,50 @@ pub(crate) fn lexeme_distances(
     base: u32,
     wanted: impl Iterator<Item = u32>,
 ) -> Vec<(u32, u32)> {
-    let g = &b.grammar;
-    let mut open = crate::grammar::TermSet::new(g.grammar.terminals.len());
-    let mut left = 0usize;
-    for y in wanted {
-        left += usize::from(open.insert(y as usize));
-    }
-    let mut out = Vec::new();
-    // Literals by their own bytes; the search is for the other terminals.
-    let literals = b.literal_costs();
-    let mut spelled: FxHashMap<u32, u32> = FxHashMap::default();
-    for &s in sources {
-        for &y in &g.lexer.alive[s as usize] {
-            if let Some(c) = literals.get(s, y).filter(|_| open.contains(y as usize)) {
-                let slot = spelled.entry(y).or_insert(INF);
-                *slot = (*slot).min(add(base, c));
-            }
-        }
-    }
-    for (y, c) in spelled {
-        open.remove(y as usize);
-        left -= 1;
-        if c < INF {
-            out.push((y, c));
-        }
-    }
+    let mut found = Found::new(b, wanted);
+    found.spell_literals(b, sources, base);
     let mut seen: FxHashSet<u32> = sources.iter().copied().collect();
     let mut level: Vec<u32> = seen.iter().copied().collect();
     let mut d = base;
-    let mut reach = |s: u32, d: u32, open: &mut crate::grammar::TermSet, left: &mut usize| {
-        for y in g.lexeme_ends(s) {
-            if open.contains(y as usize) {
-                open.remove(y as usize);
-                *left -= 1;
-                out.push((y, d));
-            }
-        }
-    };
     for &s in &level {
-        reach(s, d, &mut open, &mut left);
+        found.reach(b, s, d);
     }
-    while !level.is_empty() && left > 0 {
+    while !level.is_empty() && !found.done() {
         // A state's successors are checked as they are found, so the level
         // stops expanding once every terminal is found; the states whose
         // single-byte plans end soonest go first, and most levels stop
         // after a few of the thousands of states a string's tokens reach.
         let soonest = |s: u32| {
             (lexeme_upper_bounds(b, s, ORDER_BYTES).iter())
-                .filter(|(y, _)| open.contains(*y as usize))
+                .filter(|(y, _)| found.open.contains(*y as usize))
                 .map(|&(_, c)| c)
                 .min()
                 .unwrap_or(INF)
         };
         let mut order: Vec<(u32, u32)> = (level.iter())
-            .filter(|&&s| (g.lexer.alive[s as usize].iter()).any(|&y| open.contains(y as usize)))
+            .filter(|&&s| found.wants(b, s))
             .map(|&s| (soonest(s), s))
             .collect();
         order.sort_unstable();
         let mut next = Vec::new();
         for (_, s) in order {
-            if left == 0 {
+            if found.done() {
                 break;
             }
-            if !(g.lexer.alive[s as usize].iter()).any(|&y| open.contains(y as usize)) {
+            if !found.wants(b, s) {
                 continue;
             }
             for &(e, _) in &b.state(s).within_by_end {
                 if seen.insert(e) {
                     next.push(e);
-                    reach(e, d + 1, &mut open, &mut left);
+                    found.reach(b, e, d + 1);
                 }
             }
         }
         level = next;
         d += 1;
     }
-    out.sort_unstable();
-    out
+    found.finish()
 }
 
 /// How far the upper bounds masks read search: a terminal further away
@@ -125,41 +93,21 @@ const ORDER_BYTES: u32 = 8;
 /// tables. Each bound is a real token path, so at least the fewest tokens;
 /// a terminal left out has no bound.
 pub(crate) fn lexeme_upper_bounds(b: &BoundGrammar, q: u32, max_bytes: u32) -> Vec<(u32, u32)> {
-    let g = &b.grammar;
-    let lx = &g.lexer;
-    let mut open = crate::grammar::TermSet::new(g.grammar.terminals.len());
-    let mut left = 0usize;
-    let mut out = Vec::new();
-    let literals = b.literal_costs();
-    for &y in &lx.alive[q as usize] {
-        match literals.get(q, y) {
-            Some(c) if c < INF => out.push((y, c)),
-            Some(_) => {}
-            None => left += usize::from(open.insert(y as usize)),
-        }
-    }
+    let lx = &b.grammar.lexer;
+    let mut found = Found::new(b, lx.alive[q as usize].iter().copied());
+    found.spell_literals(b, &[q], 0);
     let steps = b.single_byte_classes();
     let n_classes = lx.classes.len();
     let mut seen: FxHashSet<u32> = FxHashSet::default();
     seen.insert(q);
     let mut level = vec![q];
     let mut d = 0;
-    while !level.is_empty() && left > 0 && d <= max_bytes {
+    while !level.is_empty() && !found.done() && d <= max_bytes {
         for &s in &level {
-            for y in g.lexeme_ends(s) {
-                if open.contains(y as usize) {
-                    open.remove(y as usize);
-                    left -= 1;
-                    out.push((y, d));
-                }
-            }
+            found.reach(b, s, d);
         }
         let mut next = Vec::new();
-        for &s in &level {
-            let alive = &lx.alive[s as usize];
-            if !alive.iter().any(|&y| open.contains(y as usize)) {
-                continue;
-            }
+        for &s in level.iter().filter(|&&s| found.wants(b, s)) {
             for &c in steps {
                 let e = lx.trans[s as usize * n_classes + c as usize];
                 if e != crate::lexer::DEAD && seen.insert(e) {
@@ -170,6 +118,77 @@ pub(crate) fn lexeme_upper_bounds(b: &BoundGrammar, q: u32, max_bytes: u32) -> V
         level = next;
         d += 1;
     }
-    out.sort_unstable();
-    out
+    found.finish()
+}
+
+/// The terminals a search still looks for, and the costs it found.
+struct Found {
+    open: TermSet,
+    left: usize,
+    out: Vec<(u32, u32)>,
+}
+
+impl Found {
+    fn new(b: &BoundGrammar, wanted: impl Iterator<Item = u32>) -> Found {
+        let mut open = TermSet::new(b.grammar.grammar.terminals.len());
+        let left = wanted.filter(|&y| open.insert(y as usize)).count();
+        Found {
+            open,
+            left,
+            out: Vec::new(),
+        }
+    }
+
+    /// Literals alive in `sources` (reached after `base` tokens), by their
+    /// own bytes: the cheapest source counts, and a literal that cannot win
+    /// there is found to have no cost. The search is for the rest.
+    fn spell_literals(&mut self, b: &BoundGrammar, sources: &[u32], base: u32) {
+        let literals = b.literal_costs();
+        let mut spelled: FxHashMap<u32, u32> = FxHashMap::default();
+        for &s in sources {
+            for &y in &b.grammar.lexer.alive[s as usize] {
+                if let Some(c) = literals
+                    .get(s, y)
+                    .filter(|_| self.open.contains(y as usize))
+                {
+                    let slot = spelled.entry(y).or_insert(INF);
+                    *slot = (*slot).min(add(base, c));
+                }
+            }
+        }
+        for (y, c) in spelled {
+            self.open.remove(y as usize);
+            self.left -= 1;
+            if c < INF {
+                self.out.push((y, c));
+            }
+        }
+    }
+
+    /// State `s`, `d` tokens in: the terminals still looked for that a
+    /// lexeme may end as there cost `d`.
+    fn reach(&mut self, b: &BoundGrammar, s: u32, d: u32) {
+        for y in b.grammar.lexeme_ends(s) {
+            if self.open.contains(y as usize) {
+                self.open.remove(y as usize);
+                self.left -= 1;
+                self.out.push((y, d));
+            }
+        }
+    }
+
+    /// Whether a terminal still looked for is alive in `s` (terminals only
+    /// die along a lexeme: expanding a state without one finds nothing).
+    fn wants(&self, b: &BoundGrammar, s: u32) -> bool {
+        (b.grammar.lexer.alive[s as usize].iter()).any(|&y| self.open.contains(y as usize))
+    }
+
+    fn done(&self) -> bool {
+        self.left == 0
+    }
+
+    fn finish(mut self) -> Vec<(u32, u32)> {
+        self.out.sort_unstable();
+        self.out
+    }
 }

@@ -15,7 +15,7 @@
 //! the prefix it has read is the same by every path, since the literal's
 //! own automaton is a chain.
 
-use super::budget::INF;
+use super::cost::INF;
 use super::BoundGrammar;
 use crate::grammar::TerminalPattern;
 use crate::lexer::DEAD;

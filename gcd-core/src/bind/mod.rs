@@ -23,6 +23,7 @@
 mod budget;
 mod cache;
 mod capped;
+mod cost;
 mod heads;
 mod lexeme_costs;
 mod literal_costs;
@@ -35,10 +36,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 use bitvec::prelude::*;
 use rustc_hash::FxHashMap;
 
+pub use budget::{BudgetTables, PendingCap, MAX_BUDGET_TABLE_BYTES};
 /// The budget's "no completion" cost (for tests that compare with it).
 #[doc(hidden)]
-pub use budget::INF;
-pub use budget::{BudgetTables, PendingCap, MAX_BUDGET_TABLE_BYTES};
+pub use cost::INF;
 pub use heads::HeadMask;
 pub(crate) use heads::HeadMasks;
 pub(crate) use tables::set_bit;
@@ -75,6 +76,8 @@ pub struct BoundGrammar {
     pub(crate) end_filters: Vec<(Box<[bool; 256]>, OnceLock<EndFilter>)>,
     /// Token-cost tables for budgeted masks, built on first use.
     pub(crate) budget: OnceLock<BudgetTables>,
+    /// The bytes `budget` would take (see `budget_available`).
+    pub(crate) budget_bytes: OnceLock<usize>,
     /// Per lexer state, the budget's cost to end the pending lexeme as each
     /// terminal (see [`lexeme_costs`](Self::lexeme_costs)).
     pub(crate) lexeme_costs: LazyCostRows,
@@ -249,6 +252,7 @@ impl BoundGrammar {
             end_filter_of,
             end_filters,
             budget: OnceLock::new(),
+            budget_bytes: OnceLock::new(),
             lexeme_costs: (0..n_states).map(|_| OnceLock::new()).collect(),
             lexeme_upper: (0..n_states).map(|_| OnceLock::new()).collect(),
             single_byte_classes: OnceLock::new(),
@@ -428,7 +432,8 @@ impl BoundGrammar {
         if self.budget.get().is_some() {
             return Ok(());
         }
-        let bytes = budget::table_bytes(&self.grammar);
+        // Sized once: the size reads every lexer state's transitions.
+        let bytes = *(self.budget_bytes).get_or_init(|| budget::table_bytes(&self.grammar));
         if bytes <= MAX_BUDGET_TABLE_BYTES {
             return Ok(());
         }

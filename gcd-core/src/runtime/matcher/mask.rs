@@ -427,11 +427,9 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
         let b = self.b;
         let mut memo = self.after.borrow_mut();
         (group.views.iter().enumerate()).any(|(vi, v)| {
-            let mut after =
-                |w: u32| *(memo.entry((gi, vi as u32, w))).or_insert_with(|| v.cost_after(b, w));
-            // Far from the limit the cheap upper bounds decide.
-            BudgetTables::cheapest_with(b.lexeme_upper_costs(q), cap, limit, &mut after) <= limit
-                || BudgetTables::cheapest_with(b.lexeme_costs(q), cap, limit, &mut after) <= limit
+            BudgetTables::fits_with(b, q, cap, limit, |w| {
+                *(memo.entry((gi, vi as u32, w))).or_insert_with(|| v.cost_after(b, w))
+            })
         })
     }
 
