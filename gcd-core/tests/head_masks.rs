@@ -95,3 +95,56 @@ fn code_masks_equal_with_and_without_head_masks() {
     }
     assert!(masks > 2000, "{masks}");
 }
+
+/// An LL(1) grammar's masks also come from head masks (deeper heads where
+/// shallower ones leave tokens undecided: `"}]},` closes several levels in
+/// one token): JSON documents and schemas, compact and indented, and a
+/// document nested deeper than the deepest head, token by token.
+#[test]
+fn json_masks_equal_with_and_without_head_masks() {
+    let Some(root) = shared_data() else { return };
+    let vocab = Arc::new(
+        Vocabulary::from_tokenizer_json(&root.join("tokenizers/llama3/tokenizer.json")).unwrap(),
+    );
+    let compiled = gcd_core::lark::builtin::json_compiled();
+    let mut whole = BoundGrammar::new(compiled.clone(), vocab.clone());
+    whole.set_head_masks(false);
+    let whole = Arc::new(whole);
+    // Shallow heads alone: whole-stack walks complete most masks.
+    let mut shallow = BoundGrammar::new(compiled.clone(), vocab.clone());
+    shallow.set_deepest_head(2);
+    let pairs = [
+        [
+            Arc::new(BoundGrammar::new(compiled, vocab.clone())),
+            whole.clone(),
+        ],
+        [Arc::new(shallow), whole],
+    ];
+    let mut nested = serde_json::json!({"leaf": [1, "x", {"y": null}]});
+    for depth in 0..24 {
+        nested = if depth % 2 == 0 {
+            serde_json::json!([nested, {"k": "v"}])
+        } else {
+            serde_json::json!({"a": nested, "b": [true]})
+        };
+    }
+    let mut texts = vec![
+        nested.to_string(),
+        serde_json::to_string_pretty(&nested).unwrap(),
+    ];
+    for doc in common::data::json_documents(40).iter().step_by(7) {
+        texts.push(doc.value.to_string());
+        texts.push(serde_json::to_string_pretty(&doc.value).unwrap());
+    }
+    let mut masks = 0;
+    for pair in &pairs {
+        for text in &texts {
+            let tokens = vocab.encode(text).unwrap();
+            masks += compare_masks(pair, None, &tokens, tokens.len().min(300), 0);
+        }
+        for seed in 0..5 {
+            masks += compare_masks(pair, None, &[], 60, seed);
+        }
+    }
+    assert!(masks > 10000, "{masks}");
+}

@@ -10,15 +10,21 @@ use std::sync::Arc;
 use super::capped::Capped;
 use super::{BoundGrammar, TokenSet};
 
+/// The deepest heads tried by default (doubling from 2 symbols that
+/// cannot derive the empty string) before a walk of the whole stacks
+/// decides what is left: JSON nested a few levels deep is then decided by
+/// heads alone.
+pub(crate) const DEEPEST_HEAD: usize = 16;
+
 /// Bytes of head masks a binding keeps; past it the store starts over.
 const MAX_HEAD_MASK_BYTES: usize = 64 << 20;
 
 /// What a head decides, with the pending lexeme in some lexer state `q`.
 #[derive(Debug)]
 pub struct HeadMask {
-    /// The allowed tokens that cross a lexeme boundary (the state's own
-    /// `within` tokens are left out: they are allowed whatever the stack).
-    pub crossing: TokenSet,
+    /// The allowed tokens, the state's own `within` tokens included (one
+    /// set to add at each step instead of two).
+    pub allowed: TokenSet,
     /// Sorted, disjoint trie node ranges `[start, end)` (whole subtrees)
     /// whose tokens the head could not decide.
     pub undecided: Box<[(u32, u32)]>,
@@ -26,7 +32,7 @@ pub struct HeadMask {
 
 impl HeadMask {
     fn heap_bytes(&self) -> usize {
-        self.crossing.heap_bytes() + self.undecided.len() * 8 + 64
+        self.allowed.heap_bytes() + self.undecided.len() * 8 + 64
     }
 }
 
@@ -54,6 +60,14 @@ impl BoundGrammar {
     #[doc(hidden)]
     pub fn set_head_masks(&mut self, on: bool) {
         self.head_masks_on = on;
+    }
+
+    /// Stops deepening heads at `solid` symbols that cannot derive the
+    /// empty string (at least 2; 16 by default): the tests use shallow
+    /// heads to make the whole-stack walk that completes them run often.
+    #[doc(hidden)]
+    pub fn set_deepest_head(&mut self, solid: usize) {
+        self.deepest_head = solid.max(2);
     }
 
     /// The head mask of `head` in lexer state `q`, from the store or from

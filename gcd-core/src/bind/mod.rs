@@ -41,7 +41,7 @@ pub use budget::{BudgetTables, PendingCap, MAX_BUDGET_TABLE_BYTES};
 #[doc(hidden)]
 pub use cost::INF;
 pub use heads::HeadMask;
-pub(crate) use heads::HeadMasks;
+pub(crate) use heads::{HeadMasks, DEEPEST_HEAD};
 pub(crate) use tables::set_bit;
 pub use tables::{Boundary, EndFilter, StateTables, TokenSet};
 
@@ -102,9 +102,12 @@ pub struct BoundGrammar {
     /// Whole-trie walks take root subtrees with at least this many nodes
     /// from other grammars' pieces (see [`pieces`]).
     pub(crate) piece_min_nodes: usize,
-    /// Head masks of generalized grammars, built on first use.
+    /// Head masks, built on first use.
     pub(crate) heads: Mutex<HeadMasks>,
     pub(crate) head_masks_on: bool,
+    /// The most symbols that cannot derive the empty string a head mask's
+    /// head holds (see `runtime/matcher/heads.rs`).
+    pub(crate) deepest_head: usize,
 }
 
 /// A subtree walked by masks gets its own tables once it has this many
@@ -248,6 +251,7 @@ impl BoundGrammar {
             piece_min_nodes: PIECE_MIN_NODES,
             heads: Mutex::default(),
             head_masks_on: true,
+            deepest_head: DEEPEST_HEAD,
             states: (0..n_states).map(|_| OnceLock::new()).collect(),
             end_filter_of,
             end_filters,

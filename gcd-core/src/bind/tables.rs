@@ -109,6 +109,23 @@ impl TokenSet {
         }
     }
 
+    /// `out = self` on the raw words of an `Lsb0` bitset (a copy, where
+    /// clearing and or-ing would pass over the words twice).
+    pub fn write_into(&self, out: &mut [u64]) {
+        match self {
+            TokenSet::Dense(bits) => {
+                let words = bits.as_raw_slice();
+                let n = words.len().min(out.len());
+                out[..n].copy_from_slice(&words[..n]);
+                out[n..].fill(0);
+            }
+            TokenSet::Sparse(_) => {
+                out.fill(0);
+                self.or_into(out, None);
+            }
+        }
+    }
+
     /// How many token ids the set holds.
     pub fn len(&self) -> usize {
         match self {

@@ -137,6 +137,7 @@ impl BoundGrammar {
             piece_min_nodes: crate::bind::PIECE_MIN_NODES,
             heads: std::sync::Mutex::default(),
             head_masks_on: true,
+            deepest_head: crate::bind::DEEPEST_HEAD,
             grammar,
             vocab,
             trie: Arc::new(t.trie),

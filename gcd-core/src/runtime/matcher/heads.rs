@@ -1,5 +1,4 @@
-//! Head masks: most of a generalized grammar's mask is decided by the top
-//! of the parser stack.
+//! Head masks: most of a mask is decided by the top of the parser stack.
 //!
 //! A mask walk shifts the terminals that each token's bytes complete, and
 //! in a language like Go the vocabulary's runs of operators (`-*-*-`,
@@ -7,22 +6,31 @@
 //! new stack: milliseconds for a mask after `if n`. Nearly all of them only ever
 //! touch the top few symbols of the stack (a unary expression nests inside
 //! the one it started in), and the same top recurs all through an output.
+//! In JSON the walk is short, but it is most of a mask inside a string:
+//! the string's own tokens are one precomputed set, and the rest is a walk
+//! of the tokens that close the string and go on (`",`, `"}]`).
 //!
 //! So the walk is done once on the stack's *head*, its top symbols down to
 //! the [`HEAD_SOLID`]th that cannot derive the empty string, with nothing
 //! below. A token that no shift along its bytes reads past the head is
 //! decided by the head alone: allowed or not whatever lies below. The
 //! others are marked by the trie node where a shift read past the head;
-//! their subtrees are walked again with the whole stack, the walk limited
-//! to them. The mask is the union of the two, which is exactly the whole
-//! walk's: a token allowed with the whole stack is allowed either along a
-//! path that never leaves the head (the head walk finds it) or along one
-//! that leaves it at some node (the limited walk goes there).
+//! their subtrees are walked again with a head twice as deep, limited to
+//! them, and so on up to [`BoundGrammar::set_deepest_head`]'s depth
+//! (`"}]}` closes three levels of JSON in one token); what is still
+//! undecided then is walked with the whole stacks. The mask is the union,
+//! which is exactly the whole walk's: a token allowed with the whole stack
+//! is allowed either along a path that never leaves a head (that head's
+//! walk finds it) or along one that leaves every head (the whole-stack
+//! walk goes there). A mask that heads decide is then a copy of one
+//! precomputed set or a few.
 //!
 //! Head masks are kept by the binding ([`crate::bind::HeadMask`]), keyed
 //! by lexer state and the heads of the configurations in it (walked
 //! together, as the whole-stack walk does). Budgets and member sets depend
 //! on the whole stack, so masks with them walk it as before.
+//!
+//! [`BoundGrammar::set_deepest_head`]: crate::bind::BoundGrammar::set_deepest_head
 
 use std::cell::Cell;
 use std::sync::{Arc, OnceLock};
@@ -65,44 +73,75 @@ impl Matcher {
         let b = &*self.bound;
         let mut order: SmallVec<[usize; 1]> = (0..self.configs.len()).collect();
         order.sort_by_key(|&i| self.configs[i].lexer);
+        let mut written = false;
         for same in order.chunk_by(|&i, &j| self.configs[i].lexer == self.configs[j].lexer) {
             let q = self.configs[same[0]].lexer;
-            // The heads in a canonical order, each once.
-            let mut heads: SmallVec<[Head; 1]> = (same.iter())
-                .map(|&i| self.head(&self.configs[i].stack))
-                .collect();
-            heads.sort_by(|x, y| x.key.cmp(&y.key));
-            heads.dedup_by(|x, y| x.key == y.key);
-            let whole = heads.iter().all(|h| h.whole);
-            let mut key: SmallVec<[u32; 16]> = SmallVec::new();
-            for h in &heads {
-                key.push(h.key.len() as u32);
-                key.extend_from_slice(&h.key);
-            }
-            let m = b.head_mask(q, self.fresh, whole, &key, || {
-                let stacks = heads.iter().map(|h| self.head_stack(h.stack, HEAD_SOLID));
-                self.head_mask(q, stacks.collect(), whole)
-            });
-            b.state(q).within.or_into(out, None);
-            m.crossing.or_into(out, None);
+            let stacks: SmallVec<[&SharedStack; 1]> =
+                same.iter().map(|&i| &self.configs[i].stack).collect();
+            // Deeper heads decide what shallower ones left undecided.
+            let mut solid = HEAD_SOLID;
+            let mut above: Option<Arc<HeadMask>> = None;
+            let m = loop {
+                let m = self.level_mask(q, &stacks, solid, above.as_deref());
+                if written {
+                    m.allowed.or_into(out, None);
+                } else {
+                    m.allowed.write_into(out);
+                    written = true;
+                }
+                if m.undecided.is_empty() || solid >= b.deepest_head {
+                    break m;
+                }
+                solid *= 2;
+                above = Some(m);
+            };
             if m.undecided.is_empty() {
                 continue;
             }
             let mut walk = MaskWalk::new(b, None);
             walk.only = Some(&m.undecided);
-            let views = same
-                .iter()
-                .map(|&i| self.configs[i].stack.clone())
-                .collect();
+            let views = stacks.iter().map(|&s| s.clone()).collect();
             walk.run(out, q, views, self.fresh, 0);
         }
+        if !written {
+            out.fill(0);
+        }
+    }
+
+    /// The head mask of `stacks` (the configurations in lexer state `q`)
+    /// with heads of `solid` symbols that cannot derive the empty string:
+    /// all of it, or with `above` (the mask of shallower heads) what
+    /// `above` left undecided.
+    fn level_mask(
+        &self,
+        q: u32,
+        stacks: &[&SharedStack],
+        solid: usize,
+        above: Option<&HeadMask>,
+    ) -> Arc<HeadMask> {
+        // The heads in a canonical order, each once.
+        let mut heads: SmallVec<[Head; 1]> = stacks.iter().map(|s| self.head(s, solid)).collect();
+        heads.sort_by(|x, y| x.key.cmp(&y.key));
+        heads.dedup_by(|x, y| x.key == y.key);
+        let whole = heads.iter().all(|h| h.whole);
+        // The depth is in the key: a deeper level's mask holds only what
+        // the level above it left undecided.
+        let mut key: SmallVec<[u32; 16]> = smallvec::smallvec![solid as u32];
+        for h in &heads {
+            key.push(h.key.len() as u32);
+            key.extend_from_slice(&h.key);
+        }
+        self.bound.head_mask(q, self.fresh, whole, &key, || {
+            let heads = heads.iter().map(|h| self.head_stack(h.stack, solid));
+            self.head_mask(q, heads.collect(), whole, above.map(|m| &m.undecided[..]))
+        })
     }
 
     /// The head of `stack`: on every way down, its top symbols through the
     /// [`HEAD_SOLID`]th that cannot derive the empty string.
-    fn head<'s>(&self, stack: &'s SharedStack) -> Head<'s> {
+    fn head<'s>(&self, stack: &'s SharedStack, solid: usize) -> Head<'s> {
         let mut key = SmallVec::new();
-        let cut = self.encode_head(stack, HEAD_SOLID, &mut key);
+        let cut = self.encode_head(stack, solid, &mut key);
         Head {
             key,
             stack,
@@ -184,13 +223,21 @@ impl Matcher {
     }
 
     /// Walks `heads` alone from lexer state `q` (unless they are `whole`
-    /// stacks, nothing they read below is decided).
-    fn head_mask(&self, q: u32, heads: SmallVec<[SharedStack; 1]>, whole: bool) -> HeadMask {
+    /// stacks, nothing they read below is decided), limited to the trie
+    /// subtrees `only` when given.
+    fn head_mask(
+        &self,
+        q: u32,
+        heads: SmallVec<[SharedStack; 1]>,
+        whole: bool,
+        only: Option<&[(u32, u32)]>,
+    ) -> HeadMask {
         let b = &*self.bound;
         let bottom = Cell::new(false);
         let mut allowed = vec![0u64; b.trie.vocab_len.div_ceil(64)];
         let mut walk = MaskWalk::new(b, None);
         walk.bottom = (!whole).then_some(&bottom);
+        walk.only = only;
         let roots = (heads.into_iter())
             .map(|stack| HeadStack {
                 stack,
@@ -206,29 +253,19 @@ impl Matcher {
             .map(|n| (n, subtree_end[n as usize]))
             .collect();
         HeadMask {
-            crossing: crossing(allowed, &b.state(q).within),
+            allowed: fastest_to_add(allowed),
             undecided: disjoint(ranges).into(),
         }
     }
 }
 
-/// The tokens of `allowed` (raw bitset words) outside `within`.
-fn crossing(mut allowed: Vec<u64>, within: &TokenSet) -> TokenSet {
-    match within {
-        TokenSet::Dense(bits) => {
-            for (a, w) in allowed.iter_mut().zip(bits.as_raw_slice()) {
-                *a &= !w;
-            }
-        }
-        TokenSet::Sparse(ids) => {
-            for &id in ids {
-                allowed[id as usize / 64] &= !(1u64 << (id % 64));
-            }
-        }
-    }
-    let width = allowed.len() * 64;
+/// `allowed` (raw bitset words) in the form that is quickest to add to a
+/// mask: a head mask is added at every step its head recurs, so a list
+/// pays only while it is much shorter than the bitset's words (setting a
+/// listed bit costs a few times what or-ing a word does).
+fn fastest_to_add(allowed: Vec<u64>) -> TokenSet {
     let count: usize = allowed.iter().map(|w| w.count_ones() as usize).sum();
-    if count * 32 >= width {
+    if count * 3 >= allowed.len() {
         return TokenSet::Dense(BitVec::from_vec(allowed));
     }
     let mut ids = Vec::with_capacity(count);

@@ -211,20 +211,24 @@ pub(super) struct MaskWalk<'a, S> {
 }
 
 impl Matcher {
-    /// Adds every token that some configuration allows (EOS aside).
+    /// Sets `out` to the tokens that some configuration allows (EOS
+    /// aside).
     pub(super) fn fill_tokens(&self, out: &mut [u64]) {
+        let g = &self.bound.grammar;
+        let heads = self.token_limit().is_none() && !g.parse.has_sets();
+        if heads && self.bound.head_masks_on() && g.lexing() != crate::compiled::Lexing::Dynamic {
+            // Copies its first set instead of clearing `out` first.
+            return self.fill_by_heads(out);
+        }
+        out.fill(0);
         if self.budget.is_some_and(|n| self.tokens.len() >= n) {
             return;
         }
-        if self.bound.grammar.lexing() == crate::compiled::Lexing::Dynamic {
+        if g.lexing() == crate::compiled::Lexing::Dynamic {
             return self.fill_dynamic(out);
         }
-        let g = &self.bound.grammar;
         if !g.parse.is_generalized() {
             self.fill_with(out, Config::view);
-        } else if self.token_limit().is_none() && !g.parse.has_sets() && self.bound.head_masks_on()
-        {
-            self.fill_by_heads(out);
         } else {
             self.fill_with(out, |c| c.stack.clone());
         }
@@ -283,7 +287,11 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
         // the tokens it holds: its group counts one fewer.
         let closing = (closes && self.caps.is_some()).then(|| self.new_group(views.clone(), held));
         let gi = self.new_group(views, held + 1);
-        self.add_state(out, gi, q, None);
+        // A walk limited to what a head mask left undecided skips the
+        // tokens within the lexeme: they read no stack, so the head
+        // decided them.
+        let within = self.only.is_none();
+        self.add_tables(out, gi, tables, None, within);
         // Tokens whose first byte closes the pending lexeme.
         if closes {
             let w = self.g.lexer.winner(q).expect("end filter implies a winner");
@@ -297,7 +305,7 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
             };
             for k in shifted {
                 let (q2, gj) = self.buckets[k];
-                self.add_state(out, gj, q2, Some(filter));
+                self.add_tables(out, gj, b.state(q2), Some(filter), true);
             }
         }
     }
@@ -433,29 +441,25 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
         })
     }
 
-    /// Adds the tokens allowed from lexer state `q` with group `gi`.
-    fn add_state(&mut self, out: &mut [u64], gi: u32, q: u32, filter: Option<&EndFilter>) {
-        let tables = self.b.state(q);
-        self.add_tables(out, gi, tables, filter);
-    }
-
-    /// Adds the tokens `tables` allow with group `gi`: those within the
-    /// lexeme, and those crossing its boundaries.
+    /// Adds the tokens `tables` allow with group `gi`: those crossing its
+    /// boundaries, and (if `within`) those within the lexeme.
     fn add_tables(
         &mut self,
         out: &mut [u64],
         gi: u32,
         tables: &StateTables,
         filter: Option<&EndFilter>,
+        within: bool,
     ) {
         let g = self.g;
         let exact = self.groups[gi as usize].exact.as_ref();
-        if self.limit.is_none() && exact.is_none() {
-            tables.within.or_into(out, filter.map(|f| &f.tokens));
-        } else {
+        let tokens = filter.map(|f| &f.tokens);
+        if within && self.limit.is_none() && exact.is_none() {
+            tables.within.or_into(out, tokens);
+        } else if within {
             for (end, set) in &tables.within_by_end {
                 if exact.is_none_or(|e| viable(g, *end, e)) && self.fits(gi, *end) {
-                    set.or_into(out, filter.map(|f| &f.tokens));
+                    set.or_into(out, tokens);
                 }
             }
         }
@@ -526,7 +530,7 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
         if trie.subtree_end[root] as usize - root >= self.b.rooted_min_nodes {
             // A large subtree: its tables, built once, instead of a walk.
             let tables = self.b.rooted(q, root as u32);
-            return self.add_tables(out, gi, &tables, None);
+            return self.add_tables(out, gi, &tables, None, true);
         }
         let base = trie.depth[root] as usize;
         self.state[base - 1] = q;

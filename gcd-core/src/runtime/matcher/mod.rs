@@ -254,8 +254,8 @@ impl Matcher {
     /// Sets exactly the allowed tokens in `mask`, whose length is the
     /// logits width (EOS included when complete).
     pub fn fill_mask(&self, mask: &mut BitVec<u64, Lsb0>) {
-        mask.fill(false);
         if self.finished {
+            mask.fill(false);
             return;
         }
         let vocab_len = self.bound.trie.vocab_len;
