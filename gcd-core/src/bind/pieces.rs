@@ -34,15 +34,21 @@ pub(crate) const PIECE_MIN_NODES: usize = 256;
 /// Bytes of pieces the process keeps; past it the cache starts over.
 const MAX_PIECE_BYTES: usize = 64 << 20;
 
+/// Entries of [`Collected`]'s memos of recent lookups.
+const RECENT: usize = 64;
+
 /// What a trie walk collects, before it becomes [`StateTables`].
 pub(super) struct Collected {
-    /// Tokens that stay within the lexeme, by the state they end in; consecutive tokens mostly share
-    /// it, so the last slot is checked before the map.
+    /// Tokens that stay within the lexeme, by the state they end in.
     by_end: Vec<(u32, Vec<u32>)>,
     end_slot: FxHashMap<u32, usize>,
-    last_slot: usize,
+    /// Direct-mapped memos in front of `end_slot` and `first_ends`: the
+    /// tokens of a subtree end in few states, but not in one (inside a
+    /// string with a length bound, the state counts each token's
+    /// characters), and a map lookup per token was a third of a walk.
+    recent_slot: [(u32, u32); RECENT],
+    recent_first_end: [(u8, u32); RECENT],
     first_ends: FxHashSet<(u8, u32)>,
-    last_first_end: Option<(u8, u32)>,
     by_winner: FxHashMap<u32, Vec<u32>>,
 }
 
@@ -51,30 +57,34 @@ impl Collected {
         Collected {
             by_end: Vec::new(),
             end_slot: FxHashMap::default(),
-            last_slot: usize::MAX,
+            recent_slot: [(DEAD, 0); RECENT],
+            recent_first_end: [(0, DEAD); RECENT],
             first_ends: FxHashSet::default(),
-            last_first_end: None,
             by_winner: FxHashMap::default(),
         }
     }
 
     /// `toks`, whose first byte is `first`, stay within the lexeme and
     /// leave the lexer in state `end`.
+    #[inline]
     fn tokens(&mut self, toks: &[u32], first: u8, end: u32) {
-        if self
-            .by_end
-            .get(self.last_slot)
-            .is_none_or(|(e, _)| *e != end)
-        {
-            let by_end = &mut self.by_end;
-            self.last_slot = *self.end_slot.entry(end).or_insert_with(|| {
-                by_end.push((end, Vec::new()));
-                by_end.len() - 1
-            });
-        }
-        self.by_end[self.last_slot].1.extend_from_slice(toks);
-        if self.last_first_end != Some((first, end)) {
-            self.last_first_end = Some((first, end));
+        let r = end as usize % RECENT;
+        let slot = match self.recent_slot[r] {
+            (e, slot) if e == end => slot as usize,
+            _ => {
+                let by_end = &mut self.by_end;
+                let slot = *self.end_slot.entry(end).or_insert_with(|| {
+                    by_end.push((end, Vec::new()));
+                    by_end.len() - 1
+                });
+                self.recent_slot[r] = (end, slot as u32);
+                slot
+            }
+        };
+        self.by_end[slot].1.extend_from_slice(toks);
+        let r = (end as usize ^ (first as usize).wrapping_mul(0x9e37)) % RECENT;
+        if self.recent_first_end[r] != (first, end) {
+            self.recent_first_end[r] = (first, end);
             self.first_ends.insert((first, end));
         }
     }
