@@ -459,7 +459,9 @@ impl BoundGrammar {
     /// schema), else by walking the trie.
     fn build_state(&self, q: u32) -> StateTables {
         let end_filter = self.end_filter_of[q as usize];
-        let Some(behaviour) = Behaviour::of(&self.grammar.lexer, q) else {
+        let lx = &self.grammar.lexer;
+        let behaviour = Behaviour::of(lx, q, self.trie.max_depth, cache::MAX_STATE_BEHAVIOUR);
+        let Some(behaviour) = behaviour else {
             crate::counters::count_state_table(false);
             return self.walk_state(q, end_filter);
         };

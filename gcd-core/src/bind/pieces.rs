@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::cache::Behaviour;
+use super::cache::{Behaviour, MAX_PIECE_BEHAVIOUR};
 use super::capped::Capped;
 use super::{BoundGrammar, StateTables, TokenSet};
 use crate::lexer::DEAD;
@@ -210,7 +210,8 @@ impl BoundGrammar {
             }
             let entry = if end - c >= self.piece_min_nodes {
                 behaviours.entry(s).or_insert_with(|| {
-                    Behaviour::of(lx, s).map(|b| {
+                    // Below the root, one byte fewer is read.
+                    Behaviour::of(lx, s, trie.max_depth - 1, MAX_PIECE_BEHAVIOUR).map(|b| {
                         let key: Arc<[u32]> = b.key.as_slice().into();
                         (b, key)
                     })
