@@ -48,6 +48,12 @@ use crate::parser::{Below, HeadStack, SharedStack, NT_BIT};
 /// expects then is the block's `{` below it).
 pub(super) const HEAD_SOLID: usize = 2;
 
+/// The longest key (in symbols and markers) of the heads of one lexer
+/// state's configurations: past it the whole stacks are walked. A graph of
+/// merged derivations has ways down that multiply with the depth, and
+/// keying every way 16 symbols deep ran a random grammar out of memory.
+const MAX_HEAD_KEY: usize = 1024;
+
 /// Markers of a head's encoding.
 const CUT: u32 = u32::MAX;
 const END: u32 = u32::MAX - 1;
@@ -81,25 +87,31 @@ impl Matcher {
             // Deeper heads decide what shallower ones left undecided.
             let mut solid = HEAD_SOLID;
             let mut above: Option<Arc<HeadMask>> = None;
-            let m = loop {
-                let m = self.level_mask(q, &stacks, solid, above.as_deref());
+            while let Some(m) = self.level_mask(q, &stacks, solid, above.as_deref()) {
                 if written {
                     m.allowed.or_into(out, None);
                 } else {
                     m.allowed.write_into(out);
                     written = true;
                 }
-                if m.undecided.is_empty() || solid >= b.deepest_head {
-                    break m;
+                let last = m.undecided.is_empty() || solid >= b.deepest_head;
+                above = Some(m);
+                if last {
+                    break;
                 }
                 solid *= 2;
-                above = Some(m);
-            };
-            if m.undecided.is_empty() {
+            }
+            if above.as_ref().is_some_and(|m| m.undecided.is_empty()) {
                 continue;
             }
+            if !written {
+                out.fill(0);
+                written = true;
+            }
+            // The whole stacks, where the heads left something undecided
+            // (or everywhere, when not even the first head was kept).
             let mut walk = MaskWalk::new(b, None);
-            walk.only = Some(&m.undecided);
+            walk.only = above.as_ref().map(|m| &m.undecided[..]);
             let views = stacks.iter().map(|&s| s.clone()).collect();
             walk.run(out, q, views, self.fresh, 0);
         }
@@ -111,16 +123,18 @@ impl Matcher {
     /// The head mask of `stacks` (the configurations in lexer state `q`)
     /// with heads of `solid` symbols that cannot derive the empty string:
     /// all of it, or with `above` (the mask of shallower heads) what
-    /// `above` left undecided.
+    /// `above` left undecided. `None` when the heads are too large to key.
     fn level_mask(
         &self,
         q: u32,
         stacks: &[&SharedStack],
         solid: usize,
         above: Option<&HeadMask>,
-    ) -> Arc<HeadMask> {
+    ) -> Option<Arc<HeadMask>> {
         // The heads in a canonical order, each once.
-        let mut heads: SmallVec<[Head; 1]> = stacks.iter().map(|s| self.head(s, solid)).collect();
+        let mut heads: SmallVec<[Head; 1]> = (stacks.iter())
+            .map(|s| self.head(s, solid))
+            .collect::<Option<_>>()?;
         heads.sort_by(|x, y| x.key.cmp(&y.key));
         heads.dedup_by(|x, y| x.key == y.key);
         let whole = heads.iter().all(|h| h.whole);
@@ -131,22 +145,26 @@ impl Matcher {
             key.push(h.key.len() as u32);
             key.extend_from_slice(&h.key);
         }
-        self.bound.head_mask(q, self.fresh, whole, &key, || {
+        if key.len() > MAX_HEAD_KEY {
+            return None;
+        }
+        Some(self.bound.head_mask(q, self.fresh, whole, &key, || {
             let heads = heads.iter().map(|h| self.head_stack(h.stack, solid));
             self.head_mask(q, heads.collect(), whole, above.map(|m| &m.undecided[..]))
-        })
+        }))
     }
 
     /// The head of `stack`: on every way down, its top symbols through the
     /// [`HEAD_SOLID`]th that cannot derive the empty string.
-    fn head<'s>(&self, stack: &'s SharedStack, solid: usize) -> Head<'s> {
+    /// `None` past [`MAX_HEAD_KEY`] symbols.
+    fn head<'s>(&self, stack: &'s SharedStack, solid: usize) -> Option<Head<'s>> {
         let mut key = SmallVec::new();
-        let cut = self.encode_head(stack, solid, &mut key);
-        Head {
+        let cut = self.encode_head(stack, solid, &mut key)?;
+        Some(Head {
             key,
             stack,
             whole: !cut,
-        }
+        })
     }
 
     /// How many of `top`'s symbols (from the top) a head with `solid`
@@ -170,32 +188,37 @@ impl Matcher {
     /// Appends the encoding of `stack`'s head (with `solid` such symbols
     /// still to take) to `key`: per part its length, its symbols, then
     /// [`CUT`], [`END`] or [`ALTS`] with the number of lower parts, which
-    /// follow. Returns whether it cut a way down.
+    /// follow. Returns whether it cut a way down, or `None` once the key
+    /// is longer than [`MAX_HEAD_KEY`] (ways down through merged
+    /// derivations multiply with the depth).
     fn encode_head(
         &self,
         stack: &SharedStack,
         solid: usize,
         key: &mut SmallVec<[u32; 16]>,
-    ) -> bool {
+    ) -> Option<bool> {
+        if key.len() > MAX_HEAD_KEY {
+            return None;
+        }
         let (taken, left) = self.take(&stack.top, solid);
         key.push(taken as u32);
         key.extend_from_slice(&stack.top[stack.top.len() - taken..]);
         match (&stack.below, left) {
             (_, 0) => {
                 key.push(CUT);
-                true
+                Some(true)
             }
             (None, _) => {
                 key.push(END);
-                false
+                Some(false)
             }
             (Some(below), _) => {
                 key.push(ALTS | below.alts.len() as u32);
                 let mut cut = false;
                 for a in &below.alts {
-                    cut |= self.encode_head(a, left, key);
+                    cut |= self.encode_head(a, left, key)?;
                 }
-                cut
+                Some(cut)
             }
         }
     }
