@@ -52,7 +52,7 @@ pub(super) const HEAD_SOLID: usize = 2;
 /// state's configurations: past it the whole stacks are walked. A graph of
 /// merged derivations has ways down that multiply with the depth, and
 /// keying every way 16 symbols deep ran a random grammar out of memory.
-const MAX_HEAD_KEY: usize = 1024;
+const MAX_HEAD_KEY: usize = 4096;
 
 /// Markers of a head's encoding.
 const CUT: u32 = u32::MAX;
