@@ -10,19 +10,13 @@ mod common;
 use std::sync::Arc;
 
 use gcd_core::bind::BoundGrammar;
-use gcd_core::vocab::trie::TokenTrie;
-use gcd_core::vocab::Vocabulary;
 use gcd_schema::{compile, Options};
 
 #[test]
 fn tables_shared_along_a_length_bound_equal_walked_tables() {
-    let Some(root) = common::shared_data() else {
+    let Some((vocab, trie)) = common::llama3() else {
         return;
     };
-    let vocab = Arc::new(
-        Vocabulary::from_tokenizer_json(&root.join("tokenizers/llama3/tokenizer.json")).unwrap(),
-    );
-    let trie = Arc::new(TokenTrie::new(&vocab));
     let mut compared = 0;
     for max in [400, 333] {
         let schema = serde_json::json!({

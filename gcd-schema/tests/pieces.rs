@@ -10,20 +10,14 @@ mod common;
 use std::sync::Arc;
 
 use gcd_core::bind::BoundGrammar;
-use gcd_core::vocab::trie::TokenTrie;
-use gcd_core::vocab::Vocabulary;
 use gcd_schema::{compile, Options, PropertyOrder};
 
 #[test]
 fn tables_from_pieces_equal_walked_tables_on_maskbench() {
-    let Some(root) = common::shared_data() else {
+    let Some((vocab, trie)) = common::llama3() else {
         return;
     };
-    let vocab = Arc::new(
-        Vocabulary::from_tokenizer_json(&root.join("tokenizers/llama3/tokenizer.json")).unwrap(),
-    );
-    let trie = Arc::new(TokenTrie::new(&vocab));
-    let mut files: Vec<_> = std::fs::read_dir(root.join("maskbench"))
+    let mut files: Vec<_> = std::fs::read_dir(common::shared_data().unwrap().join("maskbench"))
         .unwrap()
         .flatten()
         .map(|e| e.path())

@@ -24,6 +24,15 @@ pub fn shared_data() -> Option<PathBuf> {
     }
 }
 
+/// Llama-3's vocabulary and token trie from the shared data, or `None`
+/// (tests then skip).
+pub fn llama3() -> Option<(Arc<Vocabulary>, Arc<gcd_core::vocab::trie::TokenTrie>)> {
+    let path = shared_data()?.join("tokenizers/llama3/tokenizer.json");
+    let vocab = Arc::new(Vocabulary::from_tokenizer_json(&path).unwrap());
+    let trie = Arc::new(gcd_core::vocab::trie::TokenTrie::new(&vocab));
+    Some((vocab, trie))
+}
+
 fn byte_vocab() -> Arc<Vocabulary> {
     static V: OnceLock<Arc<Vocabulary>> = OnceLock::new();
     V.get_or_init(|| {
