@@ -2,10 +2,11 @@
 //! from a state up to renaming: string bodies, numbers and formats recur in
 //! every schema, so most states of a new grammar were walked before.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap;
 
+use super::capped::Capped;
 use super::tables::StateTables;
 use crate::lexer::DEAD;
 
@@ -37,7 +38,11 @@ pub(super) const MAX_STATE_BEHAVIOUR: usize = 4096;
 /// A piece (one root subtree) is shared up to this many states: there are
 /// a few hundred per walk, and each one's key is hashed and renumbered.
 pub(super) const MAX_PIECE_BEHAVIOUR: usize = 128;
-pub(super) const MAX_CACHED_STATES: usize = 512;
+
+/// Bytes of state tables (and their keys) the process keeps; past it the
+/// cache starts over. A length-bounded string's tables hold thousands of
+/// per-count token lists, so a count of entries bounds nothing.
+const MAX_CACHED_STATE_BYTES: usize = 64 << 20;
 
 /// Marks a state at the depth bound in a key: numbered, not followed
 /// (`0` is no run's length).
@@ -174,13 +179,13 @@ impl Numbering {
     }
 }
 
-type StateCache = FxHashMap<(u64, usize, Vec<u32>), Arc<StateTables>>;
+type StateCache = Capped<(u64, usize, Vec<u32>), StateTables>;
 
 /// State tables by (vocabulary, trie size, behaviour), for the whole process.
 pub(super) fn lock_state_cache() -> std::sync::MutexGuard<'static, StateCache> {
     static CACHE: OnceLock<std::sync::Mutex<StateCache>> = OnceLock::new();
     CACHE
-        .get_or_init(Default::default)
+        .get_or_init(|| std::sync::Mutex::new(Capped::new(MAX_CACHED_STATE_BYTES)))
         .lock()
         .unwrap_or_else(|e| e.into_inner())
 }

@@ -1,5 +1,5 @@
 //! A map of shared values that holds at most so many bytes: past the cap
-//! it starts over. The stores of head masks and of pieces grow with what
+//! it starts over. The stores of head masks, pieces and state tables grow with what
 //! requests meet, and a server must not grow with them without bound.
 
 use std::hash::Hash;

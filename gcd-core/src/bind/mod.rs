@@ -49,7 +49,7 @@ use crate::compiled::CompiledGrammar;
 use crate::lexer::DEAD;
 use crate::vocab::trie::TokenTrie;
 use crate::vocab::{VocabError, Vocabulary};
-use cache::{lock_state_cache, Behaviour, MAX_CACHED_STATES};
+use cache::{lock_state_cache, Behaviour};
 use pieces::Collected;
 pub(crate) use pieces::PIECE_MIN_NODES;
 
@@ -472,7 +472,7 @@ impl BoundGrammar {
             key.extend((behaviour.winners.iter()).map(|&w| u32::from(self.grammar.is_ignored(w))));
         }
         let key = (self.vocab.fingerprint(), self.trie.num_nodes(), key);
-        let hit = lock_state_cache().get(&key).cloned();
+        let hit = lock_state_cache().get(&key);
         if let Some(local) = hit {
             crate::counters::count_state_table(true);
             let mut tables = local.renumber(
@@ -489,11 +489,8 @@ impl BoundGrammar {
         let tables = self.walk_state(q, end_filter);
         let (state_local, winner_local) = behaviour.local_numbers();
         let local = tables.renumber(|s| state_local[&s], |w| winner_local[&w], u32::MAX);
-        let mut cache = lock_state_cache();
-        if cache.len() >= MAX_CACHED_STATES {
-            cache.clear();
-        }
-        cache.insert(key, Arc::new(local));
+        let bytes = local.heap_bytes() + key.2.len() * 4;
+        lock_state_cache().insert(key, Arc::new(local), bytes);
         tables
     }
 
@@ -589,19 +586,7 @@ impl BoundGrammar {
             .states
             .iter()
             .filter_map(OnceLock::get)
-            .map(|s| {
-                s.within.heap_bytes()
-                    + s.within_by_end
-                        .iter()
-                        .map(|(_, t)| t.heap_bytes() + 4)
-                        .sum::<usize>()
-                    + s.first_ends.len() * 8
-                    + s.boundaries
-                        .iter()
-                        .map(|b| b.nodes.len() * 4 + b.class_off.len() * 4 + 16)
-                        .sum::<usize>()
-                    + 48
-            })
+            .map(StateTables::heap_bytes)
             .sum();
         states
             + self

@@ -211,10 +211,12 @@ impl BoundGrammar {
             let entry = if end - c >= self.piece_min_nodes {
                 behaviours.entry(s).or_insert_with(|| {
                     // Below the root, one byte fewer is read.
-                    Behaviour::of(lx, s, trie.max_depth - 1, MAX_PIECE_BEHAVIOUR).map(|b| {
-                        let key: Arc<[u32]> = b.key.as_slice().into();
-                        (b, key)
-                    })
+                    Behaviour::of(lx, s, trie.max_depth.saturating_sub(1), MAX_PIECE_BEHAVIOUR).map(
+                        |b| {
+                            let key: Arc<[u32]> = b.key.as_slice().into();
+                            (b, key)
+                        },
+                    )
                 })
             } else {
                 &None

@@ -188,6 +188,17 @@ pub struct StateTables {
 }
 
 impl StateTables {
+    /// Bytes the tables hold on the heap (about).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let within_by_end: usize = (self.within_by_end.iter())
+            .map(|(_, t)| t.heap_bytes() + 4)
+            .sum();
+        let boundaries: usize = (self.boundaries.iter())
+            .map(|b| b.nodes.len() * 4 + b.class_off.len() * 4 + 16)
+            .sum();
+        self.within.heap_bytes() + within_by_end + self.first_ends.len() * 8 + boundaries + 48
+    }
+
     /// The same tables with lexer states and winning terminals renamed
     /// (between a grammar's numbering and a cache entry's).
     pub(crate) fn renumber(
