@@ -156,8 +156,8 @@ impl Matcher {
     }
 
     /// The head of `stack`: on every way down, its top symbols through the
-    /// [`HEAD_SOLID`]th that cannot derive the empty string.
-    /// `None` past [`MAX_HEAD_KEY`] symbols.
+    /// `solid`th that cannot derive the empty string; `None` past
+    /// [`MAX_HEAD_KEY`] symbols.
     fn head<'s>(&self, stack: &'s SharedStack, solid: usize) -> Option<Head<'s>> {
         let mut key = SmallVec::new();
         let cut = self.encode_head(stack, solid, &mut key)?;
