@@ -59,10 +59,13 @@ const MAX_HEAD_KEY: usize = 4096;
 const CUT: u32 = u32::MAX;
 const END: u32 = u32::MAX - 1;
 const ALTS: u32 = 1 << 30;
+/// Starts the key of what follows a closed lexeme (a level's key starts
+/// with its depth).
+const AFTER_CLOSE: u32 = u32::MAX - 2;
 
 /// The head of one configuration's stack, as its head mask is keyed.
 struct Head<'s> {
-    /// Its encoding (see [`Matcher::encode_head`]).
+    /// Its encoding (see [`encode_head`]).
     key: SmallVec<[u32; 16]>,
     /// The whole stack; the head itself is copied out only when its mask
     /// must be built.
@@ -160,7 +163,8 @@ impl Matcher {
     /// [`MAX_HEAD_KEY`] symbols.
     fn head<'s>(&self, stack: &'s SharedStack, solid: usize) -> Option<Head<'s>> {
         let mut key = SmallVec::new();
-        let cut = self.encode_head(stack, solid, &mut key)?;
+        let nullable = &self.bound.grammar.parse.nullable;
+        let cut = encode_head(nullable, stack, solid, &mut key)?;
         Some(Head {
             key,
             stack,
@@ -168,66 +172,10 @@ impl Matcher {
         })
     }
 
-    /// How many of `top`'s symbols (from the top) a head with `solid`
-    /// symbols still to take holds, and how many it still needs below.
-    fn take(&self, top: &[u32], solid: usize) -> (usize, usize) {
-        let nullable = &self.bound.grammar.parse.nullable;
-        let mut left = solid;
-        let mut taken = 0;
-        for &s in top.iter().rev() {
-            taken += 1;
-            if s & NT_BIT == 0 || !nullable[(s & !NT_BIT) as usize] {
-                left -= 1;
-                if left == 0 {
-                    break;
-                }
-            }
-        }
-        (taken, left)
-    }
-
-    /// Appends the encoding of `stack`'s head (with `solid` such symbols
-    /// still to take) to `key`: per part its length, its symbols, then
-    /// [`CUT`], [`END`] or [`ALTS`] with the number of lower parts, which
-    /// follow. Returns whether it cut a way down, or `None` once the key
-    /// is longer than [`MAX_HEAD_KEY`] (ways down through merged
-    /// derivations multiply with the depth).
-    fn encode_head(
-        &self,
-        stack: &SharedStack,
-        solid: usize,
-        key: &mut SmallVec<[u32; 16]>,
-    ) -> Option<bool> {
-        if key.len() > MAX_HEAD_KEY {
-            return None;
-        }
-        let (taken, left) = self.take(&stack.top, solid);
-        key.push(taken as u32);
-        key.extend_from_slice(&stack.top[stack.top.len() - taken..]);
-        match (&stack.below, left) {
-            (_, 0) => {
-                key.push(CUT);
-                Some(true)
-            }
-            (None, _) => {
-                key.push(END);
-                Some(false)
-            }
-            (Some(below), _) => {
-                key.push(ALTS | below.alts.len() as u32);
-                let mut cut = false;
-                for a in &below.alts {
-                    cut |= self.encode_head(a, left, key)?;
-                }
-                Some(cut)
-            }
-        }
-    }
-
-    /// A copy of the head that [`encode_head`](Self::encode_head) encodes,
-    /// as a stack of its own.
+    /// A copy of the head that [`encode_head`] encodes, as a stack of its
+    /// own.
     fn head_stack(&self, stack: &SharedStack, solid: usize) -> SharedStack {
-        let (taken, left) = self.take(&stack.top, solid);
+        let (taken, left) = take(&self.bound.grammar.parse.nullable, &stack.top, solid);
         let top = stack.top[stack.top.len() - taken..].to_vec();
         let below = match (&stack.below, left) {
             (Some(below), 1..) => below,
@@ -269,16 +217,126 @@ impl Matcher {
             })
             .collect();
         walk.run(&mut allowed, q, roots, self.fresh, 0);
-        let mut undecided = std::mem::take(&mut walk.undecided);
+        walk.finish(allowed)
+    }
+}
+
+impl<'a> MaskWalk<'a, HeadStack<'a>> {
+    /// What this head walk found, `allowed` being the tokens it set.
+    fn finish(self, allowed: Vec<u64>) -> HeadMask {
+        let mut undecided = self.undecided;
         undecided.sort_unstable();
         undecided.dedup();
-        let subtree_end = &b.trie.subtree_end;
+        let subtree_end = &self.b.trie.subtree_end;
         let ranges = (undecided.into_iter())
             .map(|n| (n, subtree_end[n as usize]))
             .collect();
         HeadMask {
             allowed: fastest_to_add(allowed),
             undecided: disjoint(ranges).into(),
+        }
+    }
+
+    /// Adds the tokens whose first byte closed the pending lexeme, with
+    /// group `gi` after its winner and the next lexeme in lexer state `q`
+    /// (`filter`: the pending state's end filter), from the store when
+    /// these stacks were met there before. Heads that differ where the
+    /// pending lexeme's shift has read them leave the same stacks (an
+    /// identifier after `if`, `for` or `switch` is an operand, whatever
+    /// the pending lexer state was), and this part is most of a head mask.
+    pub(super) fn add_head_after_close(&mut self, out: &mut [u64], q: u32, gi: u32, filter: u32) {
+        let b = self.b;
+        let nullable = &b.grammar.parse.nullable;
+        let mut key: SmallVec<[u32; 16]> = smallvec::smallvec![AFTER_CLOSE, filter];
+        for v in self.views(gi) {
+            key.push(v.stack.top.len() as u32);
+            if encode_head(nullable, &v.stack, usize::MAX, &mut key).is_none() {
+                break;
+            }
+        }
+        if self.only.is_some() || key.len() > MAX_HEAD_KEY {
+            return self.add_tables(out, gi, b.state(q), Some(b.end_filter(filter)), true);
+        }
+        let whole = self.bottom.is_none();
+        let mask = b.head_mask(q, false, whole, &key, || {
+            let bottom = Cell::new(false);
+            let views = (self.views(gi).iter())
+                .map(|v| HeadStack {
+                    stack: v.stack.clone(),
+                    bottom: &bottom,
+                })
+                .collect();
+            let mut walk = MaskWalk::new(b, None);
+            walk.bottom = (!whole).then_some(&bottom);
+            let gi = walk.new_group(views, 1);
+            let mut allowed = vec![0u64; b.trie.vocab_len.div_ceil(64)];
+            walk.add_tables(
+                &mut allowed,
+                gi,
+                b.state(q),
+                Some(b.end_filter(filter)),
+                true,
+            );
+            walk.finish(allowed)
+        });
+        mask.allowed.or_into(out, None);
+        self.undecided
+            .extend(mask.undecided.iter().map(|&(n, _)| n));
+    }
+}
+
+/// How many of `top`'s symbols (from the top) a head with `solid` symbols
+/// that cannot derive the empty string still to take holds, and how many
+/// it still needs below.
+fn take(nullable: &[bool], top: &[u32], solid: usize) -> (usize, usize) {
+    let mut left = solid;
+    let mut taken = 0;
+    for &s in top.iter().rev() {
+        taken += 1;
+        if s & NT_BIT == 0 || !nullable[(s & !NT_BIT) as usize] {
+            left -= 1;
+            if left == 0 {
+                break;
+            }
+        }
+    }
+    (taken, left)
+}
+
+/// Appends the encoding of `stack`'s head (with `solid` such symbols still
+/// to take; `usize::MAX`: all of it) to `key`: per part its length, its
+/// symbols, then [`CUT`], [`END`] or [`ALTS`] with the number of lower
+/// parts, which follow. Returns whether it cut a way down, or `None` once
+/// the key is longer than [`MAX_HEAD_KEY`] (ways down through merged
+/// derivations multiply with the depth).
+fn encode_head(
+    nullable: &[bool],
+    stack: &SharedStack,
+    solid: usize,
+    key: &mut SmallVec<[u32; 16]>,
+) -> Option<bool> {
+    if key.len() > MAX_HEAD_KEY {
+        return None;
+    }
+    let (taken, left) = take(nullable, &stack.top, solid);
+    key.push(taken as u32);
+    key.extend_from_slice(&stack.top[stack.top.len() - taken..]);
+    match (&stack.below, left) {
+        (_, 0) => {
+            key.push(CUT);
+            Some(true)
+        }
+        (None, _) => {
+            key.push(END);
+            Some(false)
+        }
+        (Some(below), _) => {
+            key.push(ALTS | below.alts.len() as u32);
+            let mut cut = false;
+            for a in &below.alts {
+                cut |= encode_head(nullable, a, left, key)?;
+            }
+            Some(cut)
         }
     }
 }

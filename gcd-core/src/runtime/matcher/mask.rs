@@ -85,6 +85,19 @@ pub(super) trait WalkStack<'a>: Stack + Clone {
     fn exact(&self, g: &CompiledGrammar) -> Option<TermSet>;
     /// The budget's cost to finish this stack after a lexeme of `w`.
     fn cost_after(&self, b: &BoundGrammar, w: u32) -> u32;
+    /// Adds the tokens whose first byte closed the pending lexeme, with
+    /// group `gi` after taking its winner, the next lexeme in lexer state
+    /// `q` (`filter`: the pending state's end filter).
+    fn add_after_close(
+        walk: &mut MaskWalk<'a, Self>,
+        out: &mut [u64],
+        q: u32,
+        gi: u32,
+        filter: u32,
+    ) {
+        let b = walk.b;
+        walk.add_tables(out, gi, b.state(q), Some(b.end_filter(filter)), true);
+    }
 }
 
 impl<'a> WalkStack<'a> for StackView<'a> {
@@ -156,6 +169,15 @@ impl<'a> WalkStack<'a> for HeadStack<'a> {
     fn cost_after(&self, _: &BoundGrammar, _: u32) -> u32 {
         0
     }
+    fn add_after_close(
+        walk: &mut MaskWalk<'a, Self>,
+        out: &mut [u64],
+        q: u32,
+        gi: u32,
+        filter: u32,
+    ) {
+        walk.add_head_after_close(out, q, gi, filter);
+    }
 }
 
 /// Parser stacks that share a lexer state.
@@ -178,7 +200,7 @@ const UNDECIDED: u32 = u32::MAX;
 
 /// One mask computation.
 pub(super) struct MaskWalk<'a, S> {
-    b: &'a BoundGrammar,
+    pub(super) b: &'a BoundGrammar,
     g: &'a CompiledGrammar,
     groups: Vec<Group<S>>,
     /// (lexer start state, group) after a shift; ranges of it are memoized
@@ -305,7 +327,7 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
             };
             for k in shifted {
                 let (q2, gj) = self.buckets[k];
-                self.add_tables(out, gj, b.state(q2), Some(filter), true);
+                S::add_after_close(self, out, q2, gj, tables.end_filter);
             }
         }
     }
@@ -321,7 +343,7 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
         k < only.len() && only[k].0 < end
     }
 
-    fn new_group(&mut self, views: SmallVec<[S; 1]>, held: u32) -> u32 {
+    pub(super) fn new_group(&mut self, views: SmallVec<[S; 1]>, held: u32) -> u32 {
         // A lexeme may end as what any of the stacks takes.
         let mut exact = None;
         if self.g.parse.has_sets() {
@@ -348,6 +370,11 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
     }
 
     /// A group of `views`: an existing one if it has the same stacks.
+    /// The stacks of group `gi`.
+    pub(super) fn views(&self, gi: u32) -> &[S] {
+        &self.groups[gi as usize].views
+    }
+
     fn intern_group(&mut self, views: SmallVec<[S; 1]>) -> u32 {
         let mut h = FxHasher::default();
         for v in &views {
@@ -443,7 +470,7 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
 
     /// Adds the tokens `tables` allow with group `gi`: those crossing its
     /// boundaries, and (if `within`) those within the lexeme.
-    fn add_tables(
+    pub(super) fn add_tables(
         &mut self,
         out: &mut [u64],
         gi: u32,
