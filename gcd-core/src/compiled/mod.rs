@@ -416,6 +416,13 @@ impl CompiledGrammar {
         !self.parse.is_generalized()
     }
 
+    /// Checks the parser's worked-out expansions of conflicting cells
+    /// against forking (see `parser/expansion.rs`); for tests.
+    #[doc(hidden)]
+    pub fn check_expansions(&self) -> Result<usize, String> {
+        self.parse.check_expansions()
+    }
+
     /// The LL(1) conflicts generalized parsing resolves, as warnings that
     /// name the rule, the alternatives and the lookahead (empty for an
     /// LL(1) grammar, and for one loaded from a snapshot).
@@ -608,6 +615,26 @@ impl CompiledGrammar {
             each(stack);
         } else {
             self.parse.shift_each(stack, w, each);
+        }
+    }
+
+    /// [`each_shift`](Self::each_shift), with conflicting nonterminals'
+    /// derivations from `expansion` (see
+    /// [`ParseTables::shift_each_expanded`](crate::parser::ParseTables::shift_each_expanded)).
+    #[cfg(feature = "vocab")]
+    pub(crate) fn each_shift_expanded<S: crate::parser::Stack + Clone, E>(
+        &self,
+        stack: S,
+        w: u32,
+        expansion: impl Fn(u32) -> Option<E>,
+        mut each: impl FnMut(S),
+    ) where
+        E: AsRef<crate::parser::Expansion>,
+    {
+        if self.is_ignored(w) {
+            each(stack);
+        } else {
+            self.parse.shift_each_expanded(stack, w, expansion, each);
         }
     }
 

@@ -20,9 +20,11 @@
 //! that set. Everything that walks a stack skips data words
 //! ([`is_data`]) or reads them with their rule.
 
+mod expansion;
 mod member_set;
 mod stack;
 
+pub use expansion::Expansion;
 pub use member_set::{SetPlan, SetRole, SetState, SetTables};
 pub use stack::{Below, HeadStack, Pos, SharedStack, Stack, StackView};
 
@@ -224,13 +226,33 @@ impl ParseTables {
     /// `stack` that takes it. An LL(1) grammar shifts in place and calls it
     /// at most once, copying nothing.
     #[inline]
-    pub fn shift_each<S: Stack + Clone>(&self, mut stack: S, t: u32, mut each: impl FnMut(S)) {
+    pub fn shift_each<S: Stack + Clone>(&self, stack: S, t: u32, each: impl FnMut(S)) {
+        self.shift_each_expanded(stack, t, |_| None::<std::sync::Arc<Expansion>>, each)
+    }
+
+    /// [`shift_each`](Self::shift_each), taking the derivations of a
+    /// conflicting nonterminal from `expansion` (its [`Expansion`] for
+    /// `t`, or `None` to fork as `shift_each` does). The stacks are the
+    /// same; they may come in another order.
+    #[inline]
+    pub fn shift_each_expanded<S: Stack + Clone, E: AsRef<Expansion>>(
+        &self,
+        mut stack: S,
+        t: u32,
+        expansion: impl Fn(u32) -> Option<E>,
+        mut each: impl FnMut(S),
+    ) {
         let mut forks = Vec::new();
-        if self.shift_forking(&mut stack, t, &mut forks) {
+        let mut done = Vec::new();
+        if self.shift_forking(&mut stack, t, &mut forks, &mut done, &expansion) {
             stack.settle(&self.nullable, &mut each);
         }
-        while let Some(mut s) = forks.pop() {
-            if self.shift_forking(&mut s, t, &mut forks) {
+        loop {
+            for s in done.drain(..) {
+                s.settle(&self.nullable, &mut each);
+            }
+            let Some(mut s) = forks.pop() else { break };
+            if self.shift_forking(&mut s, t, &mut forks, &mut done, &expansion) {
                 s.settle(&self.nullable, &mut each);
             }
         }
@@ -238,9 +260,18 @@ impl ParseTables {
 
     /// Shifts `t` on `stack`, taking the first production of a conflicting
     /// cell and leaving a copy of the stack for each other one (with that
-    /// production expanded) in `forks`, for the caller to go on with. On
-    /// failure returns false and leaves `stack` in an unspecified state.
-    fn shift_forking<S: Stack + Clone>(&self, stack: &mut S, t: u32, forks: &mut Vec<S>) -> bool {
+    /// production expanded) in `forks`, for the caller to go on with; or,
+    /// where `expansion` has the cell's derivations, leaving each stack
+    /// after `t` in `done`. On failure returns false and leaves `stack` in
+    /// an unspecified state.
+    fn shift_forking<S: Stack + Clone, E: AsRef<Expansion>>(
+        &self,
+        stack: &mut S,
+        t: u32,
+        forks: &mut Vec<S>,
+        done: &mut Vec<S>,
+        expansion: &impl Fn(u32) -> Option<E>,
+    ) -> bool {
         while let Some(top) = stack.pop_forking(forks) {
             if top & NT_BIT == 0 {
                 return top == t;
@@ -255,10 +286,18 @@ impl ParseTables {
             match cell {
                 NO_PRODUCTION => return false,
                 c if c & SEVERAL != 0 => {
+                    stack.seal();
+                    if let Some(e) = expansion(top) {
+                        let e = e.as_ref();
+                        stack.push_leftovers(e, done);
+                        if e.through {
+                            continue;
+                        }
+                        return false;
+                    }
                     let k = (c & !SEVERAL) as usize;
                     let alts = &self.several
                         [self.several_off[k] as usize..self.several_off[k + 1] as usize];
-                    stack.seal();
                     for &p in &alts[1..] {
                         let mut fork = stack.clone();
                         fork.push_slice(self.rhs_of(p as usize));

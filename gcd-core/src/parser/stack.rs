@@ -27,7 +27,7 @@ use std::sync::{Arc, OnceLock};
 
 use smallvec::SmallVec;
 
-use super::{is_data, ParseTables, NT_BIT};
+use super::{is_data, Expansion, ParseTables, NT_BIT};
 
 /// What [`ParseTables::shift_each`](super::ParseTables::shift_each) needs
 /// of a stack.
@@ -57,6 +57,19 @@ pub trait Stack: Sized {
     fn settle(self, _nullable: &[bool], each: &mut impl FnMut(Self)) {
         each(self)
     }
+    /// Adds to `out` the stacks after a conflicting nonterminal, just
+    /// popped from this (sealed) stack, took a terminal: one per leftover
+    /// of `e`, or fewer over shared parts.
+    fn push_leftovers(&self, e: &Expansion, out: &mut Vec<Self>)
+    where
+        Self: Clone,
+    {
+        for leftover in &e.leftovers {
+            let mut after = self.clone();
+            after.push_slice(leftover);
+            out.push(after);
+        }
+    }
 }
 
 /// How far below the top [`collapse_stars`] looks: a shift pushes one
@@ -78,7 +91,7 @@ fn star_repeat(top: &[u32], parse: &ParseTables) -> Option<usize> {
 }
 
 /// Whether stack symbol `s` can derive the empty string.
-fn nullable_symbol(nullable: &[bool], s: u32) -> bool {
+pub(super) fn nullable_symbol(nullable: &[bool], s: u32) -> bool {
     s & NT_BIT != 0
         && nullable
             .get((s & !NT_BIT) as usize)
@@ -272,6 +285,30 @@ impl SharedStack {
     }
 }
 
+impl SharedStack {
+    /// Node `n` of `e`'s leftover forest over this (sealed) stack.
+    fn under_leftover(&self, e: &Expansion, n: u32) -> SharedStack {
+        let node = &e.nodes[n as usize];
+        let below = if node.children.is_empty() {
+            self.below.clone()
+        } else {
+            let mut alts: SmallVec<[SharedStack; 1]> = (node.children.iter())
+                .map(|&c| self.under_leftover(e, c))
+                .collect();
+            if node.over_rest {
+                alts.push(self.clone());
+            }
+            Some(Arc::new(Below {
+                alts,
+                costs: OnceLock::new(),
+            }))
+        };
+        let mut top = Vec::with_capacity(node.segment.len() + PUSH_ROOM);
+        top.extend_from_slice(&node.segment);
+        SharedStack { top, below }
+    }
+}
+
 impl Below {
     /// The lower parts of all of `belows`, each once.
     fn union(belows: &[Arc<Below>]) -> Below {
@@ -335,6 +372,15 @@ impl Stack for SharedStack {
             }));
         }
     }
+    /// The expansion's forest over this stack: its segments shared as
+    /// the forks they stand for would have merged.
+    fn push_leftovers(&self, e: &Expansion, out: &mut Vec<Self>) {
+        debug_assert!(self.top.is_empty(), "a sealed stack");
+        out.extend(e.roots.iter().map(|&n| self.under_leftover(e, n)));
+        if e.bare {
+            out.push(self.clone());
+        }
+    }
     fn settle(self, nullable: &[bool], each: &mut impl FnMut(Self)) {
         let Some(below) = &self.below else {
             return each(self);
@@ -388,6 +434,16 @@ impl Stack for HeadStack<'_> {
     }
     fn seal(&mut self) {
         self.stack.seal();
+    }
+    fn push_leftovers(&self, e: &Expansion, out: &mut Vec<Self>) {
+        let bottom = self.bottom;
+        out.extend(e.roots.iter().map(|&n| HeadStack {
+            stack: self.stack.under_leftover(e, n),
+            bottom,
+        }));
+        if e.bare {
+            out.push(self.clone());
+        }
     }
     fn settle(self, nullable: &[bool], each: &mut impl FnMut(Self)) {
         let bottom = self.bottom;

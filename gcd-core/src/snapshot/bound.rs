@@ -136,6 +136,7 @@ impl BoundGrammar {
             rooted_min_nodes: crate::bind::ROOTED_MIN_NODES,
             piece_min_nodes: crate::bind::PIECE_MIN_NODES,
             heads: std::sync::Mutex::default(),
+            expansions: std::sync::Mutex::default(),
             head_masks_on: true,
             deepest_head: crate::bind::DEEPEST_HEAD,
             grammar,

@@ -410,14 +410,20 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
             bottom.set(false);
         }
         let mut after: SmallVec<[(u32, S); 1]> = SmallVec::new();
+        let b = self.b;
         for view in &self.groups[gi as usize].views {
-            g.each_shift(view.clone(), w, |mut v| {
-                v.collapse_stars(&g.parse);
-                let q2 = g.start_state_top_down(v.top_symbol(), || v.top_down());
-                if q2 != DEAD {
-                    after.push((q2, v));
-                }
-            });
+            g.each_shift_expanded(
+                view.clone(),
+                w,
+                |x| b.expansion(x, w),
+                |mut v| {
+                    v.collapse_stars(&g.parse);
+                    let q2 = g.start_state_top_down(v.top_symbol(), || v.top_down());
+                    if q2 != DEAD {
+                        after.push((q2, v));
+                    }
+                },
+            );
         }
         if self.bottom.is_some_and(Cell::get) {
             (self.groups[gi as usize].shifted).push((w, UNDECIDED, UNDECIDED));
