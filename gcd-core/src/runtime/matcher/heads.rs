@@ -164,7 +164,7 @@ impl Matcher {
     fn head<'s>(&self, stack: &'s SharedStack, solid: usize) -> Option<Head<'s>> {
         let mut key = SmallVec::new();
         let nullable = &self.bound.grammar.parse.nullable;
-        let cut = encode_head(nullable, stack, solid, &mut key)?;
+        let cut = encode_head(nullable, stack, solid, MAX_HEAD_KEY, &mut key)?;
         Some(Head {
             key,
             stack,
@@ -246,16 +246,19 @@ impl<'a> MaskWalk<'a, HeadStack<'a>> {
     /// the pending lexer state was), and this part is most of a head mask.
     pub(super) fn add_head_after_close(&mut self, out: &mut [u64], q: u32, gi: u32, filter: u32) {
         let b = self.b;
+        let walk = |w: &mut Self, out: &mut [u64]| {
+            w.add_tables(out, gi, b.state(q), Some(b.end_filter(filter)), true)
+        };
+        if self.only.is_some() {
+            return walk(self, out);
+        }
         let nullable = &b.grammar.parse.nullable;
         let mut key: SmallVec<[u32; 16]> = smallvec::smallvec![AFTER_CLOSE, filter];
         for v in self.views(gi) {
             key.push(v.stack.top.len() as u32);
-            if encode_head(nullable, &v.stack, usize::MAX, &mut key).is_none() {
-                break;
+            if encode_head(nullable, &v.stack, usize::MAX, MAX_HEAD_KEY, &mut key).is_none() {
+                return walk(self, out);
             }
-        }
-        if self.only.is_some() || key.len() > MAX_HEAD_KEY {
-            return self.add_tables(out, gi, b.state(q), Some(b.end_filter(filter)), true);
         }
         let whole = self.bottom.is_none();
         let mask = b.head_mask(q, false, whole, &key, || {
@@ -307,15 +310,16 @@ fn take(nullable: &[bool], top: &[u32], solid: usize) -> (usize, usize) {
 /// to take; `usize::MAX`: all of it) to `key`: per part its length, its
 /// symbols, then [`CUT`], [`END`] or [`ALTS`] with the number of lower
 /// parts, which follow. Returns whether it cut a way down, or `None` once
-/// the key is longer than [`MAX_HEAD_KEY`] (ways down through merged
-/// derivations multiply with the depth).
+/// the key is longer than `max` (ways down through merged derivations
+/// multiply with the depth).
 fn encode_head(
     nullable: &[bool],
     stack: &SharedStack,
     solid: usize,
+    max: usize,
     key: &mut SmallVec<[u32; 16]>,
 ) -> Option<bool> {
-    if key.len() > MAX_HEAD_KEY {
+    if key.len() > max {
         return None;
     }
     let (taken, left) = take(nullable, &stack.top, solid);
@@ -334,7 +338,7 @@ fn encode_head(
             key.push(ALTS | below.alts.len() as u32);
             let mut cut = false;
             for a in &below.alts {
-                cut |= encode_head(nullable, a, left, key)?;
+                cut |= encode_head(nullable, a, left, max, key)?;
             }
             Some(cut)
         }
