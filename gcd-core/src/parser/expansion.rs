@@ -86,12 +86,10 @@ impl ParseTables {
                     }
                     break;
                 }
-                match self.table[(top & !NT_BIT) as usize * (self.n_terms + 1) + t as usize] {
+                match self.cell(top, t) {
                     NO_PRODUCTION => break,
                     c if c & SEVERAL != 0 => {
-                        let k = (c & !SEVERAL) as usize;
-                        let alts = &self.several
-                            [self.several_off[k] as usize..self.several_off[k + 1] as usize];
+                        let alts = self.several_of(c);
                         for &p in &alts[1..] {
                             let mut fork = s.clone();
                             fork.extend_from_slice(self.rhs_of(p as usize));

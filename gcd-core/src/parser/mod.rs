@@ -282,8 +282,7 @@ impl ParseTables {
                 }
                 continue;
             }
-            let cell = self.table[(top & !NT_BIT) as usize * (self.n_terms + 1) + t as usize];
-            match cell {
+            match self.cell(top, t) {
                 NO_PRODUCTION => return false,
                 c if c & SEVERAL != 0 => {
                     stack.seal();
@@ -295,9 +294,7 @@ impl ParseTables {
                         }
                         return false;
                     }
-                    let k = (c & !SEVERAL) as usize;
-                    let alts = &self.several
-                        [self.several_off[k] as usize..self.several_off[k + 1] as usize];
+                    let alts = self.several_of(c);
                     for &p in &alts[1..] {
                         let mut fork = stack.clone();
                         fork.push_slice(self.rhs_of(p as usize));
@@ -309,6 +306,18 @@ impl ParseTables {
             }
         }
         false
+    }
+
+    /// The table's cell for nonterminal `top` (encoded) and terminal `t`.
+    #[inline]
+    fn cell(&self, top: u32, t: u32) -> u32 {
+        self.table[(top & !NT_BIT) as usize * (self.n_terms + 1) + t as usize]
+    }
+
+    /// The productions of a cell that holds several ([`SEVERAL`] set).
+    fn several_of(&self, cell: u32) -> &[u32] {
+        let k = (cell & !SEVERAL) as usize;
+        &self.several[self.several_off[k] as usize..self.several_off[k + 1] as usize]
     }
 
     /// Production `p`'s right-hand side, reversed (ready to push).
