@@ -44,12 +44,16 @@ proptest! {
 }
 
 proptest! {
-    // Long, randomly seeded: `cargo test --release -p gcd-core --test matcher_vs_reference -- --ignored`.
+    // Long, randomly seeded: `cargo test --release -p gcd-core --test matcher_vs_reference -- --ignored`
+    // (add `--nocapture` to see each case's seeds, to replay one with
+    // `masks_equal_reference_case`).
     #![proptest_config(ProptestConfig { cases: 50_000, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     #[ignore]
     fn masks_equal_reference_fuzz(seed in any::<u64>(), vseed in any::<u64>(), vsize in 16usize..64) {
+        // With `--nocapture`, the case a crash or the kernel cuts short.
+        eprintln!("case: seed {seed}, vseed {vseed}, vsize {vsize}");
         masks_equal_reference_case(seed, vseed, vsize);
     }
 }

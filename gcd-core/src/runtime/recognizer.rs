@@ -57,11 +57,18 @@ pub struct Recognizer<'g> {
     /// the engine's analysis).
     nullable: Vec<bool>,
     /// [`expansions`](Self::expansions) already computed, by stack: the
-    /// searches ask for the same stacks over and over.
-    expanded: RefCell<HashMap<Vec<u32>, Rc<Vec<Vec<u32>>>>>,
+    /// searches ask for the same stacks over and over. With the stack
+    /// symbols it holds, keys included: past [`MAX_EXPANDED_SYMBOLS`] it
+    /// starts over.
+    expanded: RefCell<(HashMap<Vec<u32>, Rc<Vec<Vec<u32>>>>, usize)>,
     /// Completion searches stop after visiting this many configurations.
     pub search_limit: usize,
 }
+
+/// Stack symbols the memo of expansions holds before it starts over (a
+/// random generalized grammar's searches asked for enough distinct stacks
+/// to fill 12 GB).
+const MAX_EXPANDED_SYMBOLS: usize = 1 << 25;
 
 impl<'g> Recognizer<'g> {
     /// A recognizer for `g`, with a [`search_limit`](Self::search_limit)
@@ -104,11 +111,17 @@ impl<'g> Recognizer<'g> {
     /// expanding rules on top, each by every one of its productions. The
     /// transforms leave no left recursion, so this is finite.
     fn expansions(&self, stack: &[u32]) -> Rc<Vec<Vec<u32>>> {
-        if let Some(e) = self.expanded.borrow().get(stack) {
+        if let Some(e) = self.expanded.borrow().0.get(stack) {
             return e.clone();
         }
         let e = Rc::new(self.expand(stack));
-        self.expanded.borrow_mut().insert(stack.to_vec(), e.clone());
+        let symbols = stack.len() + e.iter().map(Vec::len).sum::<usize>();
+        let mut memo = self.expanded.borrow_mut();
+        if memo.1 + symbols > MAX_EXPANDED_SYMBOLS {
+            *memo = Default::default();
+        }
+        memo.1 += symbols;
+        memo.0.insert(stack.to_vec(), e.clone());
         e
     }
 
