@@ -609,19 +609,16 @@ impl CompiledGrammar {
         &self,
         stack: S,
         w: u32,
-        mut each: impl FnMut(S),
+        each: impl FnMut(S),
     ) {
-        if self.is_ignored(w) {
-            each(stack);
-        } else {
-            self.parse.shift_each(stack, w, each);
-        }
+        let fork = |_| None::<std::sync::Arc<crate::parser::Expansion>>;
+        self.each_shift_expanded(stack, w, fork, each)
     }
 
     /// [`each_shift`](Self::each_shift), with conflicting nonterminals'
     /// derivations from `expansion` (see
     /// [`ParseTables::shift_each_expanded`](crate::parser::ParseTables::shift_each_expanded)).
-    #[cfg(feature = "vocab")]
+    #[inline]
     pub(crate) fn each_shift_expanded<S: crate::parser::Stack + Clone, E>(
         &self,
         stack: S,

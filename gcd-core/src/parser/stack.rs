@@ -283,9 +283,7 @@ impl SharedStack {
             keep
         });
     }
-}
 
-impl SharedStack {
     /// Node `n` of `e`'s leftover forest over this (sealed) stack.
     fn under_leftover(&self, e: &Expansion, n: u32) -> SharedStack {
         let node = &e.nodes[n as usize];

@@ -255,7 +255,6 @@ impl<'a> MaskWalk<'a, HeadStack<'a>> {
         let nullable = &b.grammar.parse.nullable;
         let mut key: SmallVec<[u32; 16]> = smallvec::smallvec![AFTER_CLOSE, filter];
         for v in self.views(gi) {
-            key.push(v.stack.top.len() as u32);
             if encode_head(nullable, &v.stack, usize::MAX, MAX_HEAD_KEY, &mut key).is_none() {
                 return walk(self, out);
             }
