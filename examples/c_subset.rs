@@ -21,10 +21,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args()
         .nth(1)
         .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .join("../shared/data/grammars/truncproof/c_subset.lark")
-        });
+        .or_else(|| gcd::core::shared_data::path("grammars/truncproof/c_subset.lark"))
+        .ok_or("no C-subset grammar: pass its path as the argument")?;
     let text = std::fs::read_to_string(&path).map_err(|e| {
         format!(
             "cannot read the C-subset grammar at {}: {e} (pass its path as the argument)",

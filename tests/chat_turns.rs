@@ -257,8 +257,9 @@ fn mistral_calls_follow_the_tool_calls_token() {
 
 #[test]
 fn llama31_on_the_real_tokenizer() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/tokenizers/llama3/tokenizer.json");
+    let Some(path) = gcd::core::shared_data::path("tokenizers/llama3/tokenizer.json") else {
+        return;
+    };
     if !path.exists() {
         eprintln!("skipped: {} not found", path.display());
         return;
@@ -315,8 +316,7 @@ fn a_turn_whose_end_token_is_the_only_eos_finishes_on_it() {
 /// (`<|im_end|>` special; `<think>`, `</think>`, `<tool_call>`,
 /// `</tool_call>` ordinary text), written as a `tokenizer.json`.
 fn qwen3_style() -> Option<Vocabulary> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/tokenizers/gpt2/tokenizer.json");
+    let path = gcd::core::shared_data::path("tokenizers/gpt2/tokenizer.json")?;
     let Ok(bytes) = std::fs::read(&path) else {
         eprintln!("skipped: {} not found", path.display());
         return None;

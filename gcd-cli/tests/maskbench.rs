@@ -102,11 +102,5 @@ fn categories_from_file_names() {
 }
 
 fn shared_data() -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data"));
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("SKIP: ../shared/data not found at {}", p.display());
-        None
-    }
+    gcd_core::shared_data::root()
 }

@@ -55,6 +55,8 @@ pub mod limits;
 #[cfg_attr(not(feature = "vocab"), allow(dead_code, unused_imports))]
 pub(crate) mod parser;
 pub mod runtime;
+#[doc(hidden)]
+pub mod shared_data;
 mod snapshot;
 #[cfg(feature = "vocab")]
 pub mod vocab;

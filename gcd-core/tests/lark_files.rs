@@ -14,10 +14,7 @@ use gcd_core::lexer::TerminalDfa;
 use gcd_core::{Diagnostic, DiagnosticKind, GrammarError};
 
 fn grammars_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/data/grammars"
-    ));
+    let dir = gcd_core::shared_data::path("grammars")?;
     if dir.is_dir() {
         Some(dir)
     } else {

@@ -26,18 +26,25 @@ fn both(grammar: &Arc<CompiledGrammar>, vocab: &Arc<Vocabulary>) -> [Arc<BoundGr
 fn json_masks_equal_with_and_without_rooted_tables() {
     let vocab = Arc::new(Vocabulary::o200k_base().unwrap());
     let pair = both(&gcd_core::lark::builtin::json_compiled(), &vocab);
-    let mut masks = 0;
-    for (i, doc) in json_documents(97).iter().take(12).enumerate() {
+    // The documents come from the shared data (none without it); the
+    // random walks run everywhere, and each side must reach its own count.
+    let docs = json_documents(97);
+    let mut doc_masks = 0;
+    for (i, doc) in docs.iter().take(12).enumerate() {
         // Pretty-printed: indentation after newlines, then keys.
         let text = serde_json::to_string_pretty(&doc.value).unwrap();
         let tokens = vocab.encode(&text).unwrap();
-        masks += compare_masks(&pair, None, &tokens, tokens.len().min(120), i as u64);
+        doc_masks += compare_masks(&pair, None, &tokens, tokens.len().min(120), i as u64);
     }
+    let mut walk_masks = 0;
     for seed in 0..4 {
-        masks += compare_masks(&pair, None, &[], 40, seed);
-        masks += compare_masks(&pair, Some(30), &[], 40, seed);
+        walk_masks += compare_masks(&pair, None, &[], 40, seed);
+        walk_masks += compare_masks(&pair, Some(30), &[], 40, seed);
     }
-    assert!(masks > 300, "{masks}");
+    assert!(walk_masks > 200, "random walks compared only {walk_masks} masks");
+    if !docs.is_empty() {
+        assert!(doc_masks > 300, "documents compared only {doc_masks} masks");
+    }
 }
 
 /// Go and Java (generalized, with indentation after newlines: the case

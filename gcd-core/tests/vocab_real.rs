@@ -12,7 +12,10 @@ use std::time::{Duration, Instant};
 
 use gcd_core::vocab::{TokenKind, VocabErrorKind, Vocabulary};
 
-const TOKENIZERS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/tokenizers");
+/// The shared tokenizers folder (`None` when the shared data is absent).
+fn tokenizers() -> Option<PathBuf> {
+    gcd_core::shared_data::path("tokenizers")
+}
 
 static TIMINGS: Mutex<Vec<(&'static str, Duration, usize)>> = Mutex::new(Vec::new());
 
@@ -26,7 +29,7 @@ fn timed(name: &'static str, load: impl FnOnce() -> Vocabulary) -> Vocabulary {
 }
 
 fn file(dir: &str) -> Option<PathBuf> {
-    let p = Path::new(TOKENIZERS).join(dir).join("tokenizer.json");
+    let p = tokenizers()?.join(dir).join("tokenizer.json");
     if p.exists() {
         Some(p)
     } else {
@@ -350,7 +353,7 @@ fn load_specs() {
     assert_eq!(Vocabulary::load("O200K_BASE").unwrap().len(), 200_019);
     if let Some(g) = gpt2() {
         // A directory holding a tokenizer.json.
-        let dir = Path::new(TOKENIZERS).join("gpt2");
+        let dir = tokenizers().expect("gpt2 was found there").join("gpt2");
         let v = Vocabulary::load(dir.to_str().unwrap()).unwrap();
         assert_eq!(v.fingerprint(), g.fingerprint());
     }

@@ -3,18 +3,10 @@
 
 use std::path::PathBuf;
 
-/// `../shared/data` from the workspace root, or `None` (tests then skip).
+/// `../shared/data` from the workspace root (or `$GCD_SHARED_DATA`), or
+/// `None` (tests then skip).
 pub fn shared_data() -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data"));
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!(
-            "SKIP: ../shared/data not found at {}; real-data tests skipped",
-            p.display()
-        );
-        None
-    }
+    gcd_core::shared_data::root()
 }
 
 /// A JSON document of a corpus, with where it came from.

@@ -10,18 +10,10 @@ use gcd_core::runtime::matcher::Matcher;
 use gcd_core::runtime::recognizer::Recognizer;
 use gcd_core::vocab::Vocabulary;
 
-/// `../shared/data` from the workspace root, or `None` (tests then skip).
+/// `../shared/data` from the workspace root (or `$GCD_SHARED_DATA`), or
+/// `None` (tests then skip).
 pub fn shared_data() -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data"));
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!(
-            "SKIP: ../shared/data not found at {}; real-data tests skipped",
-            p.display()
-        );
-        None
-    }
+    gcd_core::shared_data::root()
 }
 
 /// Llama-3's vocabulary and token trie from the shared data, or `None`
