@@ -2,7 +2,6 @@
 //! Llama 3.1 and Mistral formats, sampled under budgets (always complete,
 //! always read back into the calls) and replayed from known text.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use gcd::core::vocab::Vocabulary;

@@ -6,7 +6,7 @@
 //! time is recorded; `load_timings` prints them (run with `--nocapture`).
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
