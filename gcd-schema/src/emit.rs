@@ -214,10 +214,11 @@ impl<'c, 'a> Emitter<'c, 'a> {
                 objects.push(o);
             }
         }
+        let objects = self.shared_keys(objects, id)?;
         if self.order == PropertyOrder::Any && !objects.is_empty() {
             let name = format!("o{id}");
             let body = match &objects[..] {
-                [o] => self.member_set(&format!("{name}_s"), &o.props, o, o.nonempty, &[]),
+                [(o, _)] => self.member_set(&format!("{name}_s"), &o.props, o, o.nonempty, &[]),
                 _ => self.object_union(&name, &objects),
             };
             self.b.rule(
@@ -235,8 +236,8 @@ impl<'c, 'a> Emitter<'c, 'a> {
             // the first key (or on a shared tag key's value).
             let mut empty = false;
             let mut first = Vec::new();
-            for (k, o) in objects.iter().enumerate() {
-                let (e, m0) = self.object(&format!("o{id}_{k}"), o);
+            for (k, (o, foreign)) in objects.iter().enumerate() {
+                let (e, m0) = self.object(&format!("o{id}_{k}"), o, foreign);
                 empty |= e && !o.nonempty;
                 first.extend(m0);
             }
@@ -390,7 +391,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
             .map(|(k, a)| self.keyed_member(k, *a))
             .collect();
         // Extra keys that another shape of a union declares: their own
-        // literal terminals (see `object_union`).
+        // literal terminals (see `shared_keys`).
         if let Some(a) = o.additional {
             for name in foreign {
                 repeatable.push(self.member(name, a));
@@ -416,17 +417,107 @@ impl<'c, 'a> Emitter<'c, 'a> {
         Expr::seq(vec![key.clone(), self.colon.clone(), v])
     }
 
+    /// The object shapes of one value, each with the names it takes as
+    /// extra keys through their own literals. All shapes lex their first
+    /// key in the context they share before the parser forks, where two
+    /// different key terminals matching one key would tie and the lexer
+    /// would pick one shape for it. So with several shapes every name some
+    /// shape declares (a `false` one too, as `not: {required: [..]}`
+    /// makes) lexes as its literal, every "any other key" excludes them all
+    /// (one terminal for all shapes), and a shape that takes such a name
+    /// as an extra key gets a member for that literal. Pattern keys cannot
+    /// be rewritten that way: a union where they overlap another shape's
+    /// keys is refused.
+    fn shared_keys(
+        &mut self,
+        objects: Vec<ObjectShape>,
+        id: Id,
+    ) -> Result<Vec<(ObjectShape, Vec<String>)>, SchemaError> {
+        if objects.len() < 2 {
+            return Ok(objects.into_iter().map(|o| (o, Vec::new())).collect());
+        }
+        let mut keys: Vec<String> = Vec::new();
+        for o in &objects {
+            for k in o.props.iter().map(|p| &p.name).chain(&o.reserved) {
+                if !keys.contains(k) {
+                    keys.push(k.clone());
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for mut o in objects {
+            let mut foreign = Vec::new();
+            if o.additional.is_some() && o.patterns.is_empty() {
+                foreign = (keys.iter())
+                    .filter(|k| !o.reserved.contains(k))
+                    .cloned()
+                    .collect();
+                o.reserved.extend(foreign.iter().cloned());
+            }
+            out.push((o, foreign));
+        }
+        if out.iter().any(|(o, _)| !o.patterns.is_empty()) {
+            self.check_pattern_keys_apart(&out, id)?;
+        }
+        Ok(out)
+    }
+
+    /// Refuses a union whose shapes' pattern keys overlap another shape's
+    /// key terminals (see `shared_keys`).
+    fn check_pattern_keys_apart(
+        &mut self,
+        shapes: &[(ObjectShape, Vec<String>)],
+        id: Id,
+    ) -> Result<(), SchemaError> {
+        let esc = self.c.esc;
+        let key_regexes = |o: &ObjectShape, foreign: &[String]| {
+            let mut res: Vec<String> = (o.props.iter().map(|p| &p.name).chain(foreign))
+                .map(|k| crate::spell::quoted(k, esc))
+                .collect();
+            res.extend(o.patterns.iter().map(|p| format!("\"{}\"", p.keys)));
+            if o.additional.is_some() {
+                let names: Vec<&str> = o.reserved.iter().map(String::as_str).collect();
+                res.push(format!("\"{}\"", other_than(&names, esc)));
+            }
+            res
+        };
+        for (i, (a, _)) in shapes.iter().enumerate() {
+            for (j, (b, fb)) in shapes.iter().enumerate() {
+                if i == j {
+                    continue;
+                }
+                for pa in &a.patterns {
+                    let pa = format!("\"{}\"", pa.keys);
+                    for kb in key_regexes(b, fb) {
+                        let apart = TerminalDfa::intersection(&[pa.clone(), kb.clone()])
+                            == Err(DfaError::NeverMatches);
+                        if kb != pa && !apart {
+                            return Err(SchemaError::unsupported(
+                                "patternProperties",
+                                &self.c.pointer(id),
+                                "object branches of a union whose pattern keys \
+                                 overlap another branch's keys"
+                                    .to_string(),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Several object shapes with members in any order. When the first key
     /// tells the shape (declared by that shape only, no extra keys
     /// anywhere), each shape's alternatives start with their own first key
     /// and the grammar stays LL(1); that grows with the square of a
     /// shape's property count. Otherwise each shape is its own member set
     /// and the parser forks at the first key until the shapes part.
-    fn object_union(&mut self, name: &str, objects: &[ObjectShape]) -> Expr {
+    fn object_union(&mut self, name: &str, objects: &[(ObjectShape, Vec<String>)]) -> Expr {
         let mut owner: HashMap<&str, usize> = HashMap::new();
         let mut size = 0;
         let mut by_first_key = true;
-        for (i, o) in objects.iter().enumerate() {
+        for (i, (o, _)) in objects.iter().enumerate() {
             by_first_key &= o.additional.is_none() && o.patterns.is_empty();
             for p in &o.props {
                 by_first_key &= !owner.insert(&p.name, i).is_some_and(|j| j != i);
@@ -434,27 +525,9 @@ impl<'c, 'a> Emitter<'c, 'a> {
             size += o.props.len() * o.props.len();
         }
         if !by_first_key || size > MAX_UNION_MEMBERS {
-            // A key one shape declares lexes as its literal in the context
-            // all shapes share before the parser forks; a shape that takes
-            // it as an extra key gets a member for that literal instead
-            // (the key leaves its "any other key" terminal).
-            let keys: Vec<String> = objects
-                .iter()
-                .flat_map(|o| o.props.iter().map(|p| p.name.clone()))
-                .collect();
             let alts = (objects.iter().enumerate())
-                .map(|(i, o)| {
-                    let mut o = o.clone();
-                    let mut foreign = Vec::new();
-                    if o.additional.is_some() && o.patterns.is_empty() {
-                        for k in &keys {
-                            if !o.reserved.contains(k) && !foreign.contains(k) {
-                                foreign.push(k.clone());
-                            }
-                        }
-                        o.reserved.extend(foreign.iter().cloned());
-                    }
-                    self.member_set(&format!("{name}_{i}_s"), &o.props, &o, o.nonempty, &foreign)
+                .map(|(i, (o, foreign))| {
+                    self.member_set(&format!("{name}_{i}_s"), &o.props, o, o.nonempty, foreign)
                 })
                 .collect();
             let body = format!("{name}_b");
@@ -464,11 +537,11 @@ impl<'c, 'a> Emitter<'c, 'a> {
         let mut alts = Vec::new();
         if objects
             .iter()
-            .any(|o| !o.nonempty && !o.props.iter().any(|p| p.required))
+            .any(|(o, _)| !o.nonempty && !o.props.iter().any(|p| p.required))
         {
             alts.push(Expr::seq(vec![]));
         }
-        for (i, o) in objects.iter().enumerate() {
+        for (i, (o, _)) in objects.iter().enumerate() {
             for (k, first) in o.props.iter().enumerate() {
                 let mut others = o.props.clone();
                 others.remove(k);
@@ -567,9 +640,16 @@ impl<'c, 'a> Emitter<'c, 'a> {
     /// Emits an object shape's member rules; returns whether `{}` is
     /// allowed and the alternatives of its first member.
     #[allow(clippy::needless_range_loop)] // positions index several tables
-    fn object(&mut self, name: &str, o: &ObjectShape) -> (bool, Vec<Expr>) {
+    fn object(&mut self, name: &str, o: &ObjectShape, foreign: &[String]) -> (bool, Vec<Expr>) {
         let n = o.props.len();
-        let extras = self.extra_keys(o);
+        let mut extras = self.extra_keys(o);
+        // Extra keys that another shape of a union declares: their own
+        // literal terminals (see `shared_keys`).
+        if let Some(a) = o.additional {
+            for name in foreign {
+                extras.push((Expr::regex(&crate::spell::quoted(name, self.c.esc)), a));
+            }
+        }
         let m = |i: usize| format!("{name}_m{i}");
         let t = |i: usize| format!("{name}_t{i}");
         let x = format!("{name}_x");

@@ -249,6 +249,22 @@ fn not_several_required_names() {
         &["{}", r#"{"a": 1}"#, r#"{"b": 1, "c": 2}"#],
         &[r#"{"a": 1, "b": 2}"#, r#"{"b": 1, "c": 2, "a": 0}"#],
     );
+    // Another member before the one present (found on held-out MaskBench
+    // files: the other branch's name was refused after any member).
+    check(
+        json!({"type": "object", "not": {"required": ["body", "bodyValue"]}}),
+        &[
+            r#"{"id": "x", "body": "b"}"#,
+            r#"{"a": 1, "body": 2}"#,
+            r#"{"a": 1, "bodyValue": 2, "c": 3}"#,
+            r#"{"bodyValue": 1}"#,
+            r#"{"z": {"body": 1, "bodyValue": 2}, "body": 3}"#,
+        ],
+        &[
+            r#"{"id": "x", "body": "b", "bodyValue": 1}"#,
+            r#"{"bodyValue": 1, "a": 1, "body": "b"}"#,
+        ],
+    );
     check(
         json!({"not": {"required": ["a", "b"]}}),
         &["{}"],
