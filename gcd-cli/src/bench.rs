@@ -180,13 +180,11 @@ pub fn maskbench(
     max_lexer_states: usize,
     properties: gcd_schema::PropertyOrder,
     budget_slack: Option<usize>,
-    cold_visits: u8,
     json: bool,
 ) -> Result<ExitCode> {
     let vocab = load_vocab(tokenizer)?;
     let cfg = gcd_cli::maskbench::Config {
         budget_slack,
-        cold_visits,
         data,
         stride,
         // MaskBench's documents: any JSON whitespace, as the protocol has it.

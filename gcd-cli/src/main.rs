@@ -169,10 +169,6 @@ enum Command {
         /// this many tokens (and time the first mask under a budget).
         #[arg(long)]
         budget_slack: Option<usize>,
-        /// Masks each lexer state answers by walking the trie before its
-        /// token tables are built (0: build them on the first mask).
-        #[arg(long, default_value_t = 1)]
-        cold_visits: u8,
     },
 }
 
@@ -238,7 +234,6 @@ fn main() -> ExitCode {
             max_lexer_states,
             properties,
             budget_slack,
-            cold_visits,
         } => {
             let order = match properties.as_str() {
                 "schema" => gcd_schema::PropertyOrder::Schema,
@@ -251,7 +246,6 @@ fn main() -> ExitCode {
                 max_lexer_states,
                 order,
                 budget_slack,
-                cold_visits,
                 json,
             )
         }

@@ -40,9 +40,6 @@ pub struct Config {
     /// this many, and time the first mask under a budget (which builds the
     /// budget's tables); `None`: no budget.
     pub budget_slack: Option<usize>,
-    /// Masks each lexer state answers by a direct trie walk before its
-    /// tables are built (`BoundGrammar::set_cold_visits`; 0: tables first).
-    pub cold_visits: u8,
 }
 
 /// Per-category counts.
@@ -175,7 +172,11 @@ fn run_file(
     if !compiled.warnings().is_empty() {
         r.annotated += 1;
     }
-    let bound = Arc::new(BoundGrammar::with_trie(Arc::new(compiled), vocab.clone(), trie.clone()).cold_visits(cfg.cold_visits));
+    let bound = Arc::new(BoundGrammar::with_trie(
+        Arc::new(compiled),
+        vocab.clone(),
+        trie.clone(),
+    ));
     // Under a budget the first mask builds the budget's tables; a budget
     // far above any instance's length keeps every token allowed.
     let first_matcher = |b: Arc<BoundGrammar>| {
@@ -194,7 +195,11 @@ fn run_file(
     }
     let again = Instant::now();
     if let Ok(c) = compile(&doc["schema"], &cfg.options) {
-        let b = Arc::new(BoundGrammar::with_trie(Arc::new(c), vocab.clone(), trie.clone()).cold_visits(cfg.cold_visits));
+        let b = Arc::new(BoundGrammar::with_trie(
+            Arc::new(c),
+            vocab.clone(),
+            trie.clone(),
+        ));
         drop(first_matcher(b).compute_mask(width));
         r.ttfm_again_us.push(us(again.elapsed()));
     }

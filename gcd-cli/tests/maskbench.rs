@@ -18,7 +18,6 @@ fn run_exact(stride: usize, budget_slack: Option<usize>, min: usize) -> Option<R
     );
     let cfg = Config {
         budget_slack,
-        cold_visits: 1,
         data: root.join("maskbench"),
         stride,
         options: gcd_schema::Options::default()

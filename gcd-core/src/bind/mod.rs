@@ -31,7 +31,6 @@ mod pieces;
 mod tables;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use bitvec::prelude::*;
@@ -80,15 +79,6 @@ pub struct BoundGrammar {
     pub(crate) vocab: Arc<Vocabulary>,
     pub(crate) trie: Arc<TokenTrie>,
     pub(crate) states: Vec<OnceLock<StateTables>>,
-    /// Masks answered per lexer state by walking the trie directly, while
-    /// its tables are not built (see [`warm_state`](Self::warm_state)).
-    pub(crate) visits: Vec<AtomicU8>,
-    /// How many masks a lexer state answers by a direct walk before its
-    /// tables are built (0: tables from the first mask on).
-    pub(crate) cold_visits: u8,
-    /// Per lexer state: few bytes extend its lexeme, so a direct walk
-    /// prunes most of the trie at its first byte.
-    pub(crate) narrow: Vec<bool>,
     /// Per lexer state: index into `end_filters`, or `u32::MAX`.
     pub(crate) end_filter_of: Vec<u32>,
     /// "First byte ends the lexeme" filters, shared by states with equal
@@ -137,15 +127,6 @@ pub struct BoundGrammar {
 /// nodes: below it, walking is cheaper than a lookup (measured on Go and
 /// Java replays: 256 left a third of the walk, 64 a sixth).
 pub(crate) const ROOTED_MIN_NODES: usize = 64;
-
-/// Masks a lexer state answers by a direct walk before its tables are
-/// built: a state met once (most of a new schema's) never pays for them.
-pub(crate) const COLD_VISITS: u8 = 1;
-
-/// Most bytes that may extend a lexeme for its state to be walked directly
-/// on a first visit: a wide state (a string body) keeps most of the trie
-/// alive, and its tables (usually shared by another schema) cost less.
-pub(crate) const NARROW_BYTES: usize = 64;
 /// Most rooted tables kept per binding (the cache starts over past it).
 const MAX_ROOTED: usize = 4096;
 
@@ -261,14 +242,12 @@ impl BoundGrammar {
         let n_states = lx.num_states();
         let mut index: HashMap<[bool; 256], u32> = HashMap::new();
         let mut end_filters = Vec::new();
-        let mut narrow = Vec::with_capacity(n_states);
         let end_filter_of = (0..n_states as u32)
             .map(|q| {
-                let ext = lx.extending_bytes(q);
-                narrow.push(ext.iter().filter(|&&e| e).count() <= NARROW_BYTES);
                 if lx.winner(q).is_none() {
                     return u32::MAX;
                 }
+                let ext = lx.extending_bytes(q);
                 if ext.iter().all(|&e| e) {
                     return u32::MAX;
                 }
@@ -288,9 +267,6 @@ impl BoundGrammar {
             head_masks_on: true,
             deepest_head: DEEPEST_HEAD,
             states: (0..n_states).map(|_| OnceLock::new()).collect(),
-            visits: (0..n_states).map(|_| AtomicU8::new(0)).collect(),
-            narrow,
-            cold_visits: COLD_VISITS,
             end_filter_of,
             end_filters,
             budget: OnceLock::new(),
@@ -397,38 +373,6 @@ impl BoundGrammar {
     /// The tables of lexer state `q`, built on first use.
     pub fn state(&self, q: u32) -> &StateTables {
         self.states[q as usize].get_or_init(|| self.build_state(q))
-    }
-
-    /// The tables of lexer state `q` when they are worth having: already
-    /// built, or built now because `q` has answered its first
-    /// `cold_visits` masks by direct walks. `None` asks the caller for a
-    /// direct walk (DESIGN.md, "Cold and warm": tables are a cache, never
-    /// what the first mask waits for).
-    pub(crate) fn warm_state(&self, q: u32) -> Option<&StateTables> {
-        if let Some(t) = self.states[q as usize].get() {
-            return Some(t);
-        }
-        if !self.narrow[q as usize] {
-            return Some(self.state(q));
-        }
-        // (No wrap: the state is built once `seen` reaches `cold_visits`.)
-        let seen = self.visits[q as usize].fetch_add(1, Ordering::Relaxed);
-        (seen >= self.cold_visits).then(|| self.state(q))
-    }
-
-    /// How many masks each lexer state answers by walking the trie before
-    /// its tables are built (default 1; 0 builds them on the first mask,
-    /// as before, for tests and benchmarks that compare both).
-    #[doc(hidden)]
-    pub fn set_cold_visits(&mut self, n: u8) {
-        self.cold_visits = n;
-    }
-
-    /// [`set_cold_visits`](Self::set_cold_visits), by value.
-    #[doc(hidden)]
-    pub fn cold_visits(mut self, n: u8) -> BoundGrammar {
-        self.cold_visits = n;
-        self
     }
 
     /// Every state's tables, building the missing ones.

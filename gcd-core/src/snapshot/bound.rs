@@ -144,9 +144,6 @@ impl BoundGrammar {
             trie: Arc::new(t.trie),
             end_filter_of: t.states.iter().map(|s| s.end_filter).collect(),
             states: t.states.into_iter().map(OnceLock::from).collect(),
-            visits: (0..n_states).map(|_| Default::default()).collect(),
-            cold_visits: crate::bind::COLD_VISITS,
-            narrow: vec![false; n_states],
             end_filters: t
                 .end_filters
                 .into_iter()

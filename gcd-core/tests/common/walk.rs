@@ -34,11 +34,7 @@ pub fn check_walk_in(
     seed: u64,
     steps: usize,
 ) -> usize {
-    // Masks from state tables, from direct trie walks, and the default
-    // (a state's first mask walked, later ones from its tables), by seed.
-    let cold_visits = [0, u8::MAX, 1][(seed % 3) as usize];
-    let bound = BoundGrammar::try_new(compiled.clone(), vocab).unwrap();
-    let bound = Arc::new(bound.cold_visits(cold_visits));
+    let bound = Arc::new(BoundGrammar::try_new(compiled.clone(), vocab).unwrap());
     let vocab = bound.vocab().clone();
     let tokens: Vec<Option<Vec<u8>>> = (0..vocab.len() as u32)
         .map(|id| {

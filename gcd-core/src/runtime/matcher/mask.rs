@@ -96,7 +96,7 @@ pub(super) trait WalkStack<'a>: Stack + Clone {
         filter: u32,
     ) {
         let b = walk.b;
-        walk.add_state(out, gi, q, Some(b.end_filter(filter)), true);
+        walk.add_tables(out, gi, b.state(q), Some(b.end_filter(filter)), true);
     }
 }
 
@@ -218,9 +218,6 @@ pub(super) struct MaskWalk<'a, S> {
     limit: Option<u32>,
     /// Per terminal, the most tokens one of its lexemes may hold.
     caps: Option<&'a [u32]>,
-    /// Set while walking a state without its tables: no rooted tables
-    /// either (a direct walk builds nothing).
-    cold: bool,
     /// A head walk's flag, set by a shift that read below the head.
     pub(super) bottom: Option<&'a Cell<bool>>,
     /// A head walk's trie nodes whose subtrees it could not decide: a
@@ -287,7 +284,6 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
             group: vec![0; depth],
             limit,
             caps: None,
-            cold: false,
             bottom: None,
             undecided: Vec::new(),
             only: None,
@@ -307,20 +303,7 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
         held: u32,
     ) {
         let b = self.b;
-        // A state met for the first time answers by a direct walk from its
-        // pending lexeme (which closes it where a first byte cannot extend
-        // it, as the tables' end filter does), except where the tables say
-        // more than the walk: an empty pending lexeme whose state has a
-        // winner must not close, and caps count a closing token apart.
-        let direct = self.caps.is_none() && !(fresh && self.g.lexer.winner(q).is_some());
-        let tables = match direct {
-            true => b.warm_state(q),
-            false => Some(b.state(q)),
-        };
-        let Some(tables) = tables else {
-            let gi = self.new_group(views, held + 1);
-            return self.walk_roots(out, gi, q, None);
-        };
+        let tables = b.state(q);
         let closes = tables.end_filter != u32::MAX && !fresh;
         // Under caps, a token whose first byte closes the lexeme leaves it
         // the tokens it holds: its group counts one fewer.
@@ -491,40 +474,6 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
         })
     }
 
-    /// Adds the tokens lexer state `q` (a lexeme's start) allows with group
-    /// `gi`, from its tables once it has them, else by a direct walk
-    /// (`filter`, `within`: as for [`add_tables`](Self::add_tables); a
-    /// direct walk adds the tokens within the lexeme either way, which are
-    /// allowed whatever the stacks).
-    pub(super) fn add_state(
-        &mut self,
-        out: &mut [u64],
-        gi: u32,
-        q: u32,
-        filter: Option<&EndFilter>,
-        within: bool,
-    ) {
-        match self.b.warm_state(q) {
-            Some(tables) => self.add_tables(out, gi, tables, filter, within),
-            None => self.walk_roots(out, gi, q, filter),
-        }
-    }
-
-    /// The direct walk: every trie subtree from the root (those whose first
-    /// byte `filter` lets through) walked from lexer state `q`, crossing
-    /// lexeme boundaries with the parser, building no table.
-    fn walk_roots(&mut self, out: &mut [u64], gi: u32, q: u32, filter: Option<&EndFilter>) {
-        let cold = std::mem::replace(&mut self.cold, true);
-        let trie = &self.b.trie;
-        for n in trie.root_children() {
-            if filter.is_some_and(|f| !f.first_bytes[trie.byte[n] as usize]) {
-                continue;
-            }
-            self.walk(out, gi, q, n);
-        }
-        self.cold = cold;
-    }
-
     /// Adds the tokens `tables` allow with group `gi`: those crossing its
     /// boundaries, and (if `within`) those within the lexeme.
     pub(super) fn add_tables(
@@ -611,7 +560,7 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
         if !self.needed(root) {
             return;
         }
-        if !self.cold && trie.subtree_end[root] as usize - root >= self.b.rooted_min_nodes {
+        if trie.subtree_end[root] as usize - root >= self.b.rooted_min_nodes {
             // A large subtree: its tables, built once, instead of a walk.
             let tables = self.b.rooted(q, root as u32);
             return self.add_tables(out, gi, &tables, None, true);
@@ -639,8 +588,7 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
                 // The first group that goes on walks on here; each group
                 // in another lexer state walks this subtree on its own (a
                 // large subtree, every group: from its tables).
-                let big =
-                    !self.cold && trie.subtree_end[i] as usize - i >= self.b.rooted_min_nodes;
+                let big = trie.subtree_end[i] as usize - i >= self.b.rooted_min_nodes;
                 let mut next = None;
                 let Some(shifted) = self.shift(gi, w) else {
                     self.undecided.push(i as u32);
