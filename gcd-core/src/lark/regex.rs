@@ -27,6 +27,19 @@ impl Parser<'_, '_> {
             text,
             span,
         };
+        // Python's `l` (locale) is refused for text patterns, so Lark
+        // refuses it too; `u` is Python 3's default and changes nothing.
+        if flags.contains('l') {
+            self.error(
+                DiagnosticKind::Unsupported,
+                span,
+                format!(
+                    "regex flag `l` (locale) in `{}`: Python and Lark refuse it for text patterns",
+                    lit.text
+                ),
+            );
+            return lit;
+        }
         let verbose = flags.contains('x');
         let (tr, map) = translate_python_regex(body, verbose);
         let body_start = t.start + 1;
