@@ -462,41 +462,49 @@ impl<'c, 'a> Emitter<'c, 'a> {
         Ok(out)
     }
 
-    /// Refuses a union whose shapes' pattern keys overlap another shape's
-    /// key terminals (see `shared_keys`).
+    /// Refuses a union with pattern keys where two shapes' key terminals
+    /// differ but match a common key (see `shared_keys`): a shape with
+    /// patterns keeps its own "any other key", so its patterns and that
+    /// terminal are checked against every key terminal of the others.
     fn check_pattern_keys_apart(
         &mut self,
         shapes: &[(ObjectShape, Vec<String>)],
         id: Id,
     ) -> Result<(), SchemaError> {
         let esc = self.c.esc;
+        // (regex, whether it spells one name): two names never overlap.
         let key_regexes = |o: &ObjectShape, foreign: &[String]| {
-            let mut res: Vec<String> = (o.props.iter().map(|p| &p.name).chain(foreign))
-                .map(|k| crate::spell::quoted(k, esc))
+            let mut res: Vec<(String, bool)> = (o.props.iter().map(|p| &p.name).chain(foreign))
+                .map(|k| (crate::spell::quoted(k, esc), true))
                 .collect();
-            res.extend(o.patterns.iter().map(|p| format!("\"{}\"", p.keys)));
+            res.extend(o.patterns.iter().map(|p| (format!("\"{}\"", p.keys), false)));
             if o.additional.is_some() {
                 let names: Vec<&str> = o.reserved.iter().map(String::as_str).collect();
-                res.push(format!("\"{}\"", other_than(&names, esc)));
+                res.push((format!("\"{}\"", other_than(&names, esc)), false));
             }
             res
         };
-        for (i, (a, _)) in shapes.iter().enumerate() {
+        for (i, (a, fa)) in shapes.iter().enumerate() {
+            if a.patterns.is_empty() {
+                continue;
+            }
             for (j, (b, fb)) in shapes.iter().enumerate() {
                 if i == j {
                     continue;
                 }
-                for pa in &a.patterns {
-                    let pa = format!("\"{}\"", pa.keys);
-                    for kb in key_regexes(b, fb) {
-                        let apart = TerminalDfa::intersection(&[pa.clone(), kb.clone()])
+                for (ka, name_a) in key_regexes(a, fa) {
+                    for (kb, name_b) in key_regexes(b, fb) {
+                        if ka == kb || (name_a && name_b) {
+                            continue;
+                        }
+                        let apart = TerminalDfa::intersection(&[ka.clone(), kb])
                             == Err(DfaError::NeverMatches);
-                        if kb != pa && !apart {
+                        if !apart {
                             return Err(SchemaError::unsupported(
                                 "patternProperties",
                                 &self.c.pointer(id),
-                                "object branches of a union whose pattern keys \
-                                 overlap another branch's keys"
+                                "object branches of a union whose keys overlap where one \
+                                 branch has pattern keys"
                                     .to_string(),
                             ));
                         }

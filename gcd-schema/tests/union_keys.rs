@@ -169,4 +169,17 @@ fn overlapping_pattern_keys_in_a_union_are_refused() {
         }
         Err(e) => assert!(e.to_string().contains("patternProperties"), "{e}"),
     }
+    // The pattern shape's own "any other key" against the other's.
+    let schema = json!({"anyOf": [
+        {"type": "object", "patternProperties": {"^x": {"type": "integer"}}, "properties": {"p": {"type": "null"}}},
+        {"type": "object", "properties": {"q": false}, "additionalProperties": {"type": "string"}}
+    ]});
+    match compile(&schema, &Options::default().properties(PropertyOrder::Any)) {
+        Ok(c) => {
+            let a = Acceptor::new(c);
+            assert!(a.accepts(r#"{"zz": 1}"#));
+            assert!(a.accepts(r#"{"zz": "s", "q": 1}"#));
+        }
+        Err(e) => assert!(e.to_string().contains("patternProperties"), "{e}"),
+    }
 }
