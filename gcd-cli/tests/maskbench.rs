@@ -2,7 +2,6 @@
 //! vocabulary for speed), members in any order as `gcd maskbench` runs it:
 //! every compiled schema must be handled exactly.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use gcd_cli::maskbench::{category, run, Config, Report};
@@ -12,7 +11,7 @@ use gcd_core::vocab::Vocabulary;
 /// every compiled schema is handled exactly and that at least `min`
 /// schemas ran, half of them passing.
 fn run_exact(stride: usize, budget_slack: Option<usize>, min: usize) -> Option<Report> {
-    let root = shared_data()?;
+    let root = gcd_core::shared_data::root()?;
     let vocab = Arc::new(
         Vocabulary::from_tokenizer_json(root.join("tokenizers/gpt2/tokenizer.json")).unwrap(),
     );
@@ -99,8 +98,4 @@ fn categories_from_file_names() {
     assert_eq!(category("Github_easy---o1234.json"), "Github_easy");
     assert_eq!(category("BFCL_java_11.json"), "BFCL_java");
     assert_eq!(category("Glaiveai2K---calc_95c5.json"), "Glaiveai2K");
-}
-
-fn shared_data() -> Option<PathBuf> {
-    gcd_core::shared_data::root()
 }

@@ -436,14 +436,12 @@ impl<'c, 'a> Emitter<'c, 'a> {
         if objects.len() < 2 {
             return Ok(objects.into_iter().map(|o| (o, Vec::new())).collect());
         }
-        let mut keys: Vec<String> = Vec::new();
-        for o in &objects {
-            for k in o.props.iter().map(|p| &p.name).chain(&o.reserved) {
-                if !keys.contains(k) {
-                    keys.push(k.clone());
-                }
-            }
-        }
+        let mut seen = std::collections::HashSet::new();
+        let keys: Vec<String> = (objects.iter())
+            .flat_map(|o| o.props.iter().map(|p| &p.name).chain(&o.reserved))
+            .filter(|k| seen.insert(k.as_str()))
+            .cloned()
+            .collect();
         let mut out = Vec::new();
         for mut o in objects {
             let mut foreign = Vec::new();
@@ -472,34 +470,51 @@ impl<'c, 'a> Emitter<'c, 'a> {
         id: Id,
     ) -> Result<(), SchemaError> {
         let esc = self.c.esc;
-        // (regex, whether it spells one name): two names never overlap.
-        let key_regexes = |o: &ObjectShape, foreign: &[String]| {
-            let mut res: Vec<(String, bool)> = (o.props.iter().map(|p| &p.name).chain(foreign))
-                .map(|k| (crate::spell::quoted(k, esc), true))
-                .collect();
-            res.extend(o.patterns.iter().map(|p| (format!("\"{}\"", p.keys), false)));
+        // Per shape, its key terminals: (regex, DFA, whether it spells one
+        // name; two names never overlap). The DFAs come from the cache the
+        // terminals will be compiled from.
+        let keys = |o: &ObjectShape, foreign: &[String]| {
+            let mut keys = Vec::new();
+            for k in o.props.iter().map(|p| &p.name).chain(foreign) {
+                let re = crate::spell::quoted(k, esc);
+                keys.push((TerminalDfa::new(&re), re, true));
+            }
+            for p in &o.patterns {
+                let re = format!("\"{}\"", p.keys);
+                keys.push((TerminalDfa::new(&re), re, false));
+            }
             if o.additional.is_some() {
                 let names: Vec<&str> = o.reserved.iter().map(String::as_str).collect();
-                res.push((format!("\"{}\"", other_than(&names, esc)), false));
+                let re = format!("\"{}\"", other_than(&names, esc));
+                let dfa = TerminalDfa::new_with(&re, || other_keys_dfa(&names, esc));
+                keys.push((dfa, re, false));
             }
-            res
+            keys
         };
-        for (i, (a, fa)) in shapes.iter().enumerate() {
+        let keys: Vec<_> = shapes.iter().map(|(o, foreign)| keys(o, foreign)).collect();
+        for (i, (a, _)) in shapes.iter().enumerate() {
             if a.patterns.is_empty() {
                 continue;
             }
-            for (j, (b, fb)) in shapes.iter().enumerate() {
+            for (j, other) in keys.iter().enumerate() {
                 if i == j {
                     continue;
                 }
-                for (ka, name_a) in key_regexes(a, fa) {
-                    for (kb, name_b) in key_regexes(b, fb) {
-                        if ka == kb || (name_a && name_b) {
+                for (da, ra, name_a) in &keys[i] {
+                    for (db, rb, name_b) in other {
+                        if ra == rb || (*name_a && *name_b) {
                             continue;
                         }
-                        let apart = TerminalDfa::intersection(&[ka.clone(), kb])
-                            == Err(DfaError::NeverMatches);
-                        if !apart {
+                        // A DFA that cannot be built (too large) counts as
+                        // overlapping; one that matches nothing does not.
+                        let overlap = match (da, db) {
+                            (Ok(da), Ok(db)) => da.overlaps(db),
+                            (Err(DfaError::NeverMatches), _) | (_, Err(DfaError::NeverMatches)) => {
+                                false
+                            }
+                            _ => true,
+                        };
+                        if overlap {
                             return Err(SchemaError::unsupported(
                                 "patternProperties",
                                 &self.c.pointer(id),

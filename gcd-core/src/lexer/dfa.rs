@@ -407,6 +407,26 @@ impl TerminalDfa {
         self.accepting[state as usize]
     }
 
+    /// Whether some string matches both: a search of the product that
+    /// stops at the first pair of accepting states, building and caching
+    /// no table (unlike [`intersection`](Self::intersection)).
+    pub fn overlaps(&self, other: &TerminalDfa) -> bool {
+        let mut seen = std::collections::HashSet::from([(0u32, 0u32)]);
+        let mut todo = vec![(0u32, 0u32)];
+        while let Some((a, b)) = todo.pop() {
+            if self.is_accepting(a) && other.is_accepting(b) {
+                return true;
+            }
+            for byte in 0..=255u8 {
+                let next = (self.next(a, byte), other.next(b, byte));
+                if next.0 != DEAD && next.1 != DEAD && seen.insert(next) {
+                    todo.push(next);
+                }
+            }
+        }
+        false
+    }
+
     /// How many states the table has.
     pub fn len(&self) -> usize {
         self.accepting.len()

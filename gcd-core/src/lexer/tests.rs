@@ -355,3 +355,22 @@ fn lookaround_reports_what_it_cannot_see() {
     assert_eq!(split(r"[(?=]a\(?=b").unwrap(), None);
     assert_eq!(split("(?P<x>a)(?<y>b)").unwrap(), None);
 }
+
+#[test]
+fn overlaps_is_a_non_empty_intersection() {
+    let pairs = [
+        (r"[a-c]+", r"b[0-9]*", true),
+        (r"a+", r"b+", false),
+        (r#""x[a-z]*""#, r#""[^x"][a-z]*""#, false),
+        (r#""x[a-z]*""#, r#""[a-z]+""#, true),
+        (r"(ab)+", r"a(ba)*b", true),
+        (r"a{3}", r"a{1,2}", false),
+    ];
+    for (a, b, want) in pairs {
+        let (da, db) = (TerminalDfa::new(a).unwrap(), TerminalDfa::new(b).unwrap());
+        assert_eq!(da.overlaps(&db), want, "{a} & {b}");
+        assert_eq!(db.overlaps(&da), want, "{b} & {a}");
+        let product = TerminalDfa::intersection(&[a.to_string(), b.to_string()]);
+        assert_eq!(product.is_ok(), want, "{a} & {b}: the product says {product:?}");
+    }
+}

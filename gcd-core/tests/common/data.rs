@@ -5,9 +5,7 @@ use std::path::PathBuf;
 
 /// `../shared/data` from the workspace root (or `$GCD_SHARED_DATA`), or
 /// `None` (tests then skip).
-pub fn shared_data() -> Option<PathBuf> {
-    gcd_core::shared_data::root()
-}
+pub use gcd_core::shared_data::root as shared_data;
 
 /// A JSON document of a corpus, with where it came from.
 pub struct Doc {

@@ -1,7 +1,6 @@
 //! Shared helpers: locating ../shared/data and byte-level acceptance.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use gcd_core::bind::BoundGrammar;
@@ -12,9 +11,7 @@ use gcd_core::vocab::Vocabulary;
 
 /// `../shared/data` from the workspace root (or `$GCD_SHARED_DATA`), or
 /// `None` (tests then skip).
-pub fn shared_data() -> Option<PathBuf> {
-    gcd_core::shared_data::root()
-}
+pub use gcd_core::shared_data::root as shared_data;
 
 /// Llama-3's vocabulary and token trie from the shared data, or `None`
 /// (tests then skip).
