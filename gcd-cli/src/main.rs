@@ -41,7 +41,15 @@ struct Cli {
     /// stdout, with exit code 2.
     #[arg(long, global = true)]
     json: bool,
+    /// The start rule of a Lark grammar that has no rule named `start`
+    /// (as Lark's `start=` option; such a grammar is refused without it).
+    #[arg(long, global = true, value_name = "RULE")]
+    start: Option<String>,
 }
+
+/// `--start`, set once from the command line: every Lark grammar this
+/// process reads takes it.
+static START_RULE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum LexingArg {
@@ -182,6 +190,7 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
+    START_RULE.get_or_init(|| cli.start.clone());
     let lexing = Lexing::from(cli.lexing);
     let json = cli.json;
     let result = match cli.command {
@@ -307,7 +316,11 @@ fn read_lark(
         dir: dir.to_path_buf(),
         inner: &options,
     };
-    gcd_core::lark::parse_with_embeds(text, &options.limits, &embeds)?.build()
+    let mut builder = gcd_core::lark::parse_with_embeds(text, &options.limits, &embeds)?;
+    if let Some(Some(start)) = START_RULE.get() {
+        builder.start(start);
+    }
+    builder.build()
 }
 
 /// A JSON Schema file, compiled with the default options.

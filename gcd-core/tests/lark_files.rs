@@ -274,7 +274,7 @@ fn real_grammar_files() {
             .to_string_lossy()
             .replace('\\', "/");
         let src = std::fs::read_to_string(f).unwrap();
-        let res = parse_grammar(&src);
+        let res = common::data::parse_lark_file(f, &src);
         let (line, observed) = observe(&src, &res);
         println!("{name:<80} {line}");
         match EXPECTED.iter().find(|(n, _)| *n == name).map(|(_, e)| e) {

@@ -448,7 +448,7 @@ fn samples_of_real_grammars_parse_with_lark() {
         // Grammars maximal munch refuses for a lexical hazard are lexed
         // dynamically, and then only every split is the language.
         let mut lexing = Lexing::MaximalMunch;
-        let compiled = parse_grammar(&text)
+        let compiled = common::data::parse_lark_file(file, &text)
             .map_err(|e| e.to_string())
             .and_then(|g| match CompiledGrammar::new(&g) {
                 Err(e) if e.kind() == gcd_core::DiagnosticKind::LexicalHazard => {

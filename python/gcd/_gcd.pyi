@@ -99,8 +99,12 @@ class Grammar:
         vocab: Vocabulary,
         import_dir: Optional[str] = None,
         lexing: str = "maximal-munch",
+        start: Optional[str] = None,
     ) -> Grammar:
         """Compiles a grammar in gcd's Lark subset (start rule `start`) for vocab.
+
+        start: the start rule, as Lark's `start=`; a grammar without a rule
+        named `start` is refused without it (as Lark and llguidance refuse it).
 
         Ambiguous (non-LL(1)) grammars are allowed. Special tokens are named in
         rules as <|eot_id|> or by id as <[128009]> and match that token only;

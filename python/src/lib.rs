@@ -300,14 +300,17 @@ impl PyGrammar {
     /// import_dir: where `%import .module.NAME` finds `module.lark`.
     /// lexing: "maximal-munch" (default) or "dynamic" (a lexeme may end
     /// wherever a terminal matches, as in Lark's Earley parser).
+    /// start: the start rule, as Lark's `start=` (a grammar without a rule
+    /// named `start` is refused without it).
     #[staticmethod]
-    #[pyo3(signature = (text, vocab, import_dir = None, lexing = "maximal-munch"))]
+    #[pyo3(signature = (text, vocab, import_dir = None, lexing = "maximal-munch", start = None))]
     fn from_lark(
         py: Python<'_>,
         text: &str,
         vocab: &PyVocabulary,
         import_dir: Option<std::path::PathBuf>,
         lexing: &str,
+        start: Option<String>,
     ) -> PyResult<PyGrammar> {
         let lexing = match lexing {
             "maximal-munch" => gcd_core::compiled::Lexing::MaximalMunch,
@@ -322,17 +325,20 @@ impl PyGrammar {
         let compiled = py
             .detach(move || {
                 let options = gcd_schema::Options::default();
-                let g = match import_dir {
+                let mut builder = match import_dir {
                     Some(dir) => {
                         let files = gcd_core::lark::FileImports {
                             dir,
                             inner: &options,
                         };
                         gcd_core::lark::parse_with_embeds(&text, &options.limits, &files)?
-                            .build()?
                     }
-                    None => gcd_schema::parse_lark(&text, &options)?,
+                    None => gcd_core::lark::parse_with_embeds(&text, &options.limits, &options)?,
                 };
+                if let Some(start) = &start {
+                    builder.start(start);
+                }
+                let g = builder.build()?;
                 let config = gcd_core::compiled::Config::default().lexing(lexing);
                 CompiledGrammar::with_config(&g, &config)
             })

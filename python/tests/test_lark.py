@@ -143,3 +143,13 @@ def test_imports_from_files_and_dynamic_lexing(arith_vocab, tmp_path):
     assert not g.matcher().accepts_bytes(b"1+")
     with pytest.raises(ValueError, match="lexing must be"):
         gcd.Grammar.from_lark(text, arith_vocab, lexing="earley")
+
+
+def test_start_rule_given_or_refused(arith_vocab):
+    # As Lark: no rule named `start` is an error naming the rules, unless
+    # `start=` picks one.
+    text = 'sum: NUMBER ("+" NUMBER)*\nNUMBER: /[0-9]+/\n'
+    with pytest.raises(gcd.GrammarError, match="no rule named `start`.*`sum`"):
+        gcd.Grammar.from_lark(text, arith_vocab)
+    g = gcd.Grammar.from_lark(text, arith_vocab, start="sum")
+    assert g.vocab_size == len(CHARS)

@@ -105,6 +105,10 @@ pub struct GrammarBuilder {
     rules: Vec<RuleDef>,
     ignore: Vec<(String, Option<Span>)>,
     start: Option<String>,
+    /// No fallback to the first rule: a grammar without a rule named
+    /// `start` must be given one with [`start`](Self::start) (Lark text,
+    /// where Lark and llguidance refuse such a grammar too).
+    start_named: bool,
     errors: Vec<Diagnostic>,
     member_sets: Vec<MemberSetDef>,
 }
@@ -331,9 +335,19 @@ impl GrammarBuilder {
         name
     }
 
-    /// The start rule; defaults to `start`, else the first rule.
+    /// The start rule; defaults to `start`, else the first rule (unless
+    /// [`require_start`](Self::require_start) was called).
     pub fn start(&mut self, name: &str) -> &mut Self {
         self.start = Some(name.to_string());
+        self
+    }
+
+    /// Refuses to start from the first rule when no rule is named `start`
+    /// and none was given: the Lark front end asks for this, since a Lark
+    /// grammar without `start` is refused by Lark and llguidance, and its
+    /// first rule is often a helper.
+    pub fn require_start(&mut self) -> &mut Self {
+        self.start_named = true;
         self
     }
 
@@ -483,13 +497,28 @@ impl GrammarBuilder {
                 );
             }
         }
-        let start_name = self.start.clone().unwrap_or_else(|| {
-            if nt_index.contains_key("start") {
-                "start".to_string()
-            } else {
-                self.rules[0].name.clone()
+        let start_name = match &self.start {
+            Some(name) => name.clone(),
+            None if nt_index.contains_key("start") => "start".to_string(),
+            None if self.start_named => {
+                let names: Vec<String> = (self.rules.iter())
+                    .filter(|r| !r.name.starts_with("__"))
+                    .take(8)
+                    .map(|r| format!("`{}`", r.name))
+                    .collect();
+                diags.error(
+                    DiagnosticKind::Undefined,
+                    None,
+                    format!(
+                        "no rule named `start`: name the start rule `start`, or give one \
+                         explicitly (`GrammarBuilder::start`, `gcd --start NAME`); rules: {}",
+                        names.join(", ")
+                    ),
+                );
+                return Err(GrammarError::new(diags.0));
             }
-        });
+            None => self.rules[0].name.clone(),
+        };
         let Some(&start) = nt_index.get(&start_name) else {
             diags.error(
                 DiagnosticKind::Undefined,

@@ -196,6 +196,7 @@ pub(super) fn compile(
     used.extend(names);
 
     let mut builder = GrammarBuilder::new();
+    builder.require_start();
     let mut tc = TermCompiler {
         terms: &terms,
         index: &index,

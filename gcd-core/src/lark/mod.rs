@@ -8,6 +8,10 @@
 //!
 //! # Supported
 //!
+//! - The start rule is the rule named `start`. A grammar without one is an
+//!   error naming its rules (Lark and llguidance refuse it too), unless the
+//!   caller names another with [`GrammarBuilder::start`] before building
+//!   (Lark's `start=` option).
 //! - Rules `name: alt1 | alt2`. A definition ends at the end of its line,
 //!   unless the next non-blank line starts with `|` (as in Lark). Inside
 //!   `( )` and `[ ]` line breaks are also allowed (a superset of Lark) as long

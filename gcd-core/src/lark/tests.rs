@@ -765,3 +765,22 @@ proptest::proptest! {
         let _ = parse_grammar(&text);
     }
 }
+
+#[test]
+fn a_grammar_without_start_names_its_rules() {
+    // Lark and llguidance refuse it; starting from the first rule would
+    // silently give another language when that rule is a helper.
+    let e = err("item: WORD\nlist: item (\",\" item)*\nWORD: /[a-z]+/\n");
+    let msg = e.to_string();
+    assert!(e.has_kind(DiagnosticKind::Undefined), "{e}");
+    for part in ["no rule named `start`", "`item`", "`list`"] {
+        assert!(msg.contains(part), "{msg} lacks {part}");
+    }
+    // Given explicitly, any rule starts it.
+    let g = parse("item: WORD\nlist: item (\",\" item)*\nWORD: /[a-z]+/\n")
+        .unwrap()
+        .start("list")
+        .build()
+        .unwrap();
+    assert_eq!(g.nonterminal(g.start).name, "list");
+}

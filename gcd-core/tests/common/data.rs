@@ -102,3 +102,23 @@ pub fn lark_files(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+/// Lark files of the shared data whose callers name their start rule
+/// (Lark's `start=`): upstream examples without a rule named `start`.
+pub const LARK_START_RULES: &[(&str, &str)] = &[
+    ("advanced-qscintilla_json--grammar.lark", "anons"),
+    ("advanced-tree_forest_transformer--grammar.lark", "sentence"),
+    ("fruitflies--grammar.lark", "sentence"),
+];
+
+/// A Lark file's grammar, from the start rule its callers give.
+pub fn parse_lark_file(
+    path: &std::path::Path,
+    text: &str,
+) -> Result<gcd_core::grammar::Grammar, gcd_core::GrammarError> {
+    let mut builder = gcd_core::lark::parse(text)?;
+    if let Some((_, start)) = LARK_START_RULES.iter().find(|(f, _)| path.ends_with(f)) {
+        builder.start(start);
+    }
+    builder.build()
+}

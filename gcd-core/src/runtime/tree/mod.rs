@@ -368,10 +368,13 @@ pub fn parse_full(grammar: &CompiledGrammar, input: &[u8]) -> Result<ParseOutput
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lark::parse_grammar;
 
+    /// `src` from its first rule (Lark would need `start=` for these).
     fn compile(src: &str) -> CompiledGrammar {
-        CompiledGrammar::new(&parse_grammar(src).unwrap()).unwrap_or_else(|e| panic!("{src}\n{e}"))
+        let mut b = crate::lark::parse(src).unwrap();
+        let first = src.split(':').next().unwrap().trim().trim_start_matches('?');
+        let g = b.start(first).build().unwrap();
+        CompiledGrammar::new(&g).unwrap_or_else(|e| panic!("{src}\n{e}"))
     }
 
     fn tree(g: &CompiledGrammar, input: &str) -> String {
