@@ -615,3 +615,13 @@ fn sample_caps_a_lexeme() {
     assert_ne!(code, 0);
     assert!(err.contains("expected TERMINAL=K"), "{err}");
 }
+
+#[test]
+fn a_grammar_without_start_needs_start_given() {
+    let g = temp_file("no_start.lark", "item: WORD\nlist: item (\",\" item)*\nWORD: /[a-z]+/\n");
+    let (code, out, err) = gcd(&["check", g.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!((out.clone() + &err).contains("no rule named `start`"), "{out}{err}");
+    let (code, out, err) = gcd(&["--start", "list", "check", g.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+}
