@@ -794,3 +794,23 @@ fn min_properties_one_means_not_empty() {
     let e = error(json!({"minProperties": 2}));
     assert_eq!(e.keyword(), Some("minProperties"), "{e}");
 }
+
+#[test]
+fn all_of_exclusive_bounds_take_the_tighter() {
+    // As `minimum` with `minimum` does; refused as unsupported before.
+    check(
+        json!({"allOf": [{"exclusiveMinimum": 1}, {"exclusiveMinimum": 3}], "type": "integer"}),
+        &["4", "10"],
+        &["3", "2", "1"],
+    );
+    check(
+        json!({"allOf": [{"exclusiveMaximum": 10}, {"exclusiveMaximum": 7.5}], "type": "number"}),
+        &["7", "7.4", "-3"],
+        &["7.5", "8", "10"],
+    );
+    check(
+        json!({"allOf": [{"exclusiveMinimum": 0}, {"minimum": 0}, {"exclusiveMinimum": 2}], "type": "integer"}),
+        &["3"],
+        &["2", "0"],
+    );
+}

@@ -258,10 +258,11 @@ pub(super) fn merge(
                 }
                 Value::Object(out)
             }
-            "minLength" | "minItems" | "minimum" | "minProperties" => {
+            // (Draft 4's boolean exclusive bounds are no numbers: a clash.)
+            "minLength" | "minItems" | "minimum" | "exclusiveMinimum" | "minProperties" => {
                 num_pick(va, vb, true).ok_or_else(conflict)?
             }
-            "maxLength" | "maxItems" | "maximum" | "maxProperties" => {
+            "maxLength" | "maxItems" | "maximum" | "exclusiveMaximum" | "maxProperties" => {
                 num_pick(va, vb, false).ok_or_else(conflict)?
             }
             // Finite as both: as the smaller type.
