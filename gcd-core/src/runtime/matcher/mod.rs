@@ -91,6 +91,8 @@ struct Snapshot {
     configs: Vec<(SharedStack, u32, u32)>,
     fresh: bool,
     output_len: usize,
+    /// Tokens accepted before this step (a byte run adds none).
+    tokens_len: usize,
     prev: Option<Arc<Snapshot>>,
 }
 
@@ -397,16 +399,54 @@ impl Matcher {
         if let Some(n) = self.budget.filter(|&n| self.tokens.len() >= n) {
             return Err(self.not_allowed(token, &format!("the budget of {n} tokens is spent")));
         }
+        self.feed(bytes, Some(token))
+    }
+
+    /// Appends `bytes` to the output as if a token had spelled them, but
+    /// records no token: text fed from outside the model (a prefix the
+    /// caller forces, jump-forward bytes, a document checked against the
+    /// grammar), the bytes-level twin of [`advance`](Self::advance). Under
+    /// a budget the bytes cost no token, and a derivation that could then
+    /// not finish within it is dropped; under lexeme caps, which count
+    /// tokens, it is refused. [`rollback`](Self::rollback) undoes it as
+    /// one step. Errors leave the matcher unchanged.
+    pub fn advance_bytes(&mut self, bytes: &[u8]) -> Result<(), MatchError> {
+        let refuse = |kind, why: &str| MatchError {
+            kind,
+            message: format!("{} bytes not allowed after {} bytes: {why}", bytes.len(), self.output.len()),
+        };
+        if self.finished {
+            return Err(refuse(MatchErrorKind::Finished, "the output has ended"));
+        }
+        if self.caps.is_some() {
+            return Err(refuse(
+                MatchErrorKind::LexemeCap,
+                "lexeme caps count tokens, and bytes fed directly are none",
+            ));
+        }
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        self.feed(bytes, None)
+    }
+
+    /// Runs `bytes` (token `token`'s, or a byte run's) and, if some
+    /// configuration takes them all, makes them the next step.
+    fn feed(&mut self, bytes: &[u8], token: Option<u32>) -> Result<(), MatchError> {
+        let what = match token {
+            Some(t) => format!("token {t}"),
+            None => format!("{} bytes", bytes.len()),
+        };
         let runs = match self.run_bytes(bytes) {
             Ok(runs) => runs,
             Err(RunError::Dead) => {
-                return Err(self.not_allowed(token, "the grammar does not allow it here"))
+                return Err(self.refused(bytes, &what, "the grammar does not allow it here"))
             }
             Err(RunError::TooMany(n)) => {
                 return Err(MatchError {
                     kind: MatchErrorKind::TooManyConfigurations,
                     message: format!(
-                        "token {token} would leave {n} parser configurations alive, more than the \
+                        "{what} would leave {n} parser configurations alive, more than the \
                          limit of {} (the grammar is ambiguous here; raise Limits::max_configurations \
                          or make the grammar less ambiguous)",
                         self.bound.grammar.max_configurations()
@@ -454,27 +494,28 @@ impl Matcher {
                 ),
                 None => "a lexeme would pass its cap before it could end".to_string(),
             };
-            return Err(self.not_allowed(token, &why));
+            return Err(self.refused(bytes, &what, &why));
         }
         self.push_history();
         self.configs = configs;
         self.output.extend_from_slice(bytes);
         self.fresh = false;
-        self.tokens.push(token);
+        self.tokens.extend(token);
         Ok(())
     }
 
     fn not_allowed(&self, token: u32, why: &str) -> MatchError {
-        let text = self
-            .bound
-            .vocab
-            .token_bytes(token)
-            .map(|b| String::from_utf8_lossy(b).into_owned())
-            .unwrap_or_default();
+        let text = self.bound.vocab.token_bytes(token).unwrap_or_default();
+        self.refused(text, &format!("token {token}"), why)
+    }
+
+    /// `what` (spelling `bytes`) refused after the output so far.
+    fn refused(&self, bytes: &[u8], what: &str, why: &str) -> MatchError {
         MatchError {
             kind: MatchErrorKind::TokenNotAllowed,
             message: format!(
-                "token {token} ({text:?}) not allowed after {} bytes: {why}",
+                "{what} ({:?}) not allowed after {} bytes: {why}",
+                String::from_utf8_lossy(bytes),
                 self.output.len()
             ),
         }
@@ -487,12 +528,14 @@ impl Matcher {
                 .collect(),
             fresh: self.fresh,
             output_len: self.output.len(),
+            tokens_len: self.tokens.len(),
             prev: self.history.take(),
         }));
         self.history_len += 1;
     }
 
-    /// Undoes the last `n` accepted tokens.
+    /// Undoes the last `n` steps: accepted tokens, and byte runs fed by
+    /// [`advance_bytes`](Self::advance_bytes) (one step each).
     pub fn rollback(&mut self, n: usize) -> Result<(), MatchError> {
         if n > self.history_len {
             return Err(MatchError {
@@ -520,7 +563,7 @@ impl Matcher {
             .collect();
         self.fresh = node.fresh;
         self.output.truncate(node.output_len);
-        self.tokens.truncate(self.tokens.len() - n);
+        self.tokens.truncate(node.tokens_len);
         self.history = node.prev.clone();
         self.history_len -= n;
         self.finished = false;
