@@ -16,6 +16,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::json;
 
+mod accepts;
 mod bench;
 mod check;
 mod replay;
@@ -78,6 +79,11 @@ enum Command {
         /// and unused rules are errors).
         #[arg(long)]
         ll1: bool,
+        /// Instead, read each file against the grammar and print whether it
+        /// is a whole sentence, a valid prefix, or where it is rejected
+        /// (exit 1 unless every file is a whole sentence).
+        #[arg(long, num_args = 1.., value_name = "FILE")]
+        accepts: Vec<PathBuf>,
     },
     /// Feed files token by token through the mask; report where they are rejected.
     Replay {
@@ -194,7 +200,14 @@ fn main() -> ExitCode {
     let lexing = Lexing::from(cli.lexing);
     let json = cli.json;
     let result = match cli.command {
-        Command::Check { grammar, ll1 } => check(&grammar, ll1, lexing, json),
+        Command::Check {
+            grammar,
+            accepts,
+            ..
+        } if !accepts.is_empty() => {
+            load_grammar(&grammar, lexing).and_then(|g| accepts::accepts(g, &accepts, json))
+        }
+        Command::Check { grammar, ll1, .. } => check(&grammar, ll1, lexing, json),
         Command::Replay {
             grammar,
             tokenizer,

@@ -202,6 +202,10 @@ class Matcher:
         the output is not complete. Empty if there is a choice."""
     def accepts_bytes(self, data: bytes) -> bool:
         """Whether appending data keeps the output a valid prefix (False once finished)."""
+    def advance_bytes(self, data: bytes) -> None:
+        """Appends data to the output without a token (a forced prefix, jump-forward
+        bytes, text checked against the grammar). Raises MatchError when no sentence
+        continues with it (the matcher is then unchanged); rollback(1) undoes it."""
     def fill_next_token_bitmask(self, bitmask: Any, index: int = 0) -> None:
         """Writes the allowed next tokens into row index of bitmask, in place.
 

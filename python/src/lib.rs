@@ -513,6 +513,14 @@ impl PyMatcher {
         self.m.accepts_bytes(data)
     }
 
+    /// Appends bytes to the output without a token (a forced prefix,
+    /// jump-forward bytes, text checked against the grammar). Raises
+    /// MatchError when no sentence continues with them (the matcher is then
+    /// unchanged); rollback(1) undoes them.
+    fn advance_bytes(&mut self, data: &[u8]) -> PyResult<()> {
+        self.m.advance_bytes(data).map_err(match_err)
+    }
+
     /// The vocabulary size of the grammar.
     #[getter]
     fn vocab_size(&self) -> usize {

@@ -80,6 +80,21 @@ def test_forced_tokens_jump_forward(o200k):
     assert m.forced_tokens() == []
     assert m.accepts_bytes(b"42}")
     assert not m.accepts_bytes(b'"x"')
+    # Jump forward by bytes: the forced bytes fed directly lead to the same
+    # mask as the forced tokens.
+    by_bytes = g.matcher()
+    by_bytes.advance_bytes(b'{"answer":')
+    assert by_bytes.output == m.output
+    masks = gcd.allocate_token_bitmask(2, o200k.size)
+    m.fill_next_token_bitmask(masks, 0)
+    by_bytes.fill_next_token_bitmask(masks, 1)
+    assert (masks[0] == masks[1]).all()
+    with pytest.raises(gcd.MatchError):
+        by_bytes.advance_bytes(b'"x"')
+    by_bytes.advance_bytes(b"42}")
+    assert by_bytes.is_complete()
+    by_bytes.rollback(1)
+    assert by_bytes.output == b'{"answer":'
 
 
 def test_encode_replay(o200k):
