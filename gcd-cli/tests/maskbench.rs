@@ -99,3 +99,33 @@ fn categories_from_file_names() {
     assert_eq!(category("BFCL_java_11.json"), "BFCL_java");
     assert_eq!(category("Glaiveai2K---calc_95c5.json"), "Glaiveai2K");
 }
+
+/// Instances keep their numbers as written: a 38-digit id under
+/// `minimum: 1` is an integer, not `6.75e37` (needs no shared data).
+#[test]
+fn big_integers_are_replayed_as_written() {
+    let dir = std::env::temp_dir().join(format!("gcd-maskbench-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("Handwritten---big_id.json"),
+        r#"{"schema": {"type": "object", "properties": {"id": {"type": "integer", "minimum": 1}}},
+            "tests": [
+              {"data": {"id": 67529227447270605635015986019561131887}, "valid": true},
+              {"data": {"id": 1.5}, "valid": false}
+            ]}"#,
+    )
+    .unwrap();
+    let cfg = Config {
+        budget_slack: None,
+        data: dir.clone(),
+        stride: 1,
+        options: gcd_schema::Options::default()
+            .whitespace(gcd_schema::Whitespace::Json)
+            .properties(gcd_schema::PropertyOrder::Any),
+    };
+    let vocab = Arc::new(Vocabulary::o200k_base().unwrap());
+    let r = run(&cfg, vocab, &mut |_, _| {}).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!((r.schemas, r.pass), (1, 1), "{:?}", r.failures);
+    assert_eq!((r.validation_err, r.invalid_accepted), (0, 0));
+}
