@@ -226,9 +226,10 @@ impl<T: serde::de::DeserializeOwned> Decoder<T> {
     /// bound to `vocab`. Compiling and binding cost milliseconds: to decode
     /// many outputs of one schema, bind once and use
     /// [`from_bound`](Decoder::from_bound) with the shared
-    /// [`BoundGrammar`]. For a `T` with Rust integer fields, set
-    /// [`Integers::Plain`](gcd_schema::Integers::Plain): JSON Schema counts
-    /// `7.0` as an integer, serde's `u8` does not.
+    /// [`BoundGrammar`]. Integers come as plain digits, which a `T` with
+    /// Rust integer fields reads ([`Integers::Plain`](gcd_schema::Integers::Plain),
+    /// the default; JSON Schema also counts `7.0` as an integer, serde's
+    /// `u8` does not).
     ///
     /// ```
     /// # use std::sync::Arc;

@@ -190,6 +190,7 @@ pub fn maskbench(
         // MaskBench's documents: any JSON whitespace, as the protocol has it.
         options: gcd_schema::Options::default()
             .whitespace(gcd_schema::Whitespace::Json)
+            .integers(gcd_schema::Integers::Json)
             .max_lexer_states(max_lexer_states)
             .properties(properties),
     };

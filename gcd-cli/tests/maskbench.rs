@@ -21,6 +21,7 @@ fn run_exact(stride: usize, budget_slack: Option<usize>, min: usize) -> Option<R
         stride,
         options: gcd_schema::Options::default()
             .whitespace(gcd_schema::Whitespace::Json)
+            .integers(gcd_schema::Integers::Json)
             .properties(gcd_schema::PropertyOrder::Any),
     };
     let r = run(&cfg, vocab, &mut |_, _| {}).unwrap();
@@ -121,6 +122,7 @@ fn big_integers_are_replayed_as_written() {
         stride: 1,
         options: gcd_schema::Options::default()
             .whitespace(gcd_schema::Whitespace::Json)
+            .integers(gcd_schema::Integers::Json)
             .properties(gcd_schema::PropertyOrder::Any),
     };
     let vocab = Arc::new(Vocabulary::o200k_base().unwrap());

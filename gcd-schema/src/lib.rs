@@ -16,7 +16,8 @@
 //!   key cannot tell apart);
 //! - with [`Escapes::Canonical`] (default), constrained strings and keys
 //!   take one spelling per character (`"\u0061"` is not `"a"` there);
-//! - integers with an exponent are accepted only when certainly integral
+//! - integers are plain digits unless [`Integers::Json`] is set; with it,
+//!   integers with an exponent are accepted only when certainly integral
 //!   (`1e5`, `1.5e+52`), and bounded numbers only without an exponent;
 //!   `const`/`enum` numbers only as written (plus `.0…`/trailing zeros);
 //! - `format: time`/`date-time` leap seconds only in UTC; `hostname`,

@@ -46,11 +46,14 @@ pub enum Draft {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Integers {
     /// Every spelling JSON Schema counts as an integer: `1`, `1.0`, `-0`,
-    /// `1e5`.
-    #[default]
+    /// `1e5`. For replaying documents written elsewhere (MaskBench, the
+    /// JSON-Schema-Test-Suite), not for generating: a model allowed `237.0`
+    /// writes it now and then, and `as_i64()` or Python's `range()` fail.
     Json,
-    /// Plain digits only, which is what serde_json reads into a Rust
-    /// integer type (`for_type` uses this): a subset, never more.
+    /// Plain digits only, as llguidance, XGrammar and outlines generate
+    /// them and as serde_json reads them into a Rust integer type: a
+    /// subset of what JSON Schema allows, never more. The default.
+    #[default]
     Plain,
 }
 
@@ -87,9 +90,9 @@ pub struct Options {
     pub escapes: Escapes,
     /// Default dialect; a root `$schema` naming a known draft overrides it.
     pub draft: Draft,
-    /// How `type: integer` values may be spelled; [`Integers::Json`] unless
-    /// set. Set [`Integers::Plain`] when the output is read into Rust
-    /// integers.
+    /// How `type: integer` values may be spelled; [`Integers::Plain`]
+    /// unless set. Set [`Integers::Json`] to replay documents that write
+    /// integers as `1.0` or `1e5`.
     pub integers: Integers,
     /// What compiling the schema may cost: nesting depth, string and
     /// array bounds, lexer size, time (see [`Limits`]). A schema over one

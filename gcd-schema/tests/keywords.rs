@@ -814,3 +814,21 @@ fn all_of_exclusive_bounds_take_the_tighter() {
         &["2", "0"],
     );
 }
+
+#[test]
+fn integers_are_plain_digits_by_default() {
+    // What a model should write for `type: integer` (as llguidance,
+    // XGrammar and outlines do); JSON Schema's other spellings only when
+    // asked for (Integers::Json, for replaying documents).
+    let meeting = json!({"type": "object", "properties": {
+        "duration_minutes": {"type": "integer", "minimum": 15, "maximum": 480}
+    }, "required": ["duration_minutes"]});
+    let a = common::Acceptor::new(compile(&meeting, &Options::default()).unwrap());
+    assert!(a.accepts(r#"{"duration_minutes": 237}"#));
+    for bad in ["237.0", "2.37e2", "237.00"] {
+        assert!(!a.accepts(&format!(r#"{{"duration_minutes": {bad}}}"#)), "{bad}");
+    }
+    let json_ints = Options::default().integers(gcd_schema::Integers::Json);
+    let a = common::Acceptor::new(compile(&meeting, &json_ints).unwrap());
+    assert!(a.accepts(r#"{"duration_minutes": 237.0}"#));
+}

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use common::{shared_data, Acceptor};
 use gcd_cli::pyjson::to_python_json;
-use gcd_schema::{compile, Draft, Escapes, Options, PropertyOrder, Whitespace};
+use gcd_schema::{compile, Draft, Escapes, Integers, Options, PropertyOrder, Whitespace};
 use serde_json::{Map, Value};
 
 /// The suite files we run: the core vocabulary, plus the optional format
@@ -366,7 +366,8 @@ fn run(draft_dir: &str, draft: Draft, min_compiled: usize) -> Stats {
                     &Options::default()
                         .whitespace(whitespace)
                         .escapes(escapes)
-                        .draft(draft),
+                        .draft(draft)
+                        .integers(Integers::Json),
                 )
             });
             let acceptors = match per_ws {
@@ -388,6 +389,7 @@ fn run(draft_dir: &str, draft: Draft, min_compiled: usize) -> Stats {
             let any_order = Options::default()
                 .escapes(Escapes::Any)
                 .draft(draft)
+                .integers(Integers::Json)
                 .properties(PropertyOrder::Any);
             if let Ok(g) = compile(schema, &any_order) {
                 let acceptor = Acceptor::new(g);

@@ -64,7 +64,8 @@ pub fn accepts(schema: &serde_json::Value, ws: gcd_schema::Whitespace, text: &st
         schema,
         &gcd_schema::Options::default()
             .whitespace(ws)
-            .escapes(gcd_schema::Escapes::Any),
+            .escapes(gcd_schema::Escapes::Any)
+            .integers(gcd_schema::Integers::Json),
     )
     .expect("schema compiles");
     Acceptor::new(c).accepts(text)
