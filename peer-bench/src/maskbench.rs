@@ -86,12 +86,13 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args> {
     Ok(a)
 }
 
-/// gcd's options as `gcd maskbench` sets them: any JSON whitespace and
-/// members in any order (MaskBench's valid instances keep their own), at
-/// most 20,000 lexer states.
+/// gcd's options as `gcd maskbench` sets them: any JSON whitespace, every
+/// integer spelling and members in any order (MaskBench's valid instances
+/// keep their own), at most 20,000 lexer states.
 fn gcd_options() -> gcd_schema::Options {
     gcd_schema::Options::default()
         .whitespace(gcd_schema::Whitespace::Json)
+        .integers(gcd_schema::Integers::Json)
         .properties(gcd_schema::PropertyOrder::Any)
         .max_lexer_states(20_000)
 }
