@@ -367,23 +367,29 @@ impl Lexer<'_, '_> {
             Some(id) => match id.parse::<u32>() {
                 Ok(id) => SpecialToken::Id(id),
                 Err(_) => {
+                    let why = if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) {
+                        "is past any vocabulary (ids are below 2^32)"
+                    } else {
+                        "needs one number (ranges and lists are not supported)"
+                    };
                     self.error(
                         DiagnosticKind::Syntax,
                         start,
                         end,
-                        format!("`{text}`: a token id `<[N]>` needs one number (ranges and lists are not supported)"),
+                        format!("`{text}`: a token id `<[N]>` {why}"),
                     );
                     self.push(Tok::Invalid, start, end);
                     return;
                 }
             },
-            None if text.len() > 2 => SpecialToken::Named(text.to_string()),
+            // `<||>`: the delimiters of a name with no name in them.
+            None if text.len() > 2 && text != "<||>" => SpecialToken::Named(text.to_string()),
             None => {
                 self.error(
                     DiagnosticKind::Syntax,
                     start,
                     end,
-                    "`<>` names no special token",
+                    format!("`{text}` names no special token"),
                 );
                 self.push(Tok::Invalid, start, end);
                 return;
