@@ -74,6 +74,7 @@ pub(crate) mod language;
 pub(crate) mod node;
 mod options;
 mod other_keys;
+mod unsatisfiable;
 pub(crate) mod pattern;
 #[cfg(feature = "schemars")]
 pub mod schemars_bridge;
@@ -140,7 +141,8 @@ fn lower(schema: &Value, options: &Options) -> Result<(Grammar, Vec<Diagnostic>)
 /// enforced (formats no draft defines) is in the result's
 /// [`warnings`](CompiledGrammar::warnings).
 pub fn compile(schema: &Value, options: &Options) -> Result<CompiledGrammar, SchemaError> {
-    let (g, ignored) = lower(schema, options)?;
+    let (g, ignored) =
+        lower(schema, options).map_err(|e| unsatisfiable::explain(schema, options, e))?;
     let config = gcd_core::compiled::Config::default().limits(options.limits.clone());
     let mut compiled = CompiledGrammar::with_config(&g, &config).map_err(|e| grammar_error(&e))?;
     for d in ignored {

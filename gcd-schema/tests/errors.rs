@@ -153,3 +153,27 @@ fn lowered_limits_name_themselves() {
     l.max_compile_time = Some(std::time::Duration::ZERO);
     named(json!({"type": "integer"}), l, "Limits::max_compile_time");
 }
+
+/// An unsatisfiable schema names the keywords that clash, by pointer,
+/// down into properties and allOf parts.
+#[test]
+fn unsatisfiable_schemas_name_the_clashing_keywords() {
+    let cases = [
+        (json!({"title": "t", "type": "integer", "minimum": 5, "maximum": 3}), &["`/minimum`", "`/maximum`"][..]),
+        (json!({"allOf": [{"type": "string"}, {"type": "integer"}]}), &["`/allOf/0/type`", "`/allOf/1/type`"]),
+        (
+            json!({"type": "object", "properties": {"a": {"enum": [1, 2], "type": "string"}}, "required": ["a"]}),
+            &["`/properties/a/enum`", "`/properties/a/type`", "`/required`"],
+        ),
+    ];
+    for (schema, parts) in cases {
+        let e = error(schema.clone());
+        assert_eq!(e.kind(), SchemaErrorKind::Unsatisfiable, "{e}");
+        let msg = e.to_string();
+        for p in parts {
+            assert!(msg.contains(p), "{schema}: {msg} lacks {p}");
+        }
+        // Not named: what does not take part (an annotation, say).
+        assert!(!msg.contains("title"), "{msg}");
+    }
+}
