@@ -75,6 +75,7 @@ pub(crate) mod node;
 mod options;
 mod other_keys;
 mod unsatisfiable;
+mod x_guidance;
 pub(crate) mod pattern;
 #[cfg(feature = "schemars")]
 pub mod schemars_bridge;
@@ -118,6 +119,7 @@ impl gcd_core::lark::Embeds for Options {
 /// The grammar IR and the annotations that were not enforced.
 fn lower(schema: &Value, options: &Options) -> Result<(Grammar, Vec<Diagnostic>), SchemaError> {
     check_depth(schema, options.limits.max_schema_depth)?;
+    let options = &x_guidance::apply(schema, options)?;
     let mut c = compile::Compiler::new(schema, options.escapes, options.draft, options.integers);
     c.limits = options.limits.clone();
     let root = c.root_id();

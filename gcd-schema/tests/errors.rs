@@ -177,3 +177,41 @@ fn unsatisfiable_schemas_name_the_clashing_keywords() {
         assert!(!msg.contains("title"), "{msg}");
     }
 }
+
+/// llguidance's `x-guidance` options: the whitespace ones that map onto a
+/// gcd policy are honoured, every other one not at its default is refused
+/// by name (they change the output, so ignoring them is not an option).
+#[test]
+fn x_guidance_options_are_honoured_or_refused() {
+    use common::Acceptor;
+    let with = |x: serde_json::Value| {
+        json!({"x-guidance": x, "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}})
+    };
+    let accepts = |x: serde_json::Value, text: &str| {
+        Acceptor::new(compile(&with(x), &Options::default()).unwrap()).accepts(text)
+    };
+    // Compact.
+    assert!(accepts(json!({"whitespace_flexible": false}), r#"{"a":1,"b":2}"#));
+    assert!(!accepts(json!({"whitespace_flexible": false}), r#"{"a": 1}"#));
+    // Any JSON whitespace, also where gcd's default cap puts none.
+    for x in [json!({}), json!({"whitespace_flexible": true}), json!({"whitespace_pattern": "[\\x20\\x0A\\x0D\\x09]+"})] {
+        assert!(accepts(x.clone(), "{ \"a\" :1 ,\n\"b\": 2 }"), "{x}");
+    }
+    // Python's separators, exactly.
+    let py = json!({"whitespace_flexible": false, "item_separator": ", ", "key_separator": ": "});
+    assert!(accepts(py.clone(), r#"{"a": 1, "b": 2}"#) && !accepts(py, r#"{"a":1, "b": 2}"#));
+    // Defaults are no-ops; anything else is named.
+    assert!(compile(&with(json!({"coerce_one_of": false, "lenient": false})), &Options::default()).is_ok());
+    for (x, named) in [
+        (json!({"coerce_one_of": true}), "coerce_one_of"),
+        (json!({"lenient": true}), "lenient"),
+        (json!({"whitespace_pattern": "[ ]{0,4}"}), "whitespace_pattern"),
+        (json!({"item_separator": "\\s*,\\s*"}), "item_separator"),
+        (json!({"json_allowed_escapes": "nrbtf\\\""}), "json_allowed_escapes"),
+        (json!({"something_new": 1}), "something_new"),
+    ] {
+        let e = compile(&with(x.clone()), &Options::default()).err().unwrap_or_else(|| panic!("{x} compiled"));
+        assert_eq!(e.kind(), SchemaErrorKind::Unsupported, "{e}");
+        assert!(e.to_string().contains(named), "{x}: {e}");
+    }
+}
