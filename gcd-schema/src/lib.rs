@@ -144,7 +144,9 @@ fn lower(schema: &Value, options: &Options) -> Result<(Grammar, Vec<Diagnostic>)
 /// [`warnings`](CompiledGrammar::warnings).
 pub fn compile(schema: &Value, options: &Options) -> Result<CompiledGrammar, SchemaError> {
     let (g, ignored) =
-        lower(schema, options).map_err(|e| unsatisfiable::explain(schema, options, e))?;
+        lower(schema, options).map_err(|e| {
+            unsatisfiable::explain(schema, &|doc| lower(doc, options).is_ok(), e)
+        })?;
     let config = gcd_core::compiled::Config::default().limits(options.limits.clone());
     let mut compiled = CompiledGrammar::with_config(&g, &config).map_err(|e| grammar_error(&e))?;
     for d in ignored {

@@ -13,7 +13,6 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::error::{SchemaError, SchemaErrorKind};
-use crate::options::Options;
 
 /// Most schemas compiled again to explain one error.
 const MAX_PROBES: usize = 32;
@@ -21,14 +20,19 @@ const MAX_PROBES: usize = 32;
 const MAX_TIME: Duration = Duration::from_millis(500);
 
 /// `e` with the keywords that clash at its pointer named, when `e` says
-/// the schema allows no value and leaving out keywords shows which.
-pub(crate) fn explain(schema: &Value, options: &Options, e: SchemaError) -> SchemaError {
+/// the schema allows no value and leaving out keywords shows which
+/// (`allows_a_value` compiles a changed document).
+pub(crate) fn explain(
+    schema: &Value,
+    allows_a_value: &dyn Fn(&Value) -> bool,
+    e: SchemaError,
+) -> SchemaError {
     if e.kind() != SchemaErrorKind::Unsatisfiable {
         return e;
     }
     let mut probe = Probe {
         schema,
-        options,
+        allows_a_value,
         left: MAX_PROBES,
         until: Instant::now() + MAX_TIME,
     };
@@ -50,7 +54,7 @@ pub(crate) fn explain(schema: &Value, options: &Options, e: SchemaError) -> Sche
 
 struct Probe<'a> {
     schema: &'a Value,
-    options: &'a Options,
+    allows_a_value: &'a dyn Fn(&Value) -> bool,
     left: usize,
     until: Instant,
 }
@@ -106,7 +110,7 @@ impl Probe<'_> {
                 Some(Value::Array(a)) => a[k.parse::<usize>().expect("an index")] = Value::Bool(true),
                 _ => continue,
             }
-            if crate::to_grammar(&doc, self.options).is_ok() {
+            if (self.allows_a_value)(&doc) {
                 out.push(format!("{ptr}/{}", k.replace('~', "~0").replace('/', "~1")));
             }
         }
