@@ -8,7 +8,6 @@
 mod common;
 
 use gcd_core::compiled::{CompiledGrammar, Config, Lexing};
-use gcd_core::lark;
 use gcd_core::DiagnosticKind;
 
 /// Ok(true) for LL(1), Ok(false) for generalized, or the first diagnostic's kind.
@@ -130,11 +129,13 @@ fn real_grammars_compile_or_name_the_problem() {
     let mut failures = Vec::new();
     let mut lexed_dynamically = 0;
     for (file, expected) in EXPECTED {
-        let text = std::fs::read_to_string(root.join("grammars").join(file)).unwrap();
-        let got = lark::parse_grammar(&text).and_then(|g| CompiledGrammar::new(&g));
+        let path = root.join("grammars").join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let parse = || common::data::parse_lark_file(&path, &text);
+        let got = parse().and_then(|g| CompiledGrammar::new(&g));
         if let Ok(c) = &got {
             // Strict mode refuses exactly the generalized ones, by their conflicts.
-            let g = lark::parse_grammar(&text).unwrap();
+            let g = parse().unwrap();
             let strict = CompiledGrammar::with_config(&g, &Config::default().ll1_only(true));
             match (c.is_ll1(), strict) {
                 (true, Ok(_)) => {}
@@ -169,7 +170,7 @@ fn real_grammars_compile_or_name_the_problem() {
         }
         // What maximal munch refuses for a lexical hazard, dynamic lexing takes.
         if got_kind == Err(DiagnosticKind::LexicalHazard) {
-            let g = lark::parse_grammar(&text).unwrap();
+            let g = parse().unwrap();
             let dynamic = Config::default().lexing(Lexing::Dynamic);
             match CompiledGrammar::with_config(&g, &dynamic) {
                 Ok(_) => lexed_dynamically += 1,
