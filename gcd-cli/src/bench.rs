@@ -180,6 +180,7 @@ pub fn maskbench(
     max_lexer_states: usize,
     properties: gcd_schema::PropertyOrder,
     budget_slack: Option<usize>,
+    timings: bool,
     json: bool,
 ) -> Result<ExitCode> {
     let vocab = load_vocab(tokenizer)?;
@@ -219,6 +220,9 @@ pub fn maskbench(
     }
     print!("{}", report.summary());
     print!("{}", report.breakdown());
+    if timings {
+        print!("{}", report.stage_breakdown());
+    }
     for e in &report.compile_errors {
         eprintln!("REFUSED {e}");
     }

@@ -183,6 +183,10 @@ enum Command {
         /// this many tokens (and time the first mask under a budget).
         #[arg(long)]
         budget_slack: Option<usize>,
+        /// Split time to first mask by stage (schema to IR, each compile
+        /// stage, binding, first tables) and print it.
+        #[arg(long)]
+        timings: bool,
     },
 }
 
@@ -201,9 +205,7 @@ fn main() -> ExitCode {
     let json = cli.json;
     let result = match cli.command {
         Command::Check {
-            grammar,
-            accepts,
-            ..
+            grammar, accepts, ..
         } if !accepts.is_empty() => {
             load_grammar(&grammar, lexing).and_then(|g| accepts::accepts(g, &accepts, json))
         }
@@ -256,6 +258,7 @@ fn main() -> ExitCode {
             max_lexer_states,
             properties,
             budget_slack,
+            timings,
         } => {
             let order = match properties.as_str() {
                 "schema" => gcd_schema::PropertyOrder::Schema,
@@ -268,6 +271,7 @@ fn main() -> ExitCode {
                 max_lexer_states,
                 order,
                 budget_slack,
+                timings,
                 json,
             )
         }

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gcd_core::bind::BoundGrammar;
+use gcd_core::counters::{stage_times, Stage};
 use gcd_core::runtime::matcher::Matcher;
 use gcd_core::vocab::trie::TokenTrie;
 use gcd_core::vocab::Vocabulary;
@@ -86,6 +87,9 @@ pub struct Report {
     pub tbm_us: Vec<f64>,
     /// Time to first mask per compiled schema, in µs.
     pub ttfm_us: Vec<f64>,
+    /// Per compiled schema (as `ttfm_us`), the part of its TTFM spent in
+    /// each of gcd-core's [`Stage`]s, in µs.
+    pub ttfm_stages_us: Vec<[f64; Stage::ALL.len()]>,
     /// The same, for the schema compiled a second time in the process (a
     /// server that sees a tool definition again): the terminal DFAs and
     /// lexer-state tables are cached by then.
@@ -171,6 +175,7 @@ fn run_file(
     cat.schemas += 1;
     r.schemas += 1;
     let width = vocab.len();
+    let stages_before = stage_times();
     let start = Instant::now();
     let compiled = match compile(&doc["schema"], &cfg.options) {
         Ok(c) => c,
@@ -204,6 +209,10 @@ fn run_file(
     };
     let mask = first_matcher(bound.clone()).compute_mask(width);
     r.ttfm_us.push(us(start.elapsed()));
+    let stages_after = stage_times();
+    r.ttfm_stages_us.push(std::array::from_fn(|i| {
+        us(stages_after[i] - stages_before[i])
+    }));
     drop(mask);
     let budget_available = bound.budget_available().is_ok();
     if cfg.budget_slack.is_some() && !budget_available {
@@ -381,6 +390,11 @@ impl Report {
             "budget_unavailable": self.budget_unavailable,
             "tbm_us": self.tbm(),
             "ttfm_us": self.ttfm(),
+            "ttfm_stages_ms": (Stage::ALL.iter().enumerate())
+                .map(|(i, st)| (st.name().to_string(), serde_json::json!(
+                    self.ttfm_stages_us.iter().map(|x| x[i]).sum::<f64>() / 1e3
+                )))
+                .collect::<serde_json::Map<String, Value>>(),
             "ttfm_again_us": Summary::of(&mut self.ttfm_again_us.clone()),
             "bound_table_bytes": Summary::of(&mut self.table_bytes.clone()),
             "categories": self.categories,
@@ -388,6 +402,51 @@ impl Report {
             "compile_errors": self.compile_errors,
             "failures": self.failures,
         })
+    }
+
+    /// Where time to first mask went: per stage, its share of the total
+    /// and its distribution over schemas; the rest (the mask's own walk,
+    /// reading the schema file aside) last.
+    pub fn stage_breakdown(&self) -> String {
+        let mut s = String::new();
+        let total: f64 = self.ttfm_us.iter().sum();
+        let _ = writeln!(
+            s,
+            "TTFM by stage over {} schemas (total {:.0} ms; per-schema µs):",
+            self.ttfm_us.len(),
+            total / 1e3
+        );
+        let _ = writeln!(
+            s,
+            "  {:<14} {:>9} {:>6} {:>9} {:>9} {:>9} {:>10}",
+            "stage", "total ms", "share", "p50", "p90", "p99", "max"
+        );
+        let rest: Vec<f64> = (self.ttfm_us.iter().zip(&self.ttfm_stages_us))
+            .map(|(t, st)| (t - st.iter().sum::<f64>()).max(0.0))
+            .collect();
+        let columns = (Stage::ALL.iter().enumerate())
+            .map(|(i, st)| {
+                (
+                    st.name(),
+                    self.ttfm_stages_us.iter().map(|x| x[i]).collect(),
+                )
+            })
+            .chain([("mask_walk", rest)]);
+        for (name, mut v) in columns {
+            let sum: f64 = v.iter().sum();
+            let q = Summary::of(&mut v);
+            let _ = writeln!(
+                s,
+                "  {name:<14} {:>9.1} {:>5.1}% {:>9.1} {:>9.1} {:>9.1} {:>10.1}",
+                sum / 1e3,
+                100.0 * sum / total.max(1e-9),
+                q.p50,
+                q.p90,
+                q.p99,
+                q.max
+            );
+        }
+        s
     }
 
     /// TTFM for schemas compiled a second time, per-category pass / compile

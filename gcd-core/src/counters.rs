@@ -50,3 +50,114 @@ pub(crate) fn count_state_table(shared: bool) {
     };
     c.fetch_add(1, Ordering::Relaxed);
 }
+
+/// The stages between a grammar's source and its first mask, timed per
+/// thread so that a benchmark can say where time to first mask goes
+/// without a profiler (`gcd maskbench --timings`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Stage {
+    /// A front end (JSON Schema, derive shapes) building the grammar IR,
+    /// the terminal DFAs it builds aside.
+    SchemaToIr,
+    /// Determinizing terminal regexes the DFA cache did not hold.
+    TerminalDfas,
+    /// Dropping unreachable rules and the LL(1) transforms.
+    Rules,
+    /// FIRST/FOLLOW, the prediction table, parse tables and tight pairs.
+    Analysis,
+    /// Enumerating the parser contexts a lexeme starts in.
+    Contexts,
+    /// The contextual lexer: the product of each context's DFAs.
+    Lexer,
+    /// The lexical hazard proofs and member-set checks.
+    Hazards,
+    /// Shortest completions in bytes.
+    Completions,
+    /// Binding a compiled grammar to a vocabulary (without its tables).
+    Bind,
+    /// Lexer states' token tables: walked, or taken from the shared cache.
+    StateTables,
+    /// The budget's tables and in-lexeme cost searches.
+    BudgetTables,
+}
+
+impl Stage {
+    /// Every stage, in pipeline order.
+    pub const ALL: [Stage; 11] = [
+        Stage::SchemaToIr,
+        Stage::TerminalDfas,
+        Stage::Rules,
+        Stage::Analysis,
+        Stage::Contexts,
+        Stage::Lexer,
+        Stage::Hazards,
+        Stage::Completions,
+        Stage::Bind,
+        Stage::StateTables,
+        Stage::BudgetTables,
+    ];
+
+    /// A short name for tables of figures.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::SchemaToIr => "schema_to_ir",
+            Stage::TerminalDfas => "terminal_dfas",
+            Stage::Rules => "rules",
+            Stage::Analysis => "analysis",
+            Stage::Contexts => "contexts",
+            Stage::Lexer => "lexer",
+            Stage::Hazards => "hazards",
+            Stage::Completions => "completions",
+            Stage::Bind => "bind",
+            Stage::StateTables => "state_tables",
+            Stage::BudgetTables => "budget_tables",
+        }
+    }
+}
+
+/// Per stage, the time this thread spent in it so far (indexed like
+/// [`Stage::ALL`]).
+pub type StageTimes = [std::time::Duration; Stage::ALL.len()];
+
+/// The running stage and the time each one took. A stage entered inside
+/// another pauses it, so the times are exclusive and add up.
+struct StageClock {
+    totals: StageTimes,
+    running: Option<(Stage, std::time::Instant)>,
+}
+
+thread_local! {
+    static CLOCK: std::cell::RefCell<StageClock> = const {
+        std::cell::RefCell::new(StageClock {
+            totals: [std::time::Duration::ZERO; Stage::ALL.len()],
+            running: None,
+        })
+    };
+}
+
+/// The times this thread has spent in each stage.
+pub fn stage_times() -> StageTimes {
+    CLOCK.with(|c| c.borrow().totals)
+}
+
+/// Runs `f`, counting its time (less that of stages entered inside it)
+/// as `stage`'s.
+pub fn timed<R>(stage: Stage, f: impl FnOnce() -> R) -> R {
+    let switch = |to: Option<Stage>| {
+        CLOCK.with(|c| {
+            let mut c = c.borrow_mut();
+            let now = std::time::Instant::now();
+            let was = c.running.take();
+            if let Some((s, t0)) = was {
+                c.totals[s as usize] += now - t0;
+            }
+            c.running = to.map(|s| (s, now));
+            was.map(|(s, _)| s)
+        })
+    };
+    let parent = switch(Some(stage));
+    let r = f();
+    switch(parent);
+    r
+}

@@ -74,14 +74,14 @@ pub(crate) mod language;
 pub(crate) mod node;
 mod options;
 mod other_keys;
-mod unsatisfiable;
-mod x_guidance;
 pub(crate) mod pattern;
 #[cfg(feature = "schemars")]
 pub mod schemars_bridge;
 pub(crate) mod spell;
 #[cfg(test)]
 mod test_util;
+mod unsatisfiable;
+mod x_guidance;
 
 use gcd_core::compiled::CompiledGrammar;
 use gcd_core::error::{Diagnostic, DiagnosticKind};
@@ -118,6 +118,11 @@ impl gcd_core::lark::Embeds for Options {
 
 /// The grammar IR and the annotations that were not enforced.
 fn lower(schema: &Value, options: &Options) -> Result<(Grammar, Vec<Diagnostic>), SchemaError> {
+    use gcd_core::counters::{timed, Stage};
+    timed(Stage::SchemaToIr, || lower_now(schema, options))
+}
+
+fn lower_now(schema: &Value, options: &Options) -> Result<(Grammar, Vec<Diagnostic>), SchemaError> {
     check_depth(schema, options.limits.max_schema_depth)?;
     let options = &x_guidance::apply(schema, options)?;
     let mut c = compile::Compiler::new(schema, options.escapes, options.draft, options.integers);
@@ -143,10 +148,8 @@ fn lower(schema: &Value, options: &Options) -> Result<(Grammar, Vec<Diagnostic>)
 /// enforced (formats no draft defines) is in the result's
 /// [`warnings`](CompiledGrammar::warnings).
 pub fn compile(schema: &Value, options: &Options) -> Result<CompiledGrammar, SchemaError> {
-    let (g, ignored) =
-        lower(schema, options).map_err(|e| {
-            unsatisfiable::explain(schema, &|doc| lower(doc, options).is_ok(), e)
-        })?;
+    let (g, ignored) = lower(schema, options)
+        .map_err(|e| unsatisfiable::explain(schema, &|doc| lower(doc, options).is_ok(), e))?;
     let config = gcd_core::compiled::Config::default().limits(options.limits.clone());
     let mut compiled = CompiledGrammar::with_config(&g, &config).map_err(|e| grammar_error(&e))?;
     for d in ignored {

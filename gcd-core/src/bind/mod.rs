@@ -30,6 +30,7 @@ mod literal_costs;
 mod pieces;
 mod tables;
 
+use crate::counters::{timed, Stage};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -238,6 +239,14 @@ impl BoundGrammar {
         vocab: Arc<Vocabulary>,
         trie: Arc<TokenTrie>,
     ) -> BoundGrammar {
+        timed(Stage::Bind, || Self::bind_now(grammar, vocab, trie))
+    }
+
+    fn bind_now(
+        grammar: Arc<CompiledGrammar>,
+        vocab: Arc<Vocabulary>,
+        trie: Arc<TokenTrie>,
+    ) -> BoundGrammar {
         let lx = &grammar.lexer;
         let n_states = lx.num_states();
         let mut index: HashMap<[bool; 256], u32> = HashMap::new();
@@ -372,7 +381,7 @@ impl BoundGrammar {
 
     /// The tables of lexer state `q`, built on first use.
     pub fn state(&self, q: u32) -> &StateTables {
-        self.states[q as usize].get_or_init(|| self.build_state(q))
+        self.states[q as usize].get_or_init(|| timed(Stage::StateTables, || self.build_state(q)))
     }
 
     /// Every state's tables, building the missing ones.
@@ -412,7 +421,8 @@ impl BoundGrammar {
     /// Callers check [`budget_available`](Self::budget_available) first: a
     /// grammar past [`MAX_BUDGET_TABLE_BYTES`] has none.
     pub fn budget(&self) -> &BudgetTables {
-        self.budget.get_or_init(|| BudgetTables::new(self))
+        self.budget
+            .get_or_init(|| timed(Stage::BudgetTables, || BudgetTables::new(self)))
     }
 
     /// Upper bounds on [`lexeme_costs`](Self::lexeme_costs), at least as
@@ -455,7 +465,10 @@ impl BoundGrammar {
     pub fn lexeme_costs(&self, q: u32) -> &[(u32, u32)] {
         self.lexeme_costs[q as usize].get_or_init(|| {
             let alive = self.grammar.lexer.alive[q as usize].iter().copied();
-            lexeme_costs::lexeme_distances(self, &[q], 0, alive).into()
+            timed(Stage::BudgetTables, || {
+                lexeme_costs::lexeme_distances(self, &[q], 0, alive)
+            })
+            .into()
         })
     }
 

@@ -18,6 +18,7 @@
 //! driver: the stages live in their own modules, and snapshots of the
 //! result in `snapshot`.
 
+use crate::counters::{timed, Stage};
 use rustc_hash::FxHashMap;
 
 pub mod completion;
@@ -203,18 +204,18 @@ impl CompiledGrammar {
             )));
         }
         // Terminal problems are independent of rule problems: report both.
-        let dfas = build_dfas(g);
+        let dfas = timed(Stage::TerminalDfas, || build_dfas(g));
         deadline
             .check("compiling the terminals")
             .map_err(too_large)?;
-        let (reachable, unused) = transform::drop_unreachable(g);
+        let (reachable, unused) = timed(Stage::Rules, || transform::drop_unreachable(g));
         let mut warnings = unused_rule_warnings(g, &unused, config.ll1_only);
         if config.ll1_only && !warnings.is_empty() {
             return Err(merge(dfas.err(), GrammarError::new(warnings)));
         }
         warnings.extend(lookahead_warnings(g));
         let (grammar, report) = if config.transforms {
-            match transform::make_ll1(&reachable) {
+            match timed(Stage::Rules, || transform::make_ll1(&reachable)) {
                 Ok(x) => x,
                 Err(e) => return Err(merge(dfas.err(), e)),
             }
@@ -222,10 +223,11 @@ impl CompiledGrammar {
             (reachable, TransformReport::default())
         };
         deadline.check("rewriting the rules").map_err(too_large)?;
-        let (sets, table, conflicts) = match analysis::analyze_general(&grammar) {
-            Ok(x) => x,
-            Err(e) => return Err(merge(dfas.err(), e)),
-        };
+        let (sets, table, conflicts) =
+            match timed(Stage::Analysis, || analysis::analyze_general(&grammar)) {
+                Ok(x) => x,
+                Err(e) => return Err(merge(dfas.err(), e)),
+            };
         if !conflicts.is_empty() {
             if config.ll1_only {
                 let hint = "or let the parser fork where one token cannot decide: \
@@ -238,7 +240,9 @@ impl CompiledGrammar {
             }
         }
         let dfas = dfas?;
-        let parse = ParseTables::new(&grammar, &sets, &table);
+        let parse = timed(Stage::Analysis, || {
+            ParseTables::new(&grammar, &sets, &table)
+        });
         let rank = grammar.terminal_rank();
         let n = grammar.terminals.len();
         let mut ignored = TermSet::new(n);
@@ -247,7 +251,8 @@ impl CompiledGrammar {
                 ignored.insert(i);
             }
         }
-        let (tight_pairs, tight_problems) = tight::tight_pairs(&grammar, &sets);
+        let (tight_pairs, tight_problems) =
+            timed(Stage::Analysis, || tight::tight_pairs(&grammar, &sets));
         let lost = (g.nonterminals.iter())
             .filter(|nt| nt.tight)
             .filter(|nt| !(grammar.nonterminals.iter()).any(|m| m.tight && m.name == nt.name));
@@ -265,8 +270,9 @@ impl CompiledGrammar {
         if !tight_problems.is_empty() {
             return Err(GrammarError::new(tight_problems));
         }
-        let acceptable =
-            contexts::acceptable_sets(&grammar, &sets, config.limits.max_candidate_sets)?;
+        let acceptable = timed(Stage::Contexts, || {
+            contexts::acceptable_sets(&grammar, &sets, config.limits.max_candidate_sets)
+        })?;
         let mut candidate_sets = Vec::new();
         let mut candidate_index = FxHashMap::default();
         let tight_firsts = (grammar.nonterminals.iter().enumerate())
@@ -286,14 +292,16 @@ impl CompiledGrammar {
         deadline
             .check("finding the parser contexts")
             .map_err(too_large)?;
-        let (lexer, matching) = LexerAutomaton::build_with(
-            &dfas,
-            &rank,
-            &candidate_sets,
-            &config.limits,
-            &deadline,
-            !grammar.member_sets.is_empty() || config.lexing == Lexing::Dynamic,
-        )
+        let (lexer, matching) = timed(Stage::Lexer, || {
+            LexerAutomaton::build_with(
+                &dfas,
+                &rank,
+                &candidate_sets,
+                &config.limits,
+                &deadline,
+                !grammar.member_sets.is_empty() || config.lexing == Lexing::Dynamic,
+            )
+        })
         .map_err(|e| {
             too_large(match e {
                 BuildError::TooManyStates(n) => format!(
@@ -323,8 +331,9 @@ impl CompiledGrammar {
         let matching_terminals: Vec<Vec<u32>> = (matching.iter())
             .map(|m| m.iter().map(|&(t, _)| t).collect())
             .collect();
-        let set_problems =
-            lexical::member_set_problems(&grammar, &sets, &lexer, &matching_terminals);
+        let set_problems = timed(Stage::Hazards, || {
+            lexical::member_set_problems(&grammar, &sets, &lexer, &matching_terminals)
+        });
         if !set_problems.is_empty() {
             return Err(GrammarError::new(set_problems));
         }
@@ -353,7 +362,9 @@ impl CompiledGrammar {
             })
             .collect();
         deadline.check("checking the lexer").map_err(too_large)?;
-        let completion = ShortestCompletion::new(&grammar, &dfas);
+        let completion = timed(Stage::Completions, || {
+            ShortestCompletion::new(&grammar, &dfas)
+        });
         deadline
             .check("finding the shortest completions")
             .map_err(too_large)?;
@@ -392,14 +403,16 @@ impl CompiledGrammar {
             // so no lexeme can swallow the next: there is nothing to prove.
             return Ok(compiled);
         }
-        let hazards = lexical::lexical_hazards(
-            &compiled.grammar,
-            &compiled.sets,
-            &compiled.lexer,
-            &compiled.candidate_sets,
-            &compiled.ignored,
-            &compiled.tight_pairs,
-        );
+        let hazards = timed(Stage::Hazards, || {
+            lexical::lexical_hazards(
+                &compiled.grammar,
+                &compiled.sets,
+                &compiled.lexer,
+                &compiled.candidate_sets,
+                &compiled.ignored,
+                &compiled.tight_pairs,
+            )
+        });
         if !hazards.is_empty() {
             let hint = "or let lexemes end wherever a terminal matches, as Lark's Earley parser \
                         does: `gcd check --lexing dynamic`, `Config::lexing(Lexing::Dynamic)`, \

@@ -258,7 +258,7 @@ impl TerminalDfa {
         if let Some(hit) = lock_cache().get(regex) {
             return hit;
         }
-        let built = build();
+        let built = crate::counters::timed(crate::counters::Stage::TerminalDfas, build);
         insert_cached(regex, built.clone());
         built
     }
