@@ -401,8 +401,12 @@ pub(super) fn splice(
     ptr: &str,
     with: impl FnOnce(Map<String, Value>) -> R<Map<String, Value>>,
 ) -> R<Map<String, Value>> {
-    let mut own = m.clone();
-    own.remove(kw);
+    // Not `m.clone()`: `kw`'s value is often most of `m` (an `anyOf`'s
+    // branches), and this runs once per branch.
+    let own: Map<String, Value> = (m.iter())
+        .filter(|(k, _)| *k != kw)
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     let at = |k: &str| m.keys().position(|x| x == k);
     match (at(kw), at("properties")) {
         (Some(k), Some(p)) if k < p => merge(with(Map::new())?, &own, ptr),
