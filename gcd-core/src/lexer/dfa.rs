@@ -12,7 +12,7 @@ use regex_syntax::hir::{Hir, HirKind};
 
 pub use super::determinize::DfaError;
 use super::determinize::{raw_table, MAX_PRODUCT_STATES};
-use super::{lookaround, DEAD};
+use super::{counted, lookaround, DEAD};
 use crate::codec;
 use crate::grammar::TerminalPattern;
 
@@ -381,7 +381,10 @@ impl TerminalDfa {
                 (trans, accepting)
             }
             (None, HirKind::Literal(lit)) if !lit.0.is_empty() => literal_table(&lit.0),
-            (None, _) => raw_table(&hir)?,
+            (None, _) => match counted::table(&hir)? {
+                Some(chain) => chain,
+                None => raw_table(&hir)?,
+            },
         };
         if accepting[0] && !allow_empty {
             return Err(DfaError::MatchesEmpty);
