@@ -258,6 +258,41 @@ fn lexeme_costs_are_shortest_token_paths() {
     );
 }
 
+/// A mask near the budget's limit skips the exact in-lexeme search when
+/// the upper bounds fit or the lower bounds do not: so every terminal of
+/// the exact row must have a lower bound at most its cost (a missing one
+/// would refuse a plan that fits) and an upper bound, where it has one,
+/// at least its cost.
+#[test]
+fn lexeme_cost_bounds_enclose_the_exact_costs() {
+    let (mut grammars, mut tight) = (0, 0);
+    for seed in 0..300u64 {
+        let Some(c) = compile_random(seed) else {
+            continue;
+        };
+        let tokens = common::random_vocab(seed, 24);
+        let vocab = Arc::new(Vocabulary::from_tokens_with_eos(tokens, "</s>"));
+        let b = BoundGrammar::new(c.clone(), vocab);
+        for q in 0..c.lexer().num_states() as u32 {
+            let lower = b.lexeme_lower_costs(q);
+            let upper = b.lexeme_upper_costs(q).to_vec();
+            for &(y, exact) in b.lexeme_costs(q) {
+                let lo = lower.iter().find(|&&(w, _)| w == y).map(|&(_, d)| d);
+                assert!(
+                    lo.is_some_and(|lo| lo <= exact),
+                    "seed {seed}, state {q}, terminal {y}: lower {lo:?}, exact {exact}"
+                );
+                if let Some(&(_, up)) = upper.iter().find(|&&(w, _)| w == y) {
+                    assert!(up >= exact, "seed {seed}, state {q}, terminal {y}");
+                }
+                tight += usize::from(lo == Some(exact) && exact > 0);
+            }
+        }
+        grammars += 1;
+    }
+    assert!(grammars > 100 && tight > 500, "{grammars} grammars, {tight} tight bounds");
+}
+
 /// Budget tables index previous lexemes by classes of terminals that plan
 /// alike; with one class per terminal (what they were before) every
 /// estimate and every budgeted mask along random walks is the same, on

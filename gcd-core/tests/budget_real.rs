@@ -273,6 +273,12 @@ NUMBER: /-?[0-9]+(\.[0-9]+)?/
     for q in (0..want.len() as u32).rev() {
         finite += want[q as usize].len();
         assert_eq!(lazy.lexeme_costs(q), &want[q as usize][..], "state {q}");
+        // The lower bounds masks decide with cover every exact cost.
+        let lower = lazy.lexeme_lower_costs(q);
+        for &(y, exact) in &want[q as usize] {
+            let lo = lower.iter().find(|&&(w, _)| w == y).map(|&(_, d)| d);
+            assert!(lo.is_some_and(|lo| lo <= exact), "state {q}, terminal {y}");
+        }
     }
     assert!(
         finite > 100,

@@ -545,10 +545,13 @@ impl BudgetTables {
     }
 
     /// [`fits`](Self::fits) with the parser's part of a plan given by
-    /// `after(w)` (a mask memoizes it). Tries the cheap upper bounds of
-    /// [`BoundGrammar::lexeme_upper_costs`] first: far from the limit they
-    /// decide without the exact costs, whose search builds the token tables
-    /// of the states near `q`.
+    /// `after(w)` (a mask memoizes it). Tries the cheap bounds first: the
+    /// upper bounds of [`BoundGrammar::lexeme_upper_costs`] decide far
+    /// from the limit, and [lower bounds](BoundGrammar::lexeme_lower_costs) at it,
+    /// both without the exact costs, whose search builds the token tables
+    /// of the states near `q`. Near the end of a budget every lexer state
+    /// a string's tokens reach is checked, and the exact search there
+    /// walked the vocabulary once per state.
     pub(crate) fn fits_with(
         b: &BoundGrammar,
         q: u32,
@@ -556,8 +559,12 @@ impl BudgetTables {
         limit: u32,
         mut after: impl FnMut(u32) -> u32,
     ) -> bool {
-        Self::cheapest_with(b.lexeme_upper_costs(q), cap, limit, &mut after) <= limit
-            || Self::cheapest_with(b.lexeme_costs(q), cap, limit, &mut after) <= limit
+        if Self::cheapest_with(b.lexeme_upper_costs(q), cap, limit, &mut after) <= limit {
+            return true;
+        }
+        let lower = b.lexeme_lower_costs(q);
+        Self::cheapest_with(&lower, cap, limit, &mut after) <= limit
+            && Self::cheapest_with(b.lexeme_costs(q), cap, limit, &mut after) <= limit
     }
 
     /// The cheapest plan that ends the pending lexeme as `(terminal,
@@ -610,3 +617,4 @@ impl BudgetTables {
         (self.class_of.len() + self.pair.len() + self.nt.len() + self.lexeme_most.len()) * 4
     }
 }
+

@@ -435,6 +435,24 @@ impl BoundGrammar {
         })
     }
 
+    /// Lower bounds on [`lexeme_costs`](Self::lexeme_costs), one for
+    /// every terminal its row can hold (those alive in `q`): literals
+    /// exactly (both read them off their bytes), 0 where the lexeme may
+    /// already end as the terminal, else 1. A plan at its lower bounds that
+    /// does not fit the budget proves no exact plan does, without the
+    /// search that builds token tables.
+    #[doc(hidden)]
+    pub fn lexeme_lower_costs(&self, q: u32) -> Vec<(u32, u32)> {
+        let literals = self.literal_costs();
+        let ends: smallvec::SmallVec<[u32; 4]> = self.grammar.lexeme_ends(q).collect();
+        (self.grammar.lexer.alive[q as usize].iter())
+            .filter_map(|&y| match literals.get(q, y) {
+                Some(c) => (c < cost::INF).then_some((y, c)),
+                None => Some((y, u32::from(!ends.contains(&y)))),
+            })
+            .collect()
+    }
+
     /// The lexer's byte classes that hold a byte some token spells alone.
     pub(crate) fn single_byte_classes(&self) -> &[u8] {
         self.single_byte_classes.get_or_init(|| {
