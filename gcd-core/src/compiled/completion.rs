@@ -13,7 +13,7 @@
 //! context. Tests measure how often the bound is exact.
 
 use crate::grammar::{Grammar, Symbol};
-use crate::lexer::{predecessors, TerminalDfa};
+use crate::lexer::TerminalDfa;
 
 /// "Cannot finish".
 pub const UNREACHABLE: u32 = u32::MAX;
@@ -32,7 +32,8 @@ pub struct ShortestCompletion {
 impl ShortestCompletion {
     /// Computes both tables for `g`, whose terminal `t` has DFA `dfas[t]`.
     pub fn new(g: &Grammar, dfas: &[TerminalDfa]) -> ShortestCompletion {
-        let terminal_state: Vec<Vec<u32>> = dfas.iter().map(distances_to_match).collect();
+        let terminal_state: Vec<Vec<u32>> =
+            (dfas.iter()).map(|d| d.distances_to_match().to_vec()).collect();
         let rule = shortest_derivations(g, &terminal_state);
         ShortestCompletion {
             terminal_state,
@@ -95,30 +96,6 @@ fn shortest_derivations(g: &Grammar, terminal_state: &[Vec<u32>]) -> Vec<u32> {
         }
     }
     rule
-}
-
-/// Breadth-first search backwards from the accepting states.
-fn distances_to_match(dfa: &TerminalDfa) -> Vec<u32> {
-    let n = dfa.len();
-    let (start, preds) = predecessors(&dfa.trans, n);
-    let mut dist = vec![UNREACHABLE; n];
-    let mut queue = std::collections::VecDeque::new();
-    for (q, d) in dist.iter_mut().enumerate() {
-        if dfa.is_accepting(q as u32) {
-            *d = 0;
-            queue.push_back(q as u32);
-        }
-    }
-    while let Some(q) = queue.pop_front() {
-        let next = dist[q as usize] + 1;
-        for &p in &preds[start[q as usize] as usize..start[q as usize + 1] as usize] {
-            if dist[p as usize] == UNREACHABLE {
-                dist[p as usize] = next;
-                queue.push_back(p);
-            }
-        }
-    }
-    dist
 }
 
 #[cfg(test)]

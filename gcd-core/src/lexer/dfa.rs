@@ -18,13 +18,36 @@ use crate::grammar::TerminalPattern;
 
 /// One terminal's DFA as a plain table over bytes. State 0 is the start;
 /// only states that can still reach a match are kept.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct TerminalDfa {
     /// `state * 256 + byte` → next state or [`DEAD`].
     pub trans: Arc<[u32]>,
     /// Whether the bytes read so far form a whole match.
     pub accepting: Arc<[bool]>,
+    /// What every compile using this table derives from it alone, worked
+    /// out once per table: the process-wide cache hands out clones, which
+    /// share it, so a string or number terminal that recurs in every
+    /// schema is read through once, not once per schema.
+    #[serde(skip)]
+    derived: Arc<Derived>,
 }
+
+/// See [`TerminalDfa`]'s `derived`.
+#[derive(Debug, Default)]
+struct Derived {
+    /// Per byte, its class among bytes this table treats alike.
+    classes: OnceLock<[u8; 256]>,
+    /// Per state, the fewest bytes to a match.
+    distances: OnceLock<Arc<[u32]>>,
+}
+
+impl PartialEq for TerminalDfa {
+    fn eq(&self, other: &Self) -> bool {
+        self.trans == other.trans && self.accepting == other.accepting
+    }
+}
+
+impl Eq for TerminalDfa {}
 
 /// Predecessors of every state of a byte-indexed table with `n` states, as
 /// one flat list: those of state `s` are `preds[start[s]..start[s + 1]]`,
@@ -324,6 +347,7 @@ impl TerminalDfa {
         Ok(TerminalDfa {
             trans: trans.into(),
             accepting: accepting.into(),
+            derived: Arc::default(),
         })
     }
 
@@ -396,6 +420,7 @@ impl TerminalDfa {
         Ok(TerminalDfa {
             trans: trans.into(),
             accepting: accepting.into(),
+            derived: Arc::default(),
         })
     }
 
@@ -430,6 +455,21 @@ impl TerminalDfa {
         false
     }
 
+    /// Per byte, its class: bytes with the same class lead every state to
+    /// the same state (classes numbered by their first byte).
+    pub(crate) fn byte_classes(&self) -> &[u8; 256] {
+        self.derived.classes.get_or_init(|| {
+            let classes = super::classes::ByteClasses::by_hashed_columns(std::slice::from_ref(self));
+            classes.class_of
+        })
+    }
+
+    /// Per state, the fewest bytes that take it to a match
+    /// ([`UNREACHABLE`](crate::compiled::completion::UNREACHABLE) if none).
+    pub(crate) fn distances_to_match(&self) -> &[u32] {
+        self.derived.distances.get_or_init(|| distances_to_match(self).into())
+    }
+
     /// How many states the table has.
     pub fn len(&self) -> usize {
         self.accepting.len()
@@ -457,4 +497,29 @@ impl TerminalDfa {
         }
         Some(s)
     }
+}
+
+/// Breadth-first search backwards from the accepting states.
+fn distances_to_match(dfa: &TerminalDfa) -> Vec<u32> {
+    use crate::compiled::completion::UNREACHABLE;
+    let n = dfa.len();
+    let (start, preds) = predecessors(&dfa.trans, n);
+    let mut dist = vec![UNREACHABLE; n];
+    let mut queue = std::collections::VecDeque::new();
+    for (q, d) in dist.iter_mut().enumerate() {
+        if dfa.is_accepting(q as u32) {
+            *d = 0;
+            queue.push_back(q as u32);
+        }
+    }
+    while let Some(q) = queue.pop_front() {
+        let next = dist[q as usize] + 1;
+        for &p in &preds[start[q as usize] as usize..start[q as usize + 1] as usize] {
+            if dist[p as usize] == UNREACHABLE {
+                dist[p as usize] = next;
+                queue.push_back(p);
+            }
+        }
+    }
+    dist
 }

@@ -23,7 +23,6 @@ pub mod lookaround;
 
 pub use automaton::{LexerAutomaton, NO_TERMINAL};
 pub use classes::ByteClasses;
-pub(crate) use dfa::predecessors;
 pub use dfa::{DfaError, TerminalDfa};
 
 /// Marks "no state": the lexeme cannot take this byte.

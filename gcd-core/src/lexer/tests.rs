@@ -80,6 +80,7 @@ fn byte_classes_by_hash_equal_by_columns() {
     for k in 0..=dfas.len() {
         let some = &dfas[..k];
         assert_eq!(ByteClasses::new(some), ByteClasses::by_columns(some), "{k}");
+        assert_eq!(ByteClasses::by_hashed_columns(some), ByteClasses::by_columns(some), "{k}");
     }
 }
 
