@@ -24,8 +24,11 @@ const MIN_COPIES: u32 = 8;
 /// limits, as before.
 const MAX_CHAIN_STATES: usize = 1 << 18;
 
+/// A byte table (`state * 256 + byte`) and its accepting states.
+type Table = (Vec<u32>, Vec<bool>);
+
 /// The table of `hir` if it has the shape above, else `None`.
-pub(super) fn table(hir: &Hir) -> Result<Option<(Vec<u32>, Vec<bool>)>, DfaError> {
+pub(super) fn table(hir: &Hir) -> Result<Option<Table>, DfaError> {
     let Some(shape) = Shape::of(hir) else {
         return Ok(None);
     };
@@ -141,7 +144,7 @@ impl Item {
 /// The chain: `pre`'s bytes, then per count `k` a copy of the item's
 /// states, then `post`'s bytes. Without an upper bound the copy at count
 /// `min` loops into itself.
-fn chain(shape: &Shape, item: &Item) -> Option<(Vec<u32>, Vec<bool>)> {
+fn chain(shape: &Shape, item: &Item) -> Option<Table> {
     let last = shape.max.unwrap_or(shape.min) as usize;
     let pre = shape.pre.len();
     let body = pre;
