@@ -146,9 +146,14 @@ impl Item {
 /// `min` loops into itself.
 fn chain(shape: &Shape, item: &Item) -> Option<Table> {
     let last = shape.max.unwrap_or(shape.min) as usize;
-    let pre = shape.pre.len();
-    let body = pre;
-    let post_start = body + (last + 1) * item.states;
+    // At a bound that stops counting only the boundary is reachable: no
+    // item starts there, so its other states would be dead rows.
+    let last_states = match shape.max {
+        Some(_) => 1,
+        None => item.states,
+    };
+    let body = shape.pre.len();
+    let post_start = body + last * item.states + last_states;
     let n = post_start + shape.post.len();
     if n > MAX_CHAIN_STATES {
         return None;
@@ -161,24 +166,24 @@ fn chain(shape: &Shape, item: &Item) -> Option<Table> {
     let at = |k: usize, s: usize| (body + k * item.states + s) as u32;
     for k in 0..=last {
         // Where a completed item leads: one more, or (past a bound that
-        // stops counting) the same count again; none past `max`.
+        // stops counting) the same count again.
         let next_k = match shape.max {
             Some(_) if k == last => None,
             None if k == last => Some(k),
             _ => Some(k + 1),
         };
-        for s in 0..item.states {
-            let row = at(k, s) as usize * 256;
-            for b in 0..256 {
-                let t = item.trans[s * 256 + b];
-                if t == DEAD || (s == 0 && next_k.is_none()) {
-                    continue;
+        if let Some(k2) = next_k {
+            for s in 0..item.states {
+                let row = at(k, s) as usize * 256;
+                for b in 0..256 {
+                    let t = item.trans[s * 256 + b];
+                    if t != DEAD {
+                        trans[row + b] = match t == item.done {
+                            true => at(k2, 0),
+                            false => at(k, t as usize),
+                        };
+                    }
                 }
-                trans[row + b] = match (t == item.done, next_k) {
-                    (true, Some(k2)) => at(k2, 0),
-                    (true, None) => DEAD,
-                    (false, _) => at(k, t as usize),
-                };
             }
         }
         if k >= shape.min as usize {
