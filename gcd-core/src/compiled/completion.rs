@@ -16,7 +16,7 @@ use crate::grammar::{Grammar, Symbol};
 use crate::lexer::TerminalDfa;
 
 /// "Cannot finish".
-pub const UNREACHABLE: u32 = u32::MAX;
+pub use crate::lexer::UNREACHABLE;
 
 /// The fewest bytes that finish a lexeme, per terminal DFA state, and that
 /// a rule derives, per rule.

@@ -49,45 +49,8 @@ impl ByteClasses {
         }
     }
 
-    /// [`new`](Self::new) by hashing every table's columns row by row.
-    pub(super) fn by_hashed_columns(dfas: &[TerminalDfa]) -> ByteClasses {
-        // Hash the columns row by row (cache-friendly, no allocation), then
-        // confirm each byte against the first byte with its hash. A hash
-        // collision would only send us to the exact column comparison.
-        let rows = || dfas.iter().flat_map(|d| d.trans.chunks_exact(256));
-        let mut hash = [0u64; 256];
-        for row in rows() {
-            for (h, &t) in hash.iter_mut().zip(row) {
-                *h = (*h ^ t as u64)
-                    .wrapping_mul(0x9e37_79b9_7f4a_7c15)
-                    .rotate_left(23);
-            }
-        }
-        let mut first: rustc_hash::FxHashMap<u64, u8> = Default::default();
-        let rep: Vec<u8> = (0..=255u8)
-            .map(|b| *first.entry(hash[b as usize]).or_insert(b))
-            .collect();
-        let agree = rows().all(|row| (0..256).all(|b| row[b] == row[rep[b] as usize]));
-        if !agree {
-            return Self::by_columns(dfas);
-        }
-        let mut class_of = [0u8; 256];
-        let mut representatives = Vec::new();
-        for b in 0..256 {
-            if rep[b] as usize == b {
-                class_of[b] = representatives.len() as u8;
-                representatives.push(b as u8);
-            } else {
-                class_of[b] = class_of[rep[b] as usize];
-            }
-        }
-        ByteClasses {
-            class_of,
-            representatives,
-        }
-    }
-
-    /// The same classes by comparing whole columns.
+    /// The same classes by comparing whole columns: the reference for tests.
+    #[cfg(test)]
     pub(super) fn by_columns(dfas: &[TerminalDfa]) -> ByteClasses {
         let mut sig_to_class: rustc_hash::FxHashMap<Vec<u32>, u8> = Default::default();
         let mut class_of = [0u8; 256];

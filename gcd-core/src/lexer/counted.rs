@@ -13,7 +13,7 @@
 use regex_syntax::hir::{Hir, HirKind};
 
 use super::determinize::{raw_table, DfaError};
-use super::dfa::live_states;
+use super::table::live_states;
 use super::DEAD;
 
 /// Repetitions allowing fewer items than this are determinized as usual:

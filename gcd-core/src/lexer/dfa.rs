@@ -12,6 +12,7 @@ use regex_syntax::hir::{Hir, HirKind};
 
 pub use super::determinize::DfaError;
 use super::determinize::{raw_table, MAX_PRODUCT_STATES};
+use super::table::{byte_classes, distances_to_match, live_states};
 use super::{counted, lookaround, DEAD};
 use crate::codec;
 use crate::grammar::TerminalPattern;
@@ -48,78 +49,6 @@ impl PartialEq for TerminalDfa {
 }
 
 impl Eq for TerminalDfa {}
-
-/// Predecessors of every state of a byte-indexed table with `n` states, as
-/// one flat list: those of state `s` are `preds[start[s]..start[s + 1]]`,
-/// each listed once however many bytes lead to `s`.
-pub(crate) fn predecessors(trans: &[u32], n: usize) -> (Vec<u32>, Vec<u32>) {
-    // Rows repeat targets (most bytes go to a few states): `stamp` keeps
-    // each (row, target) pair once. Counting sort by target.
-    let mut stamp = vec![u32::MAX; n];
-    let mut start = vec![0u32; n + 1];
-    for (q, row) in trans.chunks_exact(256).enumerate() {
-        for &t in row {
-            if t != DEAD && stamp[t as usize] != q as u32 {
-                stamp[t as usize] = q as u32;
-                start[t as usize + 1] += 1;
-            }
-        }
-    }
-    for i in 0..n {
-        start[i + 1] += start[i];
-    }
-    stamp.fill(u32::MAX);
-    let mut fill = start.clone();
-    let mut preds = vec![0u32; start[n] as usize];
-    for (q, row) in trans.chunks_exact(256).enumerate() {
-        for &t in row {
-            if t != DEAD && stamp[t as usize] != q as u32 {
-                stamp[t as usize] = q as u32;
-                preds[fill[t as usize] as usize] = q as u32;
-                fill[t as usize] += 1;
-            }
-        }
-    }
-    (start, preds)
-}
-
-/// States of a byte-indexed table that can reach an accepting state.
-pub(super) fn live_states(trans: &[u32], accepting: &[bool]) -> Vec<bool> {
-    let n = accepting.len();
-    let mut live = accepting.to_vec();
-    // Sweeps from the last state down: DFAs numbered breadth-first mostly
-    // step to higher numbers, so a few sweeps settle them, and a row stops
-    // at its first live target. A sweep that changes nothing proves the
-    // fixpoint.
-    for _ in 0..8 {
-        let mut changed = false;
-        for s in (0..n).rev() {
-            if !live[s]
-                && trans[s * 256..(s + 1) * 256]
-                    .iter()
-                    .any(|&t| t != DEAD && live[t as usize])
-            {
-                live[s] = true;
-                changed = true;
-            }
-        }
-        if !changed {
-            return live;
-        }
-    }
-    // Long chains back to lower numbers: one backward search.
-    let (start, preds) = predecessors(trans, n);
-    let mut stack: Vec<u32> = (0..n as u32).filter(|&s| live[s as usize]).collect();
-    while let Some(s) = stack.pop() {
-        for &p in &preds[start[s as usize] as usize..start[s as usize + 1] as usize] {
-            if !live[p as usize] {
-                live[p as usize] = true;
-                stack.push(p);
-            }
-        }
-    }
-    live
-}
 
 /// The live states (those that reach a match) of a byte table, renumbered
 /// in order; an error when the start state is not one of them.
@@ -458,16 +387,14 @@ impl TerminalDfa {
     /// Per byte, its class: bytes with the same class lead every state to
     /// the same state (classes numbered by their first byte).
     pub(crate) fn byte_classes(&self) -> &[u8; 256] {
-        self.derived.classes.get_or_init(|| {
-            let classes = super::classes::ByteClasses::by_hashed_columns(std::slice::from_ref(self));
-            classes.class_of
-        })
+        (self.derived.classes).get_or_init(|| byte_classes(&self.trans))
     }
 
     /// Per state, the fewest bytes that take it to a match
-    /// ([`UNREACHABLE`](crate::compiled::completion::UNREACHABLE) if none).
+    /// ([`UNREACHABLE`](super::UNREACHABLE) if none).
     pub(crate) fn distances_to_match(&self) -> &[u32] {
-        self.derived.distances.get_or_init(|| distances_to_match(self).into())
+        (self.derived.distances)
+            .get_or_init(|| distances_to_match(&self.trans, &self.accepting).into())
     }
 
     /// How many states the table has.
@@ -497,29 +424,4 @@ impl TerminalDfa {
         }
         Some(s)
     }
-}
-
-/// Breadth-first search backwards from the accepting states.
-fn distances_to_match(dfa: &TerminalDfa) -> Vec<u32> {
-    use crate::compiled::completion::UNREACHABLE;
-    let n = dfa.len();
-    let (start, preds) = predecessors(&dfa.trans, n);
-    let mut dist = vec![UNREACHABLE; n];
-    let mut queue = std::collections::VecDeque::new();
-    for (q, d) in dist.iter_mut().enumerate() {
-        if dfa.is_accepting(q as u32) {
-            *d = 0;
-            queue.push_back(q as u32);
-        }
-    }
-    while let Some(q) = queue.pop_front() {
-        let next = dist[q as usize] + 1;
-        for &p in &preds[start[q as usize] as usize..start[q as usize + 1] as usize] {
-            if dist[p as usize] == UNREACHABLE {
-                dist[p as usize] = next;
-                queue.push_back(p);
-            }
-        }
-    }
-    dist
 }

@@ -20,6 +20,7 @@ mod counted;
 mod determinize;
 mod dfa;
 pub mod lookaround;
+mod table;
 
 pub use automaton::{LexerAutomaton, NO_TERMINAL};
 pub use classes::ByteClasses;
@@ -27,6 +28,9 @@ pub use dfa::{DfaError, TerminalDfa};
 
 /// Marks "no state": the lexeme cannot take this byte.
 pub const DEAD: u32 = u32::MAX;
+
+/// The distance to a match from a state that cannot reach one.
+pub const UNREACHABLE: u32 = u32::MAX;
 
 #[cfg(test)]
 mod tests;

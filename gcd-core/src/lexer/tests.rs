@@ -1,4 +1,4 @@
-use super::dfa::live_states;
+use super::table::live_states;
 use super::*;
 use crate::grammar::TermSet;
 
@@ -80,7 +80,6 @@ fn byte_classes_by_hash_equal_by_columns() {
     for k in 0..=dfas.len() {
         let some = &dfas[..k];
         assert_eq!(ByteClasses::new(some), ByteClasses::by_columns(some), "{k}");
-        assert_eq!(ByteClasses::by_hashed_columns(some), ByteClasses::by_columns(some), "{k}");
     }
 }
 
