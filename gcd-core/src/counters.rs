@@ -57,8 +57,8 @@ pub(crate) fn count_state_table(shared: bool) {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Stage {
-    /// A front end (JSON Schema, derive shapes) building the grammar IR,
-    /// the terminal DFAs it builds aside.
+    /// A front end (gcd-schema) building the grammar IR, less the terminal
+    /// DFAs it builds on the way (those count as `TerminalDfas`).
     SchemaToIr,
     /// Determinizing terminal regexes the DFA cache did not hold.
     TerminalDfas,
@@ -160,4 +160,29 @@ pub fn timed<R>(stage: Stage, f: impl FnOnce() -> R) -> R {
     let r = f();
     switch(parent);
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    /// A stage entered inside another pauses it: each gets at least its
+    /// own time, and the two add up to no more than the whole.
+    #[test]
+    fn nested_stages_are_timed_apart() {
+        let before = stage_times();
+        let wall = Instant::now();
+        timed(Stage::Rules, || {
+            std::thread::sleep(Duration::from_millis(3));
+            timed(Stage::Lexer, || std::thread::sleep(Duration::from_millis(3)));
+        });
+        let wall = wall.elapsed();
+        let after = stage_times();
+        let spent = |s: Stage| after[s as usize] - before[s as usize];
+        assert!(spent(Stage::Rules) >= Duration::from_millis(3));
+        assert!(spent(Stage::Lexer) >= Duration::from_millis(3));
+        assert!(spent(Stage::Rules) + spent(Stage::Lexer) <= wall);
+        assert_eq!(spent(Stage::Hazards), Duration::ZERO);
+    }
 }
