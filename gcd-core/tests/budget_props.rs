@@ -274,7 +274,7 @@ fn lexeme_cost_bounds_enclose_the_exact_costs() {
         let vocab = Arc::new(Vocabulary::from_tokens_with_eos(tokens, "</s>"));
         let b = BoundGrammar::new(c.clone(), vocab);
         for q in 0..c.lexer().num_states() as u32 {
-            let lower = b.lexeme_lower_costs(q);
+            let lower = b.lexeme_lower_costs(q).collect::<Vec<_>>();
             let upper = b.lexeme_upper_costs(q).to_vec();
             for &(y, exact) in b.lexeme_costs(q) {
                 let lo = lower.iter().find(|&&(w, _)| w == y).map(|&(_, d)| d);

@@ -274,7 +274,7 @@ NUMBER: /-?[0-9]+(\.[0-9]+)?/
         finite += want[q as usize].len();
         assert_eq!(lazy.lexeme_costs(q), &want[q as usize][..], "state {q}");
         // The bounds masks decide with enclose every exact cost.
-        let lower = lazy.lexeme_lower_costs(q);
+        let lower = lazy.lexeme_lower_costs(q).collect::<Vec<_>>();
         let upper = lazy.lexeme_upper_costs(q);
         for &(y, exact) in &want[q as usize] {
             let lo = lower.iter().find(|&&(w, _)| w == y).map(|&(_, d)| d);

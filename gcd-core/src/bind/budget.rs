@@ -528,7 +528,9 @@ impl BudgetTables {
         q: u32,
         cap: Option<PendingCap>,
     ) -> u32 {
-        Self::cheapest_with(b.lexeme_costs(q), cap, 0, |w| self.cost_after(b, view, w))
+        Self::cheapest_with(b.lexeme_costs(q).iter().copied(), cap, 0, |w| {
+            self.cost_after(b, view, w)
+        })
     }
 
     /// Whether [`estimate_capped`](Self::estimate_capped) is at most
@@ -559,12 +561,13 @@ impl BudgetTables {
         limit: u32,
         mut after: impl FnMut(u32) -> u32,
     ) -> bool {
-        if Self::cheapest_with(b.lexeme_upper_costs(q), cap, limit, &mut after) <= limit {
+        let upper = b.lexeme_upper_costs(q).iter().copied();
+        if Self::cheapest_with(upper, cap, limit, &mut after) <= limit {
             return true;
         }
-        let lower = b.lexeme_lower_costs(q);
-        Self::cheapest_with(&lower, cap, limit, &mut after) <= limit
-            && Self::cheapest_with(b.lexeme_costs(q), cap, limit, &mut after) <= limit
+        Self::cheapest_with(b.lexeme_lower_costs(q), cap, limit, &mut after) <= limit
+            && Self::cheapest_with(b.lexeme_costs(q).iter().copied(), cap, limit, &mut after)
+                <= limit
     }
 
     /// The cheapest plan that ends the pending lexeme as `(terminal,
@@ -573,13 +576,13 @@ impl BudgetTables {
     /// computes once per terminal and parser stack for every lexer state
     /// its tokens reach); stops looking once one costs at most `enough`.
     fn cheapest_with(
-        row: &[(u32, u32)],
+        row: impl IntoIterator<Item = (u32, u32)>,
         cap: Option<PendingCap>,
         enough: u32,
         mut after: impl FnMut(u32) -> u32,
     ) -> u32 {
         let mut best = INF;
-        for &(w, d) in row {
+        for (w, d) in row {
             if best <= enough {
                 break;
             }
@@ -617,4 +620,3 @@ impl BudgetTables {
         (self.class_of.len() + self.pair.len() + self.nt.len() + self.lexeme_most.len()) * 4
     }
 }
-

@@ -442,16 +442,17 @@ impl BoundGrammar {
     /// does not fit the budget proves no exact plan does, without the
     /// search that builds token tables.
     #[doc(hidden)]
-    pub fn lexeme_lower_costs(&self, q: u32) -> Vec<(u32, u32)> {
+    pub fn lexeme_lower_costs(&self, q: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
         let literals = self.literal_costs();
         let ends: smallvec::SmallVec<[u32; 4]> = self.grammar.lexeme_ends(q).collect();
-        (self.grammar.lexer.alive[q as usize].iter())
-            .filter_map(|&y| match literals.get(q, y) {
+        (self.grammar.lexer.alive[q as usize].iter()).filter_map(move |&y| {
+            match literals.get(q, y) {
                 Some(c) => (c < cost::INF).then_some((y, c)),
                 None => Some((y, u32::from(!ends.contains(&y)))),
-            })
-            .collect()
+            }
+        })
     }
+
 
     /// The lexer's byte classes that hold a byte some token spells alone.
     pub(crate) fn single_byte_classes(&self) -> &[u8] {

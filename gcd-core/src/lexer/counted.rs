@@ -74,7 +74,7 @@ impl<'h> Shape<'h> {
             }
             Some(bytes)
         };
-        let long = rep.max.unwrap_or(rep.min).max(rep.min) >= MIN_COPIES;
+        let long = rep.max.unwrap_or(rep.min) >= MIN_COPIES;
         if !rep.greedy || !long || rep.max.is_some_and(|m| m < rep.min) {
             return None;
         }
