@@ -222,6 +222,7 @@ pub fn maskbench(
     print!("{}", report.breakdown());
     if timings {
         print!("{}", report.stage_breakdown());
+        print!("{}", report.slowest());
     }
     for e in &report.compile_errors {
         eprintln!("REFUSED {e}");

@@ -113,6 +113,44 @@ pub struct Report {
     /// Per compiled schema, the bytes of the tables its binding built by
     /// the end of its replay (the vocabulary's trie, shared, left out).
     pub table_bytes: Vec<f64>,
+    /// The slowest masks of the replays, slowest first (at most
+    /// [`SLOWEST_KEPT`]): the tail of TBM, and which stages it was spent in.
+    pub slowest_masks: Vec<SlowMask>,
+}
+
+/// How many of the slowest masks a report keeps.
+pub const SLOWEST_KEPT: usize = 10;
+
+/// One mask of a replay, with where it was and what it spent its time on.
+#[derive(Debug, Clone)]
+pub struct SlowMask {
+    /// How long it took, in µs.
+    pub us: f64,
+    /// `file#instance@token`.
+    pub at: String,
+    /// Its time in each of gcd-core's [`Stage`]s, in µs (the rest is the
+    /// walk itself).
+    pub stages_us: [f64; Stage::ALL.len()],
+}
+
+impl Report {
+    /// Keeps a mask among the slowest if it is one.
+    fn note_mask(
+        &mut self,
+        us: f64,
+        at: impl FnOnce() -> String,
+        stages_us: [f64; Stage::ALL.len()],
+    ) {
+        if self.slowest_masks.len() == SLOWEST_KEPT
+            && self.slowest_masks.last().is_some_and(|m| m.us >= us)
+        {
+            return;
+        }
+        let at = at();
+        let k = self.slowest_masks.partition_point(|m| m.us >= us);
+        self.slowest_masks.insert(k, SlowMask { us, at, stages_us });
+        self.slowest_masks.truncate(SLOWEST_KEPT);
+    }
 }
 
 /// The category of a MaskBench file name (`Github_easy---o1234.json`,
@@ -252,10 +290,18 @@ fn run_file(
             }
         }
         let mut accepted = true;
-        for &tok in &ids {
+        for (step, &tok) in ids.iter().enumerate() {
+            let before = stage_times();
             let t0 = Instant::now();
             let mask = m.compute_mask(width);
-            r.tbm_us.push(us(t0.elapsed()));
+            let dt = us(t0.elapsed());
+            r.tbm_us.push(dt);
+            let after = stage_times();
+            r.note_mask(
+                dt,
+                || format!("{name}#{ti}@{step}"),
+                std::array::from_fn(|i| us(after[i] - before[i])),
+            );
             let allowed = mask.get(tok as usize).is_some_and(|b| *b);
             let advanced = m.advance(tok).is_ok();
             if allowed != advanced {
@@ -445,6 +491,25 @@ impl Report {
                 q.p99,
                 q.max
             );
+        }
+        s
+    }
+
+    /// The slowest masks, each with the stages it spent more than a tenth
+    /// of its time in.
+    pub fn slowest(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "slowest masks (µs; stages over 10% of the mask):");
+        for m in &self.slowest_masks {
+            let mut parts: Vec<String> = (Stage::ALL.iter().zip(&m.stages_us))
+                .filter(|(_, &t)| t > m.us / 10.0)
+                .map(|(st, t)| format!("{} {t:.0}", st.name()))
+                .collect();
+            let walk = m.us - m.stages_us.iter().sum::<f64>();
+            if walk > m.us / 10.0 {
+                parts.push(format!("walk {walk:.0}"));
+            }
+            let _ = writeln!(s, "  {:>9.1}  {}  {}", m.us, m.at, parts.join(", "));
         }
         s
     }

@@ -73,6 +73,20 @@ fn sample_is_exact() {
         Some(r.table_bytes.len() as u64)
     );
     assert!(r.breakdown().contains("bound_table_kB p50="));
+    // The slowest masks are the tail of TBM, slowest first, each named.
+    let slow = &r.slowest_masks;
+    assert_eq!(
+        slow.len(),
+        r.tbm_us.len().min(gcd_cli::maskbench::SLOWEST_KEPT)
+    );
+    assert_eq!(slow[0].us, tbm.max);
+    assert!(slow.windows(2).all(|w| w[0].us >= w[1].us));
+    let last = slow.last().unwrap().us;
+    assert!(r.tbm_us.iter().filter(|&&t| t > last).count() < slow.len());
+    assert!(slow
+        .iter()
+        .all(|m| m.at.contains(".json#") && m.at.contains('@')));
+    assert!(r.slowest().contains(&slow[0].at));
 }
 
 /// Under a budget of each instance's length plus a few tokens, replays
