@@ -38,6 +38,7 @@ pub(crate) fn lexeme_distances(
     for &s in &level {
         found.reach(b, s, d);
     }
+    found.reach_by_one_byte(b, &level, d);
     while !level.is_empty() && !found.done() {
         // A state's successors are checked as they are found, so the level
         // stops expanding once every terminal is found; the states whose
@@ -70,6 +71,9 @@ pub(crate) fn lexeme_distances(
                 }
             }
         }
+        // Only once the whole level is reached: a terminal that ends in a
+        // state of it costs `d + 1`, not `d + 2`.
+        found.reach_by_one_byte(b, &next, d + 1);
         level = next;
         d += 1;
     }
@@ -173,6 +177,37 @@ impl Found {
                 self.open.remove(y as usize);
                 self.left -= 1;
                 self.out.push((y, d));
+            }
+        }
+    }
+
+    /// After every state of a level `d` tokens in is [reached](Self::reach):
+    /// the terminals still looked for that one single-byte token ends from
+    /// one of them cost `d + 1`, the least the next level could give. Inside
+    /// a string that is the closing quote, so a search from an escape
+    /// stops at the states after it instead of walking their tables.
+    fn reach_by_one_byte(&mut self, b: &BoundGrammar, level: &[u32], d: u32) {
+        if self.done() {
+            return;
+        }
+        let lx = &b.grammar.lexer;
+        let n_classes = lx.classes.len();
+        let steps = b.single_byte_classes();
+        let mut ends = Vec::new();
+        for &s in level.iter().filter(|&&s| self.wants(b, s)) {
+            for &c in steps {
+                let e = lx.trans[s as usize * n_classes + c as usize];
+                if e != crate::lexer::DEAD {
+                    let open = |y: &u32| self.open.contains(*y as usize);
+                    ends.extend(b.grammar.lexeme_ends(e).filter(open));
+                }
+            }
+        }
+        for y in ends {
+            if self.open.contains(y as usize) {
+                self.open.remove(y as usize);
+                self.left -= 1;
+                self.out.push((y, d + 1));
             }
         }
     }
