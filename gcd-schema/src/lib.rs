@@ -103,8 +103,9 @@ pub fn to_grammar(schema: &Value, options: &Options) -> Result<Grammar, SchemaEr
 /// Reads a grammar in gcd's Lark dialect whose `%json { ... }` rules are
 /// JSON Schemas, each compiled with `options` and embedded as a rule (the
 /// typed part of a chat format: `call: "<tool_call>" %json {...}
-/// "</tool_call>"`). `options.whitespace` must not ignore whitespace
-/// between lexemes (`Whitespace::Json` does): that would apply to the
+/// "</tool_call>"`). Under `Whitespace::Json` an embedded value takes
+/// any whitespace between its own tokens ([`Whitespace::Within`]), and
+/// none around it: whitespace ignored between lexemes would apply to the
 /// whole grammar.
 pub fn parse_lark(src: &str, options: &Options) -> Result<Grammar, gcd_core::error::GrammarError> {
     gcd_core::lark::parse_with_embeds(src, &options.limits, options)?.build()
@@ -112,7 +113,15 @@ pub fn parse_lark(src: &str, options: &Options) -> Result<Grammar, gcd_core::err
 
 impl gcd_core::lark::Embeds for Options {
     fn json_schema(&self, schema: &Value) -> Result<Grammar, String> {
-        to_grammar(schema, self).map_err(|e| e.to_string())
+        let within;
+        let options = match self.whitespace {
+            Whitespace::Json => {
+                within = self.clone().whitespace(Whitespace::Within);
+                &within
+            }
+            _ => self,
+        };
+        to_grammar(schema, options).map_err(|e| e.to_string())
     }
 }
 

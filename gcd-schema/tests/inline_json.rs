@@ -186,11 +186,42 @@ fn errors_name_the_problem() {
         let e = parse_lark(src, &opts).unwrap_err().to_string();
         assert!(e.contains(says), "{src}: {e}");
     }
-    // Whitespace ignored between lexemes would apply to the whole grammar.
-    let json_ws = Options::default().whitespace(Whitespace::Json);
-    let e = parse_lark("start: \"a\" %json {\"type\": \"integer\"}", &json_ws).unwrap_err();
-    assert!(e.to_string().contains("ignores terminal"), "{e}");
     // gcd-core alone has no schema compiler, and says where to find one.
     let e = gcd_core::lark::parse_grammar("start: %json {}").unwrap_err();
     assert!(e.to_string().contains("gcd_schema::parse_lark"), "{e}");
+}
+
+/// `Whitespace::Json` reaches `%json`: the value takes any JSON whitespace
+/// between its own tokens (llguidance's default for inline schemas), none
+/// around it, and the rest of the grammar none at all.
+#[test]
+fn json_whitespace_reaches_inline_schemas() {
+    let json_ws = Options::default().whitespace(Whitespace::Json);
+    let schema = json!({
+        "type": "object",
+        "properties": {"a": {"type": "array", "items": {"type": "integer"}}, "b": {"type": "object"}},
+        "required": ["a", "b"]
+    });
+    let src = format!("start: \"<call>\" %json {schema} \"</call>\" \"!\"?\n");
+    let g = parse_lark(&src, &json_ws).unwrap_or_else(|e| panic!("{e}"));
+    let c = CompiledGrammar::new(&g).unwrap_or_else(|e| panic!("{e}"));
+    let r = Recognizer::new(&c);
+    for ok in [
+        r#"<call>{"a":[1,2],"b":{}}</call>"#,
+        "<call>{ \"a\" : [ 1 ,\n\t2 ] ,\r\n \"b\" :{ } }</call>!",
+        "<call>{\"a\":[ ],\"b\":{\"x\" : [ {} ] }}</call>",
+    ] {
+        assert!(r.is_complete(ok.as_bytes()), "{ok}");
+    }
+    for bad in [
+        // Around the value, and outside it, the grammar says where.
+        r#"<call> {"a":[1],"b":{}}</call>"#,
+        r#"<call>{"a":[1],"b":{}} </call>"#,
+        r#"<call>{"a":[1],"b":{}}</call> !"#,
+        // Not JSON whitespace.
+        "<call>{\"a\":[1],\u{b}\"b\":{}}</call>",
+        r#"<call>{"a":[1 2],"b":{}}</call>"#,
+    ] {
+        assert!(!r.is_complete(bad.as_bytes()), "{bad}");
+    }
 }

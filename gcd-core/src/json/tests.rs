@@ -64,6 +64,13 @@ fn objects_with_optional_fields() {
     assert!(!r.is_complete(br#"{"a":1,"b":true}"#) && !r.is_complete(br#"{"a":  1, "b": true}"#));
     let g = compile(&shape, &ShapeSet::new(), Whitespace::Json);
     assert!(Recognizer::new(&g).is_complete(b"{ \"a\" :1 ,\n \"b\": true }"));
+    // The same inside the value, spelled in brackets and separators.
+    let g = compile(&shape, &ShapeSet::new(), Whitespace::Within);
+    assert!(g.ignored.is_empty());
+    let r = Recognizer::new(&g);
+    assert!(r.is_complete(b"{ \"a\" :1 ,\n \"b\": true }"));
+    assert!(r.is_complete(br#"{"a":1,"b":true}"#));
+    assert!(!r.is_complete(b" {\"a\":1,\"b\":true}") && !r.is_complete(b"{\"a\":1,\"b\":true}\n"));
 }
 
 #[test]

@@ -30,6 +30,13 @@ pub enum Whitespace {
     /// half the cap; a model can no longer spend its budget on blank lines.
     /// It narrows the language on purpose: `{"a" : 1}` is refused.
     Capped(u8),
+    /// Any RFC 8259 whitespace between the value's own tokens, as
+    /// [`Json`](Whitespace::Json) allows, but none around the whole value:
+    /// it is spelled inside the brackets and separators instead of ignored
+    /// between lexemes. A value embedded in a larger grammar (`%json` in a
+    /// Lark grammar) takes [`Json`](Whitespace::Json) this way, since
+    /// ignoring whitespace would apply to the whole grammar.
+    Within,
 }
 
 impl Whitespace {
@@ -48,6 +55,7 @@ impl Whitespace {
     pub fn open(self, c: char) -> TerminalPattern {
         match self {
             Whitespace::Capped(n) => TerminalPattern::Regex(format!("\\{c}{}", Self::run(n))),
+            Whitespace::Within => TerminalPattern::Regex(format!("\\{c}{ANY}")),
             _ => literal(c.to_string()),
         }
     }
@@ -57,6 +65,7 @@ impl Whitespace {
     pub fn close(self, c: char) -> TerminalPattern {
         match self {
             Whitespace::Capped(n) => TerminalPattern::Regex(format!("{}\\{c}", Self::run(n))),
+            Whitespace::Within => TerminalPattern::Regex(format!("{ANY}\\{c}")),
             _ => literal(c.to_string()),
         }
     }
@@ -64,7 +73,7 @@ impl Whitespace {
     /// Whether brackets carry whitespace ([`open`](Self::open) and
     /// [`close`](Self::close) are not plain literals).
     pub fn in_brackets(self) -> bool {
-        matches!(self, Whitespace::Capped(_))
+        matches!(self, Whitespace::Capped(_) | Whitespace::Within)
     }
 
     /// The whitespace ignored between any two tokens, if any.
@@ -74,7 +83,8 @@ impl Whitespace {
             Whitespace::Compact
             | Whitespace::Spaced
             | Whitespace::SingleSpace
-            | Whitespace::Capped(_) => None,
+            | Whitespace::Capped(_)
+            | Whitespace::Within => None,
         }
     }
 
@@ -89,9 +99,13 @@ impl Whitespace {
             Whitespace::Spaced => TerminalPattern::Regex(format!("{c} ?")),
             Whitespace::SingleSpace => literal(format!("{c} ")),
             Whitespace::Capped(n) => TerminalPattern::Regex(format!("{c}{}", Self::run(n))),
+            Whitespace::Within => TerminalPattern::Regex(format!("{ANY}{c}{ANY}")),
         }
     }
 }
+
+/// Any run of RFC 8259 whitespace, as a regex.
+const ANY: &str = "[ \\t\\n\\r]*";
 
 fn literal(text: String) -> TerminalPattern {
     TerminalPattern::Literal {
