@@ -35,6 +35,17 @@ pub const MAX_PRODUCT_STATES: usize = 20_000;
 /// Determinizes a parsed regex and reads out its reachable states as a
 /// byte table (state 0 the start; dead-end states kept).
 pub(super) fn raw_table(hir: &Hir) -> Result<(Vec<u32>, Vec<bool>), DfaError> {
+    table(hir, false)
+}
+
+/// [`raw_table`] with the fewest states (regex-automata's minimization):
+/// determinization leaves the branches of a long alternation apart where
+/// their tails behave alike, and each state is a lexer state to build.
+pub(super) fn minimal_table(hir: &Hir) -> Result<(Vec<u32>, Vec<bool>), DfaError> {
+    table(hir, true)
+}
+
+fn table(hir: &Hir, minimize: bool) -> Result<(Vec<u32>, Vec<bool>), DfaError> {
     crate::counters::count_regex_compilation();
     let mut builder = dense::Builder::new();
     // The determinization limit is what makes a blow-up fail fast: a
@@ -46,6 +57,7 @@ pub(super) fn raw_table(hir: &Hir) -> Result<(Vec<u32>, Vec<bool>), DfaError> {
         dense::DFA::config()
             .match_kind(MatchKind::All)
             .start_kind(StartKind::Anchored)
+            .minimize(minimize)
             .dfa_size_limit(Some(64 << 20))
             .determinize_size_limit(Some(4 << 20)),
     );

@@ -11,7 +11,7 @@ use regex_automata::dfa::dense;
 use regex_syntax::hir::{Hir, HirKind};
 
 pub use super::determinize::DfaError;
-use super::determinize::{raw_table, MAX_PRODUCT_STATES};
+use super::determinize::{minimal_table, raw_table, MAX_PRODUCT_STATES};
 use super::table::{byte_classes, distances_to_match, live_states};
 use super::{counted, lookaround, DEAD};
 use crate::codec;
@@ -197,6 +197,16 @@ impl TerminalDfa {
         Self::new_with(regex, || Self::build_uncached(regex))
     }
 
+    /// The DFA of `regex` like [`new`](Self::new), with the fewest states
+    /// on a cache miss: for a long alternation whose branches end alike (a
+    /// JSON Schema's numeric bounds with exponents), which determinization
+    /// alone leaves two to three times larger. Regexes that `new` builds
+    /// without determinizing (literals, counted repetitions, lookarounds)
+    /// are built as `new` builds them.
+    pub fn new_minimal(regex: &str) -> Result<TerminalDfa, DfaError> {
+        Self::new_with(regex, || Self::build_with(regex, false, true))
+    }
+
     /// The DFA of `regex` like [`new`](Self::new), but on a cache miss
     /// built by `build` instead of determinizing the regex: for a front end
     /// that knows the language's structure (a JSON Schema's "any key but
@@ -314,7 +324,16 @@ impl TerminalDfa {
 
     /// Determinizes `regex`; with `allow_empty`, a DFA whose start accepts
     /// (only ever a component of a product, which checks its own start).
-    fn build(regex: &str, allow_empty: bool) -> Result<TerminalDfa, DfaError> {
+    pub(super) fn build(regex: &str, allow_empty: bool) -> Result<TerminalDfa, DfaError> {
+        Self::build_with(regex, allow_empty, false)
+    }
+
+    /// [`build`](Self::build), minimizing where it determinizes.
+    pub(super) fn build_with(
+        regex: &str,
+        allow_empty: bool,
+        minimize: bool,
+    ) -> Result<TerminalDfa, DfaError> {
         let split = lookaround::split(regex).map_err(DfaError::Invalid)?;
         // Parse once; on a syntax error let regex-automata report it, so the
         // message is the one users know from its docs.
@@ -336,6 +355,7 @@ impl TerminalDfa {
             (None, HirKind::Literal(lit)) if !lit.0.is_empty() => literal_table(&lit.0),
             (None, _) => match counted::table(&hir)? {
                 Some(chain) => chain,
+                None if minimize => minimal_table(&hir)?,
                 None => raw_table(&hir)?,
             },
         };
