@@ -18,8 +18,11 @@
 //!   take one spelling per character (`"\u0061"` is not `"a"` there);
 //! - integers are plain digits unless [`Integers::Json`] is set; with it,
 //!   integers with an exponent are accepted only when certainly integral
-//!   (`1e5`, `1.5e+52`), and bounded numbers only without an exponent;
+//!   (`1e5`, `1.5e+52`), and bounded integers only without an exponent;
 //!   `const`/`enum` numbers only as written (plus `.0…`/trailing zeros);
+//! - bounded numbers with an exponent only after a mantissa of at least
+//!   0.1 and below 1000 (`1e-05`, `2.5E3`, `12.5e3`, `0.5e-3`) or a zero
+//!   one, unless the bounds leave the number's sign free;
 //! - `format: time`/`date-time` leap seconds only in UTC; `hostname`,
 //!   `email`, `uri-template`, `duration` and `relative-json-pointer` are
 //!   documented subsets of their standards (see [`mod@format`]).
@@ -42,9 +45,9 @@
 //! | `items` (schema, bool, draft-4 array), `prefixItems`, `additionalItems`, `minItems`, `maxItems` | yes (≤ 1000 positions); `uniqueItems: true`, `contains`: error |
 //! | `minLength`, `maxLength` (characters), `pattern` (ECMA-262) | yes; with each other and with `format`, the intersection of their automata (≤ 20,000 states, else error); bounds above 1000 as 64-character chunks (≤ 262,144, without pattern or format); lookaround, backreferences, `\b`: error |
 //! | `format` | `date`, `time`, `date-time`, `duration`, `uuid`, `ipv4`, `ipv6`, `hostname`, `email`, `uri`, `uri-reference`, `iri`, `iri-reference`, `uri-template`, `json-pointer`, `relative-json-pointer` (see [`mod@format`]); `idn-*`, `regex`: error; formats no draft defines (`path`, `url`, `byte`, …): annotations, not enforced, listed in [`CompiledGrammar::warnings`] |
-//! | `minimum`, `maximum`, `exclusive*` (draft-4 booleans too) | integers: exact digit automata; numbers: exact decimal automata (both bounds fractional in one integer interval: error); exponent spellings only under a single bound at 0 |
+//! | `minimum`, `maximum`, `exclusive*` (draft-4 booleans too) | integers: exact digit automata; numbers: exact decimal automata, with an exponent after a mantissa in `[0.1, 1000)` (or any, where the bounds leave the sign free) |
 //! | `multipleOf` | `1` (= integer) only; others: error |
-//! | `x-gcd-finite: "f32"`/`"f64"` (gcd's, written by [`schema_for`]) | numbers serde_json reads as a finite `f32`/`f64` (gcd-core's finite-float regexes), within any bounds; beside bounds or for integers, without an exponent. `format: "float"`/`"double"` stay annotations |
+//! | `x-gcd-finite: "f32"`/`"f64"` (gcd's, written by [`schema_for`]) | numbers serde_json reads as a finite `f32`/`f64` (gcd-core's finite-float regexes), within any bounds; beside bounds, with an exponent only below `10^31` in magnitude (as bounded numbers); integers without an exponent. `format: "float"`/`"double"` stay annotations |
 //! | `anyOf` | union per JSON type; several object branches: union, LL(1) where the first key or a shared tag's value tells them apart, else parsed by forking (gcd-core's generalized parser); several array branches: error |
 //! | `oneOf` | as `anyOf` when branches are provably disjoint (types, finite value sets, or a required tag property with disjoint values); object shapes that differ only in their required names: each with the others' extra names absent; else error |
 //! | `allOf`, `$ref` beside keywords | merged when keywords do not interact (else error); parts' `properties` and `additionalProperties` (without `patternProperties`): each key meets what each part says of it; two `enum`s: the values both list; two `anyOf`s: a branch per pair (≤ 64) |

@@ -16,8 +16,9 @@
 //!   infinite `f32`). These are gcd-core's finite-float regexes, the ones
 //!   `#[derive(Constrained)]` uses (every number serde_json writes for a
 //!   finite value; a few exotic spellings such as `17e307` are refused).
-//!   Beside `minimum`/`maximum`, numbers are accepted without an exponent
-//!   only, as for any bounded number. [`compile`] knows the keyword (so
+//!   Beside `minimum`/`maximum`, numbers with an exponent are accepted
+//!   below `10^31` in magnitude, as bounded numbers are (see
+//!   [`compile`]'s restrictions). [`compile`] knows the keyword (so
 //!   `compile(&schema_for::<T>())` is exact too) but leaves a
 //!   `format: "float"` alone, as JSON Schema does.
 //!

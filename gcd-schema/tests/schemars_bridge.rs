@@ -298,8 +298,9 @@ fn too_large_floats_are_refused_inside_enums_options_and_vecs() {
 
 #[test]
 fn float_bounds_meet_the_schemas_bounds() {
-    // minimum 0 for x (f32), maximum -1.5 for y (f64): plain decimals only
-    // (bounded numbers), at most 38 / 308 integer digits.
+    // minimum 0 for x (f32), maximum -1.5 for y (f64): plain decimals of
+    // at most 38 / 308 integer digits, with an exponent below 10^31 in
+    // magnitude (bounded numbers' spellings).
     let a = Acceptor::new(for_type::<Ranged>(&Options::default()).unwrap());
     let doc = |x: &str, y: &str| format!(r#"{{"x":{x},"y":{y}}}"#);
     let nines = |n: usize| "9".repeat(n);
@@ -308,6 +309,8 @@ fn float_bounds_meet_the_schemas_bounds() {
         ("0.25", "-2"),
         (&*nines(38), &*format!("-{}", nines(308))),
         (&*format!("{}.5", nines(35)), &*format!("-{}.5", nines(40))),
+        ("1e3", "-1.5E+30"),
+        ("2.5e-45", "-15e-1"),
     ] {
         let text = doc(x, y);
         assert!(a.accepts(&text), "refused {text}");
@@ -318,7 +321,9 @@ fn float_bounds_meet_the_schemas_bounds() {
         ("1", "-1.25"),
         (&*format!("1{}", "0".repeat(38)), "-2"),
         ("1", &*format!("-1{}", "0".repeat(308))),
-        ("1e3", "-2"),
+        ("1e31", "-2"),
+        ("0", "-1e31"),
+        ("1e3", "-1.4e0"),
     ] {
         assert!(!a.accepts(&doc(x, y)), "accepted {}", doc(x, y));
     }

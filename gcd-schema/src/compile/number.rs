@@ -10,6 +10,7 @@ use serde_json::{Map, Number, Value};
 use super::{Compiler, R};
 use crate::decimal;
 use crate::error::SchemaError;
+use crate::language;
 use crate::node::*;
 use crate::options::Integers;
 use gcd_core::json::number as numeric;
@@ -77,6 +78,15 @@ impl Finite {
     }
 }
 
+/// A bounded number's regex as a scalar, with its minimal DFA put where
+/// the grammar's compilation finds it ([`language::seed_minimal`]):
+/// determinization alone leaves two to four times the states, one per
+/// alternative and exponent.
+fn bounded(regex: String) -> Scalar {
+    language::seed_minimal(&regex);
+    Scalar::some(regex)
+}
+
 /// `alts` as one alternation, `None` when empty.
 fn any_of(alts: Vec<String>) -> Option<Scalar> {
     (!alts.is_empty()).then(|| Scalar::some(format!("(?:{})", alts.join("|"))))
@@ -132,12 +142,12 @@ impl Compiler<'_> {
         if let (true, false, Some(f)) = (bounds.is_empty(), int_only, finite) {
             return Ok(Some(Scalar::some(f.regex())));
         }
-        // Below: with a `finite` marker, only numbers without an exponent
-        // (as for bounded numbers anyway); those of the finite regex are
-        // the ones with at most `max_digits` integer digits. That is: the
-        // bounded language within ±10^SMALL_DIGITS, plus, on a side
-        // without a bound, the numbers of SMALL_DIGITS+1..=max_digits
-        // integer digits (beyond every bound on the other side).
+        // Below, with a `finite` marker: the bounded language within
+        // ±10^SMALL_DIGITS (every such value is finite, exponent spellings
+        // included), plus, on a side without a bound, the numbers without
+        // an exponent of SMALL_DIGITS+1..=max_digits integer digits (those
+        // of the finite regex, beyond every bound on the other side).
+        // Integers are spelled without an exponent.
         if bounds.is_empty() && finite.is_none() {
             return Ok(Some(if int_only && plain {
                 Scalar::some(numeric::PLAIN_INTEGER.to_string())
@@ -216,18 +226,8 @@ impl Compiler<'_> {
                 *slot = Some(b);
             }
         }
-        let unbuildable = || {
-            SchemaError::unsupported(
-                bounds[0].0,
-                ptr,
-                "both bounds fractional within one integer interval",
-            )
-        };
         let Some(f) = finite else {
-            let plain = decimal::range(lo.as_ref(), hi.as_ref())
-                .map_err(|decimal::Unbuildable| unbuildable())?;
-            let signed = signed_by_zero(lo.as_ref(), hi.as_ref());
-            return Ok(any_of(plain.into_iter().chain(signed).collect()));
+            return Ok(decimal::range(lo.as_ref(), hi.as_ref()).map(bounded));
         };
         let small = |neg| decimal::Bound {
             neg,
@@ -244,7 +244,6 @@ impl Compiler<'_> {
         debug_assert!(decimal::signed_cmp(&lo_small, &small(true)).is_ge());
         debug_assert!(decimal::signed_cmp(&hi_small, &small(false)).is_le());
         let mut alts: Vec<String> = decimal::range(Some(&lo_small), Some(&hi_small))
-            .map_err(|decimal::Unbuildable| unbuildable())?
             .into_iter()
             .collect();
         let frac = r"(?:\.[0-9]+)?";
@@ -254,24 +253,7 @@ impl Compiler<'_> {
         if lo.is_none() {
             alts.push(format!("-{}{frac}", f.large()));
         }
-        Ok(any_of(alts))
-    }
-}
-
-/// The numbers with an exponent that a single bound at zero allows
-/// (`minimum: 0` and the like): there the sign alone decides, whatever the
-/// exponent. Other bounds allow only numbers without an exponent.
-fn signed_by_zero(lo: Option<&decimal::Bound>, hi: Option<&decimal::Bound>) -> Option<String> {
-    let is_zero = |b: &decimal::Bound| b.mag.int == 0 && b.mag.frac.iter().all(|&d| d == 0);
-    const EXP: &str = "[eE][+-]?[0-9]+";
-    const NONZERO: &str = r"(?:[1-9][0-9]*(?:\.[0-9]+)?|0\.[0-9]*[1-9][0-9]*)";
-    const ZERO: &str = r"0(?:\.0+)?";
-    match (lo, hi) {
-        (Some(b), None) if is_zero(b) && b.incl => Some(format!("(?:{NONZERO}|-?{ZERO}){EXP}")),
-        (Some(b), None) if is_zero(b) => Some(format!("{NONZERO}{EXP}")),
-        (None, Some(b)) if is_zero(b) && b.incl => Some(format!("(?:-{NONZERO}|-?{ZERO}){EXP}")),
-        (None, Some(b)) if is_zero(b) => Some(format!("-{NONZERO}{EXP}")),
-        _ => None,
+        Ok((!alts.is_empty()).then(|| bounded(format!("(?:{})", alts.join("|")))))
     }
 }
 
