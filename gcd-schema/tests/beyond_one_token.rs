@@ -167,6 +167,24 @@ fn dependencies_are_branches() {
         &["1", "\"s\"", r#"{"a": 1, "b": 2}"#],
         &[r#"{"a": 1}"#],
     );
+    // Also where the schema a property demands holds no non-object, or
+    // nothing at all (found by the hypothesis-jsonschema oracle on the
+    // suite's draft7/dependencies.json).
+    check(
+        json!({"dependentSchemas": {"bar": false}}),
+        &["null", "1", "[]", "\"x\"", r#"{"foo": 1}"#],
+        &[r#"{"bar": 1}"#],
+    );
+    check(
+        json!({"dependencies": {"x": {"type": "object", "required": ["y"]}}}),
+        &["null", "true", "[1]", r#"{"x": 1, "y": 2}"#, "{}"],
+        &[r#"{"x": 1}"#],
+    );
+    check(
+        json!({"type": "object", "dependencies": {"x": {"not": {}}}}),
+        &["{}", r#"{"y": 1}"#],
+        &["null", r#"{"x": 1}"#],
+    );
     let many: serde_json::Map<String, Value> =
         (0..7).map(|i| (format!("k{i}"), json!(["z"]))).collect();
     assert_eq!(

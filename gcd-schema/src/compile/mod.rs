@@ -585,7 +585,8 @@ const MAX_DEPENDENCIES: usize = 6;
 /// Dependencies as the branches of an `anyOf`: for each one, either its
 /// property is absent (`not: {required: [a]}`) or it is present with what
 /// it demands (more required names, or a schema). One branch per choice
-/// of side for every dependency; `None` when there are none.
+/// of side for every dependency, and one for every value that is not an
+/// object; `None` when there are none.
 fn dependency_branches(m: &Map<String, Value>, ptr: &str) -> R<Option<Vec<Value>>> {
     let mut deps: Vec<(&str, &str, &Value)> = Vec::new();
     for k in DEPENDENCY_KEYWORDS {
@@ -651,6 +652,9 @@ fn dependency_branches(m: &Map<String, Value>, ptr: &str) -> R<Option<Vec<Value>
         };
         branches.push(branch);
     }
+    // Dependencies constrain objects only: every other value meets them
+    // (the branches above, spelled with `required`, hold objects alone).
+    branches.push(serde_json::json!({ "type": ["null", "boolean", "number", "string", "array"] }));
     Ok(Some(branches))
 }
 
