@@ -484,6 +484,18 @@ fn all_of_merges_or_refuses() {
         &["1", "\"b\""],
         &["\"a\"", "null", "true"],
     );
+    // An integral float is that integer past 2^53 too (found by the
+    // hypothesis-jsonschema oracle on a Synthesized MaskBench schema).
+    check(
+        json!({"allOf": [{"enum": [9007199254740992.0]}, {"enum": [9007199254740992u64]}]}),
+        &["9007199254740992"],
+        &["9007199254740993", "9007199254740991"],
+    );
+    check(
+        json!({"const": 1e20}),
+        &["100000000000000000000"],
+        &["100000000000000000001"],
+    );
     check(
         json!({"allOf": [{"anyOf": [{"type": "integer"}, {"type": "string"}]}, {"anyOf": [{"minimum": 5}, {"maxLength": 1}]}]}),
         // Each keyword constrains its own type only.

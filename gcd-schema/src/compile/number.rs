@@ -294,8 +294,10 @@ pub(super) fn number_scalar(x: &Number) -> Scalar {
         .map(|i| i as i128)
         .or(x.as_u64().map(|u| u as i128))
         .or_else(|| {
+            // An integral float is an integer however large (past 2^53 too:
+            // `9007199254740992.0` is `9007199254740992`), while i128 holds it.
             let f = x.as_f64()?;
-            (f.fract() == 0.0 && f.abs() < 9.0e15).then_some(f as i128)
+            (f.fract() == 0.0 && f.abs() < 1.0e38).then_some(f as i128)
         });
     let (regex, key) = match int {
         Some(i) => (
