@@ -426,6 +426,13 @@ fn any_of_and_one_of() {
         &["null"],
         &["\"x\""],
     );
+    // The one branch with objects keeps all its shapes, an anyOf's too
+    // (found by the hypothesis-jsonschema oracle on Github_trivial---o65442).
+    check(
+        json!({"oneOf": [{"type": "null"}, {"type": "object", "anyOf": [{"required": ["s"]}, {"required": ["p"]}]}]}),
+        &["null", r#"{"s": 1}"#, r#"{"p": 1}"#, r#"{"p": 1, "s": 2}"#],
+        &["{}", r#"{"q": 1}"#, "1"],
+    );
     assert_eq!(error(json!({"oneOf": [{"type": "object", "required": ["a"]}, {"type": "object", "required": ["b"]}]})).keyword(), Some("oneOf"));
 }
 

@@ -271,7 +271,14 @@ pub(super) fn one_of(
         return Err(refuse());
     }
     match objects.len() {
-        0 | 1 => out.object = objects.into_iter().next(),
+        0 => {}
+        // The one branch with objects: all of its shapes (an `anyOf`
+        // inside it spells several).
+        1 => {
+            let n = nodes.iter().find(|n| n.object.is_some());
+            out.object = objects.into_iter().next();
+            out.more_objects = n.map(|n| n.more_objects.clone()).unwrap_or_default();
+        }
         _ if objects.iter().filter(|a| a.full).count() >= 2 => out.object = None,
         _ => {
             let mut apart = true;
