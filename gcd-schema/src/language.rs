@@ -81,13 +81,6 @@ impl Language {
     }
 }
 
-/// Puts the minimal DFA of `regex` into gcd-core's process-wide cache of
-/// terminal DFAs (unless one is there), where compiling a grammar with
-/// that terminal finds it ([`TerminalDfa::new_minimal`]).
-pub fn seed_minimal(regex: &str) {
-    let _ = TerminalDfa::new_minimal(regex);
-}
-
 /// Whether some pair of states satisfying `stop` is reachable in the
 /// product of `a` and `b` (a stays live; b may have died).
 fn reach(a: &TerminalDfa, b: &TerminalDfa, stop: impl Fn(u32, u32) -> bool) -> bool {

@@ -200,7 +200,7 @@ impl TerminalDfa {
     /// The DFA of `regex` like [`new`](Self::new), with the fewest states
     /// on a cache miss: for a long alternation whose branches end alike (a
     /// JSON Schema's numeric bounds with exponents), which determinization
-    /// alone leaves two to three times larger. Regexes that `new` builds
+    /// alone leaves two to four times larger. Regexes that `new` builds
     /// without determinizing (literals, counted repetitions, lookarounds)
     /// are built as `new` builds them.
     pub fn new_minimal(regex: &str) -> Result<TerminalDfa, DfaError> {

@@ -10,7 +10,6 @@ use serde_json::{Map, Number, Value};
 use super::{Compiler, R};
 use crate::decimal;
 use crate::error::SchemaError;
-use crate::language;
 use crate::node::*;
 use crate::options::Integers;
 use gcd_core::json::number as numeric;
@@ -78,12 +77,13 @@ impl Finite {
     }
 }
 
-/// A bounded number's regex as a scalar, with its minimal DFA put where
-/// the grammar's compilation finds it ([`language::seed_minimal`]):
-/// determinization alone leaves two to four times the states, one per
-/// alternative and exponent.
+/// A bounded number's regex as a scalar, with its minimal DFA put in
+/// gcd-core's process-wide cache of terminal DFAs, where the grammar's
+/// compilation finds it: determinization alone leaves two to four times
+/// the states, one per alternative and exponent.
 fn bounded(regex: String) -> Scalar {
-    language::seed_minimal(&regex);
+    // An error here is the compilation's to report, with its context.
+    let _ = gcd_core::lexer::TerminalDfa::new_minimal(&regex);
     Scalar::some(regex)
 }
 
