@@ -299,7 +299,12 @@ fn run_file(
             let after = stage_times();
             r.note_mask(
                 dt,
-                || format!("{name}#{ti}@{step}"),
+                || {
+                    // The output's last bytes say where the mask was.
+                    let out = m.output();
+                    let tail = String::from_utf8_lossy(&out[out.len().saturating_sub(24)..]);
+                    format!("{name}#{ti}@{step} after {tail:?}")
+                },
                 std::array::from_fn(|i| us(after[i] - before[i])),
             );
             let allowed = mask.get(tok as usize).is_some_and(|b| *b);
