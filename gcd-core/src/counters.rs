@@ -41,6 +41,19 @@ pub fn state_tables_shared() -> usize {
     STATE_TABLES_SHARED.load(Ordering::Relaxed)
 }
 
+static STATE_TABLES_SHALLOW: AtomicUsize = AtomicUsize::new(0);
+
+/// How many of the [shared](state_tables_shared) tables held only the
+/// tokens up to a bounded depth, the longer ones walked for the state.
+pub fn state_tables_shallow() -> usize {
+    STATE_TABLES_SHALLOW.load(Ordering::Relaxed)
+}
+
+#[cfg(feature = "vocab")]
+pub(crate) fn count_shallow_table() {
+    STATE_TABLES_SHALLOW.fetch_add(1, Ordering::Relaxed);
+}
+
 #[cfg(feature = "vocab")]
 pub(crate) fn count_state_table(shared: bool) {
     let c = if shared {

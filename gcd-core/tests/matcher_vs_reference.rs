@@ -5,7 +5,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::walk::check_walk;
+use common::walk::{check_walk, check_walk_with};
 use gcd_core::bind::BoundGrammar;
 use gcd_core::compiled::{CompiledGrammar, Config, Lexing};
 use gcd_core::vocab::Vocabulary;
@@ -299,6 +299,50 @@ fn tables_shared_across_grammars_are_exact() {
     let shared = gcd_core::counters::state_tables_shared() - shared_before;
     println!("{grammars} grammars, {states} states compared, {shared} tables shared");
     assert!(grammars > 200 && states > 1500 && shared > 500);
+}
+
+/// Tables shared by the lexer's behaviour over fewer bytes than the
+/// longest token hold the short tokens only; the state walks the longer
+/// ones itself. At every depth up to the longest token, on random grammars
+/// and vocabularies, each state's tables equal a fresh walk's, and masks
+/// along walks still equal the reference's.
+#[test]
+fn tables_shared_at_a_bounded_depth_are_exact() {
+    let tokens = common::random_vocab(11, 44);
+    let vocab = Arc::new(Vocabulary::from_tokens_with_eos(tokens.clone(), "</s>"));
+    let (mut states, mut walks) = (0, 0);
+    let shallow_before = gcd_core::counters::state_tables_shallow();
+    for seed in 0..900u64 {
+        let Some(compiled) = common::random_grammar(seed).compile() else {
+            continue;
+        };
+        let compiled = Arc::new(compiled);
+        let depth = 1 + seed as usize % 4;
+        // Twice per grammar: the second binding finds the first one's tables.
+        for _ in 0..2 {
+            let mut bound = BoundGrammar::new(compiled.clone(), vocab.clone());
+            bound.set_shallow_depth(depth);
+            for q in 0..bound.num_states() as u32 {
+                assert_eq!(
+                    *bound.state(q),
+                    bound.state_uncached(q),
+                    "seed {seed} depth {depth} state {q}"
+                );
+                states += 1;
+            }
+        }
+        if seed % 3 == 0 {
+            walks += check_walk_with(compiled, vocab.clone(), seed, 10, |b| {
+                b.set_shallow_depth(depth)
+            });
+        }
+    }
+    let shallow = gcd_core::counters::state_tables_shallow() - shallow_before;
+    println!("{states} states compared, {shallow} tables from shallow keys, {walks} masks");
+    assert!(
+        states > 3000 && shallow > 500 && walks > 500,
+        "{states} / {shallow} / {walks}"
+    );
 }
 
 /// Dynamic lexing (a lexeme may end wherever a candidate matches, as any

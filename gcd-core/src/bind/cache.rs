@@ -26,6 +26,9 @@ pub(super) struct Behaviour {
     pub(super) states: Vec<u32>,
     /// Local winner `i` is the grammar's terminal `winners[i]`.
     pub(super) winners: Vec<u32>,
+    /// Whether some state was left at the depth bound unfollowed: the key
+    /// then says nothing about longer tokens.
+    pub(super) cut: bool,
 }
 
 /// A whole state's tables are shared up to this many states: a string
@@ -122,6 +125,7 @@ impl Numbering {
         self.local[q as usize] = 0;
         let mut winners: Vec<u32> = Vec::new();
         let mut key = Vec::new();
+        let mut cut = false;
         let mut i = 0;
         while i < states.len() {
             if states.len() > max_states {
@@ -139,6 +143,7 @@ impl Numbering {
                 },
             });
             if distance[i] >= depth {
+                cut = true;
                 key.extend(NOT_FOLLOWED);
                 i += 1;
                 continue;
@@ -175,6 +180,7 @@ impl Numbering {
             key,
             states,
             winners,
+            cut,
         })
     }
 }

@@ -28,6 +28,7 @@ mod heads;
 mod lexeme_costs;
 mod literal_costs;
 mod pieces;
+mod shallow;
 mod tables;
 
 use crate::counters::{timed, Stage};
@@ -54,6 +55,7 @@ use crate::vocab::{VocabError, Vocabulary};
 use cache::{lock_state_cache, Behaviour};
 use pieces::Collected;
 pub(crate) use pieces::PIECE_MIN_NODES;
+pub(crate) use shallow::SHALLOW_DEPTH;
 
 /// Conflicting cells whose derivations leave fewer distinct leftovers fork
 /// as they always did: in Go (at most 14 per cell) taking them from the
@@ -80,6 +82,11 @@ pub struct BoundGrammar {
     pub(crate) vocab: Arc<Vocabulary>,
     pub(crate) trie: Arc<TokenTrie>,
     pub(crate) states: Vec<OnceLock<StateTables>>,
+    /// Tokens longer than this share tables at a bounded depth (see
+    /// [`shallow`]).
+    pub(crate) shallow_depth: usize,
+    /// The trie split at `shallow_depth`, built on first use.
+    pub(crate) deep: OnceLock<Arc<shallow::DeepTrie>>,
     /// Per lexer state: index into `end_filters`, or `u32::MAX`.
     pub(crate) end_filter_of: Vec<u32>,
     /// "First byte ends the lexeme" filters, shared by states with equal
@@ -276,6 +283,8 @@ impl BoundGrammar {
             head_masks_on: true,
             deepest_head: DEEPEST_HEAD,
             states: (0..n_states).map(|_| OnceLock::new()).collect(),
+            shallow_depth: shallow::SHALLOW_DEPTH,
+            deep: OnceLock::new(),
             end_filter_of,
             end_filters,
             budget: OnceLock::new(),
@@ -342,6 +351,16 @@ impl BoundGrammar {
     #[doc(hidden)]
     pub fn set_rooted_tables(&mut self, on: bool) {
         self.rooted_min_nodes = if on { ROOTED_MIN_NODES } else { usize::MAX };
+    }
+
+    /// Tables are shared by the lexer's behaviour over `depth` bytes, the
+    /// longer tokens walked per state (see [`shallow`]; `usize::MAX`:
+    /// over the longest token, as the reference the tests compare with).
+    /// Call before any table is built.
+    #[doc(hidden)]
+    pub fn set_shallow_depth(&mut self, depth: usize) {
+        self.shallow_depth = depth;
+        self.deep = OnceLock::new();
     }
 
     /// Budget tables keep one class of previous lexemes per terminal when
@@ -453,7 +472,6 @@ impl BoundGrammar {
         })
     }
 
-
     /// The lexer's byte classes that hold a byte some token spells alone.
     pub(crate) fn single_byte_classes(&self) -> &[u8] {
         self.single_byte_classes.get_or_init(|| {
@@ -517,20 +535,26 @@ impl BoundGrammar {
     /// The tables of lexer state `q`: from the process-wide cache when
     /// another grammar bound to this vocabulary had a state that behaves
     /// the same (JSON string bodies, numbers, formats recur in every
-    /// schema), else by walking the trie.
+    /// schema), else by walking the trie. A behaviour keyed over fewer
+    /// bytes than the longest token shares the short tokens only, and the
+    /// rest are walked here (see [`shallow`]).
     fn build_state(&self, q: u32) -> StateTables {
         let end_filter = self.end_filter_of[q as usize];
         let lx = &self.grammar.lexer;
-        let behaviour = Behaviour::of(lx, q, self.trie.max_depth, cache::MAX_STATE_BEHAVIOUR);
+        let behaviour = Behaviour::of(lx, q, self.key_depth(q), cache::MAX_STATE_BEHAVIOUR);
         let Some(behaviour) = behaviour else {
             crate::counters::count_state_table(false);
             return self.walk_state(q, end_filter);
         };
+        let shallow = self.keys_shallow(q, &behaviour);
         let mut key = behaviour.key.clone();
         if self.transparent[q as usize] {
             // Reading through ignored lexemes depends on which winners are ignored.
             key.push(u32::MAX - 1);
             key.extend((behaviour.winners.iter()).map(|&w| u32::from(self.grammar.is_ignored(w))));
+        }
+        if shallow {
+            self.mark_shallow(&mut key);
         }
         let key = (self.vocab.fingerprint(), self.trie.num_nodes(), key);
         let hit = lock_state_cache().get(&key);
@@ -544,12 +568,20 @@ impl BoundGrammar {
             for b in &mut tables.boundaries {
                 *b = self.boundary(b.winner, std::mem::take(&mut b.nodes));
             }
+            if shallow {
+                crate::counters::count_shallow_table();
+                self.add_deep(q, &mut tables);
+            }
             return tables;
         }
         crate::counters::count_state_table(false);
         let tables = self.walk_state(q, end_filter);
         let (state_local, winner_local) = behaviour.local_numbers();
-        let local = tables.renumber(|s| state_local[&s], |w| winner_local[&w], u32::MAX);
+        let stored = match shallow {
+            true => &self.shallow_part(&tables),
+            false => &tables,
+        };
+        let local = stored.renumber(|s| state_local[&s], |w| winner_local[&w], u32::MAX);
         let bytes = local.heap_bytes() + key.2.len() * 4;
         lock_state_cache().insert(key, Arc::new(local), bytes);
         tables

@@ -89,6 +89,34 @@ impl Collected {
         }
     }
 
+    /// Adds what this walk found to `tables` (walked from the same state
+    /// over other trie nodes): the tables one walk over all of them gives.
+    pub(super) fn merge_into(self, b: &BoundGrammar, tables: &mut StateTables) {
+        let width = b.trie.vocab_len;
+        for (e, ids) in self.by_end {
+            tables.within.add(&ids, width);
+            match (tables.within_by_end).binary_search_by_key(&e, |(x, _)| *x) {
+                Ok(k) => tables.within_by_end[k].1.add(&ids, width),
+                Err(k) => (tables.within_by_end).insert(k, (e, TokenSet::from_list(ids, width))),
+            }
+        }
+        if !self.first_ends.is_empty() {
+            tables.first_ends.extend(self.first_ends);
+            tables.first_ends.sort_unstable();
+            tables.first_ends.dedup();
+        }
+        for (w, nodes) in self.by_winner {
+            match tables.boundaries.binary_search_by_key(&w, |x| x.winner) {
+                Ok(k) => {
+                    let mut all = std::mem::take(&mut tables.boundaries[k].nodes);
+                    all.extend(nodes);
+                    tables.boundaries[k] = b.boundary(w, all);
+                }
+                Err(k) => tables.boundaries.insert(k, b.boundary(w, nodes)),
+            }
+        }
+    }
+
     pub(super) fn finish(self, b: &BoundGrammar, end_filter: u32) -> StateTables {
         let width = b.trie.vocab_len;
         let mut first_ends: Vec<(u8, u32)> = self.first_ends.into_iter().collect();

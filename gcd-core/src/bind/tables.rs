@@ -126,6 +126,63 @@ impl TokenSet {
         }
     }
 
+    /// The ids, in increasing order.
+    pub(crate) fn ids(&self) -> Vec<u32> {
+        match self {
+            TokenSet::Sparse(ids) => ids.clone(),
+            TokenSet::Dense(bits) => ones(bits.as_raw_slice()),
+        }
+    }
+
+    /// Adds `ids` (below `width`, none in the set yet), in the form
+    /// [`from_list`](Self::from_list) gives the whole set.
+    pub(crate) fn add(&mut self, ids: &[u32], width: usize) {
+        match self {
+            TokenSet::Dense(bits) => {
+                for &id in ids {
+                    bits.set(id as usize, true);
+                }
+            }
+            TokenSet::Sparse(old) => {
+                let mut all = std::mem::take(old);
+                all.extend_from_slice(ids);
+                *self = TokenSet::from_list(all, width);
+            }
+        }
+    }
+
+    /// The set without the ids in `mask` (as wide as the vocabulary), in
+    /// the form [`from_list`](Self::from_list) gives it.
+    pub(crate) fn without(&self, mask: &BitVec<u64, Lsb0>, width: usize) -> TokenSet {
+        match self {
+            TokenSet::Sparse(ids) => {
+                TokenSet::Sparse(ids.iter().copied().filter(|&i| !mask[i as usize]).collect())
+            }
+            TokenSet::Dense(bits) => {
+                let words: Vec<u64> = (bits.as_raw_slice().iter().zip(mask.as_raw_slice()))
+                    .map(|(b, m)| b & !m)
+                    .collect();
+                let count: usize = words.iter().map(|w| w.count_ones() as usize).sum();
+                if count * 32 < width {
+                    return TokenSet::Sparse(ones(&words));
+                }
+                let mut bits = BitVec::<u64, Lsb0>::from_vec(words);
+                bits.truncate(width);
+                TokenSet::Dense(bits)
+            }
+        }
+    }
+
+    /// Whether the set holds an id in `mask`.
+    pub(crate) fn meets(&self, mask: &BitVec<u64, Lsb0>) -> bool {
+        match self {
+            TokenSet::Sparse(ids) => ids.iter().any(|&i| mask[i as usize]),
+            TokenSet::Dense(bits) => {
+                (bits.as_raw_slice().iter().zip(mask.as_raw_slice())).any(|(b, m)| b & m != 0)
+            }
+        }
+    }
+
     /// How many token ids the set holds.
     pub fn len(&self) -> usize {
         match self {
@@ -145,6 +202,20 @@ impl TokenSet {
             TokenSet::Dense(bits) => bits.as_raw_slice().len() * 8,
         }
     }
+}
+
+/// The positions of the set bits of `words`, in increasing order (a word
+/// at a time: bitvec's `iter_ones` was most of splitting a table).
+fn ones(words: &[u64]) -> Vec<u32> {
+    let mut out = Vec::new();
+    for (i, &word) in words.iter().enumerate() {
+        let mut w = word;
+        while w != 0 {
+            out.push((i * 64) as u32 + w.trailing_zeros());
+            w &= w - 1;
+        }
+    }
+    out
 }
 
 #[inline]

@@ -144,6 +144,8 @@ impl BoundGrammar {
             trie: Arc::new(t.trie),
             end_filter_of: t.states.iter().map(|s| s.end_filter).collect(),
             states: t.states.into_iter().map(OnceLock::from).collect(),
+            shallow_depth: crate::bind::SHALLOW_DEPTH,
+            deep: OnceLock::new(),
             end_filters: t
                 .end_filters
                 .into_iter()

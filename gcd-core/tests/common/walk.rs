@@ -34,7 +34,20 @@ pub fn check_walk_in(
     seed: u64,
     steps: usize,
 ) -> usize {
-    let bound = Arc::new(BoundGrammar::try_new(compiled.clone(), vocab).unwrap());
+    check_walk_with(compiled, vocab, seed, steps, |_| {})
+}
+
+/// [`check_walk_in`] with the binding set up by `setup` first.
+pub fn check_walk_with(
+    compiled: Arc<CompiledGrammar>,
+    vocab: Arc<Vocabulary>,
+    seed: u64,
+    steps: usize,
+    setup: impl FnOnce(&mut BoundGrammar),
+) -> usize {
+    let mut bound = BoundGrammar::try_new(compiled.clone(), vocab).unwrap();
+    setup(&mut bound);
+    let bound = Arc::new(bound);
     let vocab = bound.vocab().clone();
     let tokens: Vec<Option<Vec<u8>>> = (0..vocab.len() as u32)
         .map(|id| {
