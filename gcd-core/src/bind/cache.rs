@@ -42,8 +42,8 @@ pub(super) const MAX_STATE_BEHAVIOUR: usize = 4096;
 /// a few hundred per walk, and each one's key is hashed and renumbered.
 pub(super) const MAX_PIECE_BEHAVIOUR: usize = 128;
 
-/// Bytes of state tables (and their keys) the process keeps; past it the
-/// cache starts over. A length-bounded string's tables hold thousands of
+/// Bytes of state tables (and their keys) the process keeps, in two
+/// generations (see `capped.rs`). A length-bounded string's tables hold thousands of
 /// per-count token lists, so a count of entries bounds nothing.
 const MAX_CACHED_STATE_BYTES: usize = 64 << 20;
 

@@ -16,7 +16,7 @@ use super::{BoundGrammar, TokenSet};
 /// heads alone.
 pub(crate) const DEEPEST_HEAD: usize = 16;
 
-/// Bytes of head masks a binding keeps; past it the store starts over.
+/// Bytes of head masks a binding keeps (two generations, see `capped.rs`).
 const MAX_HEAD_MASK_BYTES: usize = 64 << 20;
 
 /// What a head decides, with the pending lexeme in some lexer state `q`.

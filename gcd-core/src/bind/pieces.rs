@@ -31,7 +31,7 @@ use crate::lexer::DEAD;
 /// and merge cost about what the walk does.
 pub(crate) const PIECE_MIN_NODES: usize = 256;
 
-/// Bytes of pieces the process keeps; past it the cache starts over.
+/// Bytes of pieces the process keeps (two generations, see `capped.rs`).
 const MAX_PIECE_BYTES: usize = 64 << 20;
 
 /// Entries of [`Collected`]'s memos of recent lookups.
