@@ -934,7 +934,7 @@ def schemas_at(root, path):
 STRING_CONSTRAINTS = ("pattern", "format", "enum", "const", "minLength", "maxLength")
 KEY_CONSTRAINTS = (
     "properties", "patternProperties", "propertyNames", "required",
-    "dependentRequired", "dependencies",
+    "dependentRequired", "dependentSchemas", "dependencies",
 )  # fmt: skip
 
 
