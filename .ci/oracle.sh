@@ -46,6 +46,9 @@ if ! "$py" -m pip --version >/dev/null 2>&1; then
     fi
 fi
 pip=("$py" -m pip install --quiet)
+# maturin's PEP 517 hook runs `maturin` by name: the venv's own, not one
+# that .ci/python.sh may have left on the machine's PATH.
+export PATH="$venv/bin:$PATH"
 
 # Versions the oracle was tested with (jsonschema and maturin as in .ci/python.sh).
 "${pip[@]}" "hypothesis==6.98.0" "hypothesis-jsonschema==0.23.1" \
