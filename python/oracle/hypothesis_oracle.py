@@ -42,6 +42,7 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import random
+import re
 import signal
 import sys
 import time
@@ -1072,7 +1073,29 @@ def _cause(root, text, off, what, lexeme, start, path, done):
             for t in types
         ):
             return INTEGRAL_FLOAT, "ints"
+    # In a union of object shapes, an escape that one branch refuses shows
+    # only where the last other branch dies, at a later member (JSON
+    # Patch: an escaped "from" leaves the branches without a "from"
+    # pattern, and "op": "move" then ends them). The respelling decides.
+    if "raw" not in done and _escape_before(text, off) and _union_above(root, path):
+        return ESCAPE, "raw"
     return None
+
+
+def _escape_before(text: str, off: int) -> bool:
+    """Whether text has, before character offset off, a \\uXXXX escape of
+    a character with a raw spelling."""
+    for m in re.finditer(r"(?<!\\)(?:\\\\)*\\u([0-9a-fA-F]{4})", text[:off]):
+        if int(m.group(1), 16) >= 0x20:
+            return True
+    return False
+
+
+def _union_above(root, path) -> bool:
+    """Whether an anyOf or oneOf applies at path or at a container above it."""
+    return any(
+        kw in c for i in range(len(path) + 1) for c in schemas_at(root, path[:i]) for kw in ("anyOf", "oneOf")
+    )
 
 
 def check_valid(run, g: Gcd, grammar, mode, schema, instance, form, opts):
