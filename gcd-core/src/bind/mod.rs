@@ -354,9 +354,9 @@ impl BoundGrammar {
     }
 
     /// Tables are shared by the lexer's behaviour over `depth` bytes, the
-    /// longer tokens walked per state (see [`shallow`]; `usize::MAX`:
-    /// over the longest token, as the reference the tests compare with).
-    /// Call before any table is built.
+    /// longer tokens walked per state (see [`shallow`]; `usize::MAX`: by
+    /// the behaviour over the longest token only). Call before any table
+    /// is built.
     #[doc(hidden)]
     pub fn set_shallow_depth(&mut self, depth: usize) {
         self.shallow_depth = depth;

@@ -331,12 +331,6 @@ mod tests {
 
     use super::TokenSet;
 
-    fn ids_of(set: &TokenSet) -> Vec<u32> {
-        match set {
-            TokenSet::Sparse(ids) => ids.clone(),
-            TokenSet::Dense(bits) => bits.iter_ones().map(|i| i as u32).collect(),
-        }
-    }
 
     /// Lists short and long (sorted directly or through a bitset), sparse
     /// and dense, split into several lists or one: the set holds exactly
@@ -354,13 +348,13 @@ mod tests {
                     .into_iter()
                     .collect();
                 let set = TokenSet::from_list(ids.clone(), width);
-                assert_eq!(ids_of(&set), want, "width {width}, {n} ids");
+                assert_eq!(set.ids(), want, "width {width}, {n} ids");
                 ids.sort_unstable();
                 ids.dedup();
                 let cut = ids.len() / 3;
                 let (a, b) = ids.split_at(cut);
                 let set = TokenSet::from_lists([a, b].into_iter(), width);
-                assert_eq!(ids_of(&set), want, "width {width}, {n} ids in two lists");
+                assert_eq!(set.ids(), want, "width {width}, {n} ids in two lists");
             }
         }
     }
