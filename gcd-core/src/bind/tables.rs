@@ -331,7 +331,6 @@ mod tests {
 
     use super::TokenSet;
 
-
     /// Lists short and long (sorted directly or through a bitset), sparse
     /// and dense, split into several lists or one: the set holds exactly
     /// the ids given, in order, each once.
