@@ -18,16 +18,7 @@ fn sort_ids(ids: &mut Vec<u32>, width: usize) {
     for &id in ids.iter() {
         set_bit(&mut words, id);
     }
-    let mut k = 0;
-    for (i, &word) in words.iter().enumerate() {
-        let mut w = word;
-        while w != 0 {
-            ids[k] = (i * 64) as u32 + w.trailing_zeros();
-            k += 1;
-            w &= w - 1;
-        }
-    }
-    ids.truncate(k);
+    *ids = ones(&words);
 }
 
 /// A set of token ids: a list when small, a bitset when large.
