@@ -49,7 +49,10 @@ pub fn accepts(grammar: Arc<CompiledGrammar>, files: &[PathBuf], json: bool) -> 
     }
     let all = verdicts.iter().all(|v| v.verdict == "accepted");
     if json {
-        println!("{}", serde_json::to_string_pretty(&verdicts).expect("verdicts serialize"));
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&verdicts).expect("verdicts serialize")
+        );
     } else {
         for v in &verdicts {
             match &v.at {
@@ -61,7 +64,11 @@ pub fn accepts(grammar: Arc<CompiledGrammar>, files: &[PathBuf], json: bool) -> 
             }
         }
     }
-    Ok(if all { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if all {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 fn verdict(bound: &Arc<BoundGrammar>, file: String, text: &[u8]) -> Verdict {
@@ -84,7 +91,12 @@ fn verdict(bound: &Arc<BoundGrammar>, file: String, text: &[u8]) -> Verdict {
     let at = rejected.then(|| {
         let before = &text[..read];
         let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let column = read - before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) + 1;
+        let column = read
+            - before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1)
+            + 1;
         Position { line, column }
     });
     let verdict = match (rejected, m.is_complete()) {

@@ -84,8 +84,10 @@ pub fn python_layout(raw: &str) -> Option<String> {
         }
     }
     // The layout must say what the value says.
-    let (a, b): (serde_json::Value, serde_json::Value) =
-        (serde_json::from_str(raw).ok()?, serde_json::from_str(&out).ok()?);
+    let (a, b): (serde_json::Value, serde_json::Value) = (
+        serde_json::from_str(raw).ok()?,
+        serde_json::from_str(&out).ok()?,
+    );
     (a == b).then_some(out)
 }
 
@@ -120,7 +122,10 @@ mod tests {
         // Where no big number is involved, the layout is to_python_json's.
         let raw = r#"{"b":[1,2,{"x":"é\n"}],"a":null, "c": 0.5}"#;
         let v: serde_json::Value = serde_json::from_str(raw).unwrap();
-        assert_eq!(super::python_layout(raw).unwrap(), super::to_python_json(&v));
+        assert_eq!(
+            super::python_layout(raw).unwrap(),
+            super::to_python_json(&v)
+        );
         assert_eq!(super::python_layout("[1,"), None);
     }
 }

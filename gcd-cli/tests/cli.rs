@@ -618,10 +618,16 @@ fn sample_caps_a_lexeme() {
 
 #[test]
 fn a_grammar_without_start_needs_start_given() {
-    let g = temp_file("no_start.lark", "item: WORD\nlist: item (\",\" item)*\nWORD: /[a-z]+/\n");
+    let g = temp_file(
+        "no_start.lark",
+        "item: WORD\nlist: item (\",\" item)*\nWORD: /[a-z]+/\n",
+    );
     let (code, out, err) = gcd(&["check", g.to_str().unwrap()]);
     assert_eq!(code, 1, "{out}{err}");
-    assert!((out.clone() + &err).contains("no rule named `start`"), "{out}{err}");
+    assert!(
+        (out.clone() + &err).contains("no rule named `start`"),
+        "{out}{err}"
+    );
     let (code, out, err) = gcd(&["--start", "list", "check", g.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
 }
@@ -631,16 +637,26 @@ fn check_accepts_gives_each_file_s_verdict() {
     let whole = temp_file("whole.json", "{\"a\": [1, 2]}");
     let prefix = temp_file("prefix.json", "{\"a\": [1, 2");
     let bad = temp_file("bad.json", "{\"a\": [1,\n 2}]");
-    let files = [whole.to_str().unwrap(), prefix.to_str().unwrap(), bad.to_str().unwrap()];
+    let files = [
+        whole.to_str().unwrap(),
+        prefix.to_str().unwrap(),
+        bad.to_str().unwrap(),
+    ];
     let (code, out, err) = gcd(&[&["check", "json", "--accepts"][..], &files].concat());
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("whole.json: accepted (13 bytes)"), "{out}");
     assert!(out.contains("prefix.json: prefix (11 bytes)"), "{out}");
-    assert!(out.contains("bad.json: rejected at byte offset 12 (line 2, column 3)"), "{out}");
+    assert!(
+        out.contains("bad.json: rejected at byte offset 12 (line 2, column 3)"),
+        "{out}"
+    );
     let (code, v) = json(&["--json", "check", "json", "--accepts", files[2]]);
     assert_eq!(code, 1);
     assert_eq!(v[0]["verdict"], "rejected");
-    assert_eq!((v[0]["at"]["line"].as_u64(), v[0]["at"]["column"].as_u64()), (Some(2), Some(3)));
+    assert_eq!(
+        (v[0]["at"]["line"].as_u64(), v[0]["at"]["column"].as_u64()),
+        (Some(2), Some(3))
+    );
     let (code, out, _) = gcd(&["check", "json", "--accepts", files[0]]);
     assert_eq!(code, 0, "{out}");
 }

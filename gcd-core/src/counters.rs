@@ -188,7 +188,9 @@ mod tests {
         let wall = Instant::now();
         timed(Stage::Rules, || {
             std::thread::sleep(Duration::from_millis(3));
-            timed(Stage::Lexer, || std::thread::sleep(Duration::from_millis(3)));
+            timed(Stage::Lexer, || {
+                std::thread::sleep(Duration::from_millis(3))
+            });
         });
         let wall = wall.elapsed();
         let after = stage_times();

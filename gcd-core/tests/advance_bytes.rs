@@ -29,7 +29,9 @@ fn bytes_in_any_cuts_agree_with_tokens_on_random_grammars() {
         let mut by_bytes = Matcher::new(bound.clone());
         for _ in 0..10 {
             let mask = by_tokens.compute_mask(width);
-            let allowed: Vec<u32> = (0..tokens.len() as u32).filter(|&t| mask[t as usize]).collect();
+            let allowed: Vec<u32> = (0..tokens.len() as u32)
+                .filter(|&t| mask[t as usize])
+                .collect();
             if allowed.is_empty() {
                 break;
             }
@@ -44,9 +46,18 @@ fn bytes_in_any_cuts_agree_with_tokens_on_random_grammars() {
                 at = end;
             }
             assert_eq!(by_bytes.output(), by_tokens.output());
-            assert_eq!(by_bytes.is_complete(), by_tokens.is_complete(), "seed {seed}");
+            assert_eq!(
+                by_bytes.is_complete(),
+                by_tokens.is_complete(),
+                "seed {seed}"
+            );
             let (a, b) = (by_tokens.compute_mask(width), by_bytes.compute_mask(width));
-            assert_eq!(a, b, "seed {seed} after {:?}", String::from_utf8_lossy(by_tokens.output()));
+            assert_eq!(
+                a,
+                b,
+                "seed {seed} after {:?}",
+                String::from_utf8_lossy(by_tokens.output())
+            );
             // A token's bytes fed directly: allowed exactly where the mask says.
             for (id, bytes) in tokens.iter().enumerate() {
                 let mut probe = by_bytes.clone();
@@ -57,22 +68,34 @@ fn bytes_in_any_cuts_agree_with_tokens_on_random_grammars() {
         }
         walks += 1;
     }
-    assert!(walks > 150 && compared > 800, "{walks} walks, {compared} steps");
+    assert!(
+        walks > 150 && compared > 800,
+        "{walks} walks, {compared} steps"
+    );
 }
 
 #[test]
 fn refused_runs_change_nothing_and_rollback_undoes_runs() {
     let g = gcd_core::lark::parse_grammar("start: \"call(\" NAME \")\"\nNAME: /[a-z]+/\n").unwrap();
-    let toks: Vec<Vec<u8>> = ["call(", "x", ")"].iter().map(|t| t.as_bytes().to_vec()).collect();
+    let toks: Vec<Vec<u8>> = ["call(", "x", ")"]
+        .iter()
+        .map(|t| t.as_bytes().to_vec())
+        .collect();
     let vocab = Arc::new(Vocabulary::from_tokens_with_eos(toks, "<eos>"));
-    let b = Arc::new(BoundGrammar::new(Arc::new(CompiledGrammar::new(&g).unwrap()), vocab));
+    let b = Arc::new(BoundGrammar::new(
+        Arc::new(CompiledGrammar::new(&g).unwrap()),
+        vocab,
+    ));
     let mut m = Matcher::new(b.clone());
     m.advance_bytes(b"cal").unwrap();
     let before = m.compute_mask(4);
     let err = m.advance_bytes(b"l(1").unwrap_err();
     assert_eq!(err.kind(), MatchErrorKind::TokenNotAllowed);
     assert!(err.to_string().contains("l(1"), "{err}");
-    assert_eq!((m.output(), m.compute_mask(4)), (&b"cal"[..], before.clone()));
+    assert_eq!(
+        (m.output(), m.compute_mask(4)),
+        (&b"cal"[..], before.clone())
+    );
     m.advance_bytes(b"l(").unwrap();
     m.advance(1).unwrap(); // "x"
     m.advance_bytes(b"yz)").unwrap();
@@ -83,23 +106,39 @@ fn refused_runs_change_nothing_and_rollback_undoes_runs() {
     m.rollback(1).unwrap(); // the token "x"
     assert_eq!((m.output(), m.tokens().len()), (&b"call("[..], 0));
     m.rollback(2).unwrap();
-    assert_eq!((m.output(), m.compute_mask(4)), (&b""[..], Matcher::new(b.clone()).compute_mask(4)));
+    assert_eq!(
+        (m.output(), m.compute_mask(4)),
+        (&b""[..], Matcher::new(b.clone()).compute_mask(4))
+    );
     // After EOS nothing is fed; under lexeme caps bytes are refused.
     let mut done = Matcher::new(b.clone());
     done.advance_bytes(b"call(a)").unwrap();
     done.advance(3).unwrap();
-    assert_eq!(done.advance_bytes(b" ").unwrap_err().kind(), MatchErrorKind::Finished);
+    assert_eq!(
+        done.advance_bytes(b" ").unwrap_err().kind(),
+        MatchErrorKind::Finished
+    );
     let mut capped = Matcher::new(b);
     capped.set_lexeme_cap("NAME", Some(4)).unwrap();
-    assert_eq!(capped.advance_bytes(b"call(").unwrap_err().kind(), MatchErrorKind::LexemeCap);
+    assert_eq!(
+        capped.advance_bytes(b"call(").unwrap_err().kind(),
+        MatchErrorKind::LexemeCap
+    );
 }
 
 #[test]
 fn bytes_under_a_budget_cost_no_token() {
-    let g = gcd_core::lark::parse_grammar("start: \"[\" ITEM (\",\" ITEM)* \"]\"\nITEM: /[0-9]/\n").unwrap();
-    let toks: Vec<Vec<u8>> = ["[", "]", ",", "1", "2", "[1", ",2"].iter().map(|t| t.as_bytes().to_vec()).collect();
+    let g = gcd_core::lark::parse_grammar("start: \"[\" ITEM (\",\" ITEM)* \"]\"\nITEM: /[0-9]/\n")
+        .unwrap();
+    let toks: Vec<Vec<u8>> = ["[", "]", ",", "1", "2", "[1", ",2"]
+        .iter()
+        .map(|t| t.as_bytes().to_vec())
+        .collect();
     let vocab = Arc::new(Vocabulary::from_tokens_with_eos(toks, "<eos>"));
-    let b = Arc::new(BoundGrammar::new(Arc::new(CompiledGrammar::new(&g).unwrap()), vocab));
+    let b = Arc::new(BoundGrammar::new(
+        Arc::new(CompiledGrammar::new(&g).unwrap()),
+        vocab,
+    ));
     let mut m = Matcher::new(b).with_budget(3).unwrap();
     m.advance_bytes(b"[1,2,1").unwrap();
     assert_eq!(m.tokens().len(), 0);

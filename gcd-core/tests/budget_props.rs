@@ -290,7 +290,10 @@ fn lexeme_cost_bounds_enclose_the_exact_costs() {
         }
         grammars += 1;
     }
-    assert!(grammars > 100 && tight > 500, "{grammars} grammars, {tight} tight bounds");
+    assert!(
+        grammars > 100 && tight > 500,
+        "{grammars} grammars, {tight} tight bounds"
+    );
 }
 
 /// Budget tables index previous lexemes by classes of terminals that plan

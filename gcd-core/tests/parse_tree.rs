@@ -35,7 +35,9 @@ fn grammar(src: &str) -> gcd_core::grammar::Grammar {
         .map(|n| n.trim().trim_start_matches(['?', '!']))
         .unwrap_or_else(|| panic!("no rule in\n{src}"));
     let mut b = gcd_core::lark::parse(src).unwrap_or_else(|e| panic!("{src}\n{e}"));
-    b.start(first).build().unwrap_or_else(|e| panic!("{src}\n{e}"))
+    b.start(first)
+        .build()
+        .unwrap_or_else(|e| panic!("{src}\n{e}"))
 }
 
 fn compile(src: &str) -> CompiledGrammar {

@@ -42,7 +42,10 @@ fn json_masks_equal_with_and_without_rooted_tables() {
         walk_masks += compare_masks(&pair, None, &[], 40, seed);
         walk_masks += compare_masks(&pair, Some(30), &[], 40, seed);
     }
-    assert!(walk_masks > 200, "random walks compared only {walk_masks} masks");
+    assert!(
+        walk_masks > 200,
+        "random walks compared only {walk_masks} masks"
+    );
     if !docs.is_empty() {
         assert!(doc_masks > 200, "documents compared only {doc_masks} masks");
     }

@@ -41,7 +41,11 @@ pub(crate) fn explain(
     if clash.is_empty() {
         return e;
     }
-    let at = if e.pointer().is_empty() { "/" } else { e.pointer() };
+    let at = if e.pointer().is_empty() {
+        "/"
+    } else {
+        e.pointer()
+    };
     let named: Vec<String> = clash.iter().map(|p| format!("`{p}`")).collect();
     SchemaError::unsatisfiable(
         at,
@@ -107,7 +111,9 @@ impl Probe<'_> {
                     m.shift_remove(&k);
                 }
                 // An allOf part left out is `true` (the array keeps its shape).
-                Some(Value::Array(a)) => a[k.parse::<usize>().expect("an index")] = Value::Bool(true),
+                Some(Value::Array(a)) => {
+                    a[k.parse::<usize>().expect("an index")] = Value::Bool(true)
+                }
                 _ => continue,
             }
             if (self.allows_a_value)(&doc) {

@@ -23,7 +23,8 @@ pub(crate) fn apply(schema: &Value, options: &Options) -> Result<Options, Schema
     let x = x
         .as_object()
         .ok_or_else(|| SchemaError::invalid(Some(KEY), "", "must be an object"))?;
-    let unsupported = |k: &str, why: &str| SchemaError::unsupported(KEY, &format!("{ptr}/{k}"), why);
+    let unsupported =
+        |k: &str, why: &str| SchemaError::unsupported(KEY, &format!("{ptr}/{k}"), why);
     let mut flexible = true;
     let (mut item, mut key) = (",", ":");
     for (k, v) in x {
@@ -78,7 +79,10 @@ fn any_json_whitespace(p: &str) -> bool {
     let mut rest = class;
     while !rest.is_empty() {
         let (c, n) = match rest.as_bytes() {
-            [b'\\', b'x', ..] => (rest.get(2..4).and_then(|h| u8::from_str_radix(h, 16).ok()), 4),
+            [b'\\', b'x', ..] => (
+                rest.get(2..4).and_then(|h| u8::from_str_radix(h, 16).ok()),
+                4,
+            ),
             [b'\\', b'n', ..] => (Some(b'\n'), 2),
             [b'\\', b'r', ..] => (Some(b'\r'), 2),
             [b'\\', b't', ..] => (Some(b'\t'), 2),

@@ -159,11 +159,21 @@ fn lowered_limits_name_themselves() {
 #[test]
 fn unsatisfiable_schemas_name_the_clashing_keywords() {
     let cases = [
-        (json!({"title": "t", "type": "integer", "minimum": 5, "maximum": 3}), &["`/minimum`", "`/maximum`"][..]),
-        (json!({"allOf": [{"type": "string"}, {"type": "integer"}]}), &["`/allOf/0/type`", "`/allOf/1/type`"]),
+        (
+            json!({"title": "t", "type": "integer", "minimum": 5, "maximum": 3}),
+            &["`/minimum`", "`/maximum`"][..],
+        ),
+        (
+            json!({"allOf": [{"type": "string"}, {"type": "integer"}]}),
+            &["`/allOf/0/type`", "`/allOf/1/type`"],
+        ),
         (
             json!({"type": "object", "properties": {"a": {"enum": [1, 2], "type": "string"}}, "required": ["a"]}),
-            &["`/properties/a/enum`", "`/properties/a/type`", "`/required`"],
+            &[
+                "`/properties/a/enum`",
+                "`/properties/a/type`",
+                "`/required`",
+            ],
         ),
     ];
     for (schema, parts) in cases {
@@ -184,33 +194,53 @@ fn unsatisfiable_schemas_name_the_clashing_keywords() {
 #[test]
 fn x_guidance_options_are_honoured_or_refused() {
     use common::Acceptor;
-    let with = |x: serde_json::Value| {
-        json!({"x-guidance": x, "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}})
-    };
+    let with = |x: serde_json::Value| json!({"x-guidance": x, "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}});
     let accepts = |x: serde_json::Value, text: &str| {
         Acceptor::new(compile(&with(x), &Options::default()).unwrap()).accepts(text)
     };
     // Compact.
-    assert!(accepts(json!({"whitespace_flexible": false}), r#"{"a":1,"b":2}"#));
-    assert!(!accepts(json!({"whitespace_flexible": false}), r#"{"a": 1}"#));
+    assert!(accepts(
+        json!({"whitespace_flexible": false}),
+        r#"{"a":1,"b":2}"#
+    ));
+    assert!(!accepts(
+        json!({"whitespace_flexible": false}),
+        r#"{"a": 1}"#
+    ));
     // Any JSON whitespace, also where gcd's default cap puts none.
-    for x in [json!({}), json!({"whitespace_flexible": true}), json!({"whitespace_pattern": "[\\x20\\x0A\\x0D\\x09]+"})] {
+    for x in [
+        json!({}),
+        json!({"whitespace_flexible": true}),
+        json!({"whitespace_pattern": "[\\x20\\x0A\\x0D\\x09]+"}),
+    ] {
         assert!(accepts(x.clone(), "{ \"a\" :1 ,\n\"b\": 2 }"), "{x}");
     }
     // Python's separators, exactly.
     let py = json!({"whitespace_flexible": false, "item_separator": ", ", "key_separator": ": "});
     assert!(accepts(py.clone(), r#"{"a": 1, "b": 2}"#) && !accepts(py, r#"{"a":1, "b": 2}"#));
     // Defaults are no-ops; anything else is named.
-    assert!(compile(&with(json!({"coerce_one_of": false, "lenient": false})), &Options::default()).is_ok());
+    assert!(compile(
+        &with(json!({"coerce_one_of": false, "lenient": false})),
+        &Options::default()
+    )
+    .is_ok());
     for (x, named) in [
         (json!({"coerce_one_of": true}), "coerce_one_of"),
         (json!({"lenient": true}), "lenient"),
-        (json!({"whitespace_pattern": "[ ]{0,4}"}), "whitespace_pattern"),
+        (
+            json!({"whitespace_pattern": "[ ]{0,4}"}),
+            "whitespace_pattern",
+        ),
         (json!({"item_separator": "\\s*,\\s*"}), "item_separator"),
-        (json!({"json_allowed_escapes": "nrbtf\\\""}), "json_allowed_escapes"),
+        (
+            json!({"json_allowed_escapes": "nrbtf\\\""}),
+            "json_allowed_escapes",
+        ),
         (json!({"something_new": 1}), "something_new"),
     ] {
-        let e = compile(&with(x.clone()), &Options::default()).err().unwrap_or_else(|| panic!("{x} compiled"));
+        let e = compile(&with(x.clone()), &Options::default())
+            .err()
+            .unwrap_or_else(|| panic!("{x} compiled"));
         assert_eq!(e.kind(), SchemaErrorKind::Unsupported, "{e}");
         assert!(e.to_string().contains(named), "{x}: {e}");
     }

@@ -845,7 +845,10 @@ fn integers_are_plain_digits_by_default() {
     let a = common::Acceptor::new(compile(&meeting, &Options::default()).unwrap());
     assert!(a.accepts(r#"{"duration_minutes": 237}"#));
     for bad in ["237.0", "2.37e2", "237.00"] {
-        assert!(!a.accepts(&format!(r#"{{"duration_minutes": {bad}}}"#)), "{bad}");
+        assert!(
+            !a.accepts(&format!(r#"{{"duration_minutes": {bad}}}"#)),
+            "{bad}"
+        );
     }
     let json_ints = Options::default().integers(gcd_schema::Integers::Json);
     let a = common::Acceptor::new(compile(&meeting, &json_ints).unwrap());

@@ -33,7 +33,10 @@ fn agree(schema: Value, instances: &[&str]) {
         let valid = oracle.is_valid(&value);
         assert_eq!(any.accepts(text), valid, "{schema} (any order) on {text}");
         if let (false, Some(ordered)) = (valid, &ordered) {
-            assert!(!ordered.accepts(text), "{schema} (schema order) accepts {text}");
+            assert!(
+                !ordered.accepts(text),
+                "{schema} (schema order) accepts {text}"
+            );
         }
     }
 }
@@ -171,7 +174,9 @@ fn overlapping_pattern_keys_in_a_union_are_refused() {
         ]}),
     ] {
         for order in [PropertyOrder::Any, PropertyOrder::Schema] {
-            let e = acceptor(&schema, order).err().unwrap_or_else(|| panic!("{schema} compiled"));
+            let e = acceptor(&schema, order)
+                .err()
+                .unwrap_or_else(|| panic!("{schema} compiled"));
             assert!(e.to_string().contains("patternProperties"), "{e}");
         }
     }
@@ -181,6 +186,12 @@ fn overlapping_pattern_keys_in_a_union_are_refused() {
             {"type": "object", "patternProperties": {"^x-": {"type": "integer"}}, "additionalProperties": false},
             {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"], "additionalProperties": false}
         ]}),
-        &[r#"{"x-a": 1}"#, r#"{"name": "n"}"#, r#"{"x-a": "s"}"#, r#"{"name": 1}"#, "{}"],
+        &[
+            r#"{"x-a": 1}"#,
+            r#"{"name": "n"}"#,
+            r#"{"x-a": "s"}"#,
+            r#"{"name": 1}"#,
+            "{}",
+        ],
     );
 }

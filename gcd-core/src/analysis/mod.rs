@@ -126,7 +126,7 @@ pub(crate) fn propagate(sets: &mut [TermSet], edges: &[Vec<u32>]) {
 /// The strongly connected components of a graph given by adjacency
 /// lists, sinks first (Tarjan's algorithm, iterative: the depth of a
 /// chain of rules is the input's to choose).
-fn strongly_connected(edges: &[Vec<u32>]) -> Vec<Vec<u32>> {
+pub(crate) fn strongly_connected(edges: &[Vec<u32>]) -> Vec<Vec<u32>> {
     const UNSEEN: u32 = u32::MAX;
     let n = edges.len();
     let mut index = vec![UNSEEN; n];

@@ -287,61 +287,101 @@ impl BudgetTables {
             nt: vec![INF; g.grammar.nonterminals.len() * cols * cols],
             lexeme_most,
         };
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for set in &g.parse.sets {
-                let a = set.list as usize;
-                // A whole list: nothing used yet.
-                let list = SetState {
-                    set,
-                    role: SetRole::List,
-                    used: smallvec::smallvec![0; set.words()],
-                };
-                let plan = list.plan();
-                for p in 0..cols {
-                    let mut v = vec![INF; cols];
-                    v[p] = 0;
-                    let v = match &plan {
-                        SetPlan::Sequence(syms) => syms
-                            .iter()
-                            .fold(v, |v, &s| tables.apply_forward(decode(s), &v)),
-                        SetPlan::AnyOf(ms) => cheapest(
-                            ms.iter().map(|&m| tables.apply_forward(decode(m), &v)),
-                            cols,
-                        ),
-                    };
-                    for last in 0..cols {
-                        let slot = &mut tables.nt[(a * cols + p) * cols + last];
-                        if v[last] < *slot {
-                            *slot = v[last];
-                            changed = true;
-                        }
-                    }
-                }
+        tables.solve_rules(g);
+        tables
+    }
+
+    /// Fills `nt` with the fewest tokens each rule's strings take: the
+    /// cheapest of its productions (a member set's list, its plan), from
+    /// the costs of the rules they use. Solved one strongly connected group
+    /// of rules at a time, the rules used before the rules using them, so
+    /// only a recursive group iterates, and only over its own rules:
+    /// iterating every production until none changed took dozens of rounds
+    /// over thousands of productions (70 ms on a Kubernetes schema).
+    fn solve_rules(&mut self, g: &CompiledGrammar) {
+        enum Equation<'g> {
+            Production(&'g [Symbol]),
+            Set(SetPlan),
+        }
+        let n = g.grammar.nonterminals.len();
+        let mut equations: Vec<Vec<Equation>> = (0..n).map(|_| Vec::new()).collect();
+        for set in &g.parse.sets {
+            // A whole list: nothing used yet.
+            let list = SetState {
+                set,
+                role: SetRole::List,
+                used: smallvec::smallvec![0; set.words()],
+            };
+            equations[set.list as usize].push(Equation::Set(list.plan()));
+        }
+        for prod in &g.grammar.productions {
+            if g.parse.set_role(prod.lhs.0).is_none() {
+                // Member sets' own rules are approximations, planned above.
+                equations[prod.lhs.index()].push(Equation::Production(&prod.rhs));
             }
-            for prod in &g.grammar.productions {
-                if g.parse.set_role(prod.lhs.0).is_some() {
-                    continue; // approximations; planned above
-                }
-                let a = prod.lhs.index();
-                for p in 0..cols {
-                    let mut v = vec![INF; cols];
-                    v[p] = 0;
-                    for sym in &prod.rhs {
-                        v = tables.apply_forward(*sym, &v);
+        }
+        let uses: Vec<Vec<u32>> = (equations.iter())
+            .map(|es| {
+                let mut used: Vec<u32> = Vec::new();
+                for e in es {
+                    match e {
+                        Equation::Production(rhs) => {
+                            used.extend(rhs.iter().filter_map(|s| match s {
+                                Symbol::N(b) => Some(b.0),
+                                Symbol::T(_) => None,
+                            }))
+                        }
+                        Equation::Set(SetPlan::Sequence(syms) | SetPlan::AnyOf(syms)) => used
+                            .extend(
+                                syms.iter()
+                                    .filter(|&&s| s & NT_BIT != 0)
+                                    .map(|&s| s & !NT_BIT),
+                            ),
                     }
-                    for last in 0..cols {
-                        let slot = &mut tables.nt[(a * cols + p) * cols + last];
-                        if v[last] < *slot {
-                            *slot = v[last];
-                            changed = true;
+                }
+                used.sort_unstable();
+                used.dedup();
+                used
+            })
+            .collect();
+        let cols = self.cols;
+        for group in crate::analysis::strongly_connected(&uses) {
+            let recursive = group.len() > 1 || uses[group[0] as usize].contains(&group[0]);
+            loop {
+                let mut changed = false;
+                for &a in &group {
+                    let a = a as usize;
+                    for e in &equations[a] {
+                        for p in 0..cols {
+                            let mut v = vec![INF; cols];
+                            v[p] = 0;
+                            let v = match e {
+                                Equation::Production(rhs) => {
+                                    rhs.iter().fold(v, |v, &s| self.apply_forward(s, &v))
+                                }
+                                Equation::Set(SetPlan::Sequence(syms)) => syms
+                                    .iter()
+                                    .fold(v, |v, &s| self.apply_forward(decode(s), &v)),
+                                Equation::Set(SetPlan::AnyOf(ms)) => cheapest(
+                                    ms.iter().map(|&m| self.apply_forward(decode(m), &v)),
+                                    cols,
+                                ),
+                            };
+                            let row = &mut self.nt[(a * cols + p) * cols..][..cols];
+                            for (slot, c) in row.iter_mut().zip(v) {
+                                if c < *slot {
+                                    *slot = c;
+                                    changed = true;
+                                }
+                            }
                         }
                     }
+                }
+                if !changed || !recursive {
+                    break;
                 }
             }
         }
-        tables
     }
 
     /// `v[p]` = cost so far ending after a lexeme `p`; then symbol `s`.
@@ -618,5 +658,125 @@ impl BudgetTables {
     /// Bytes the cost tables hold on the heap.
     pub fn heap_bytes(&self) -> usize {
         (self.class_of.len() + self.pair.len() + self.nt.len() + self.lexeme_most.len()) * 4
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vocab::Vocabulary;
+    use std::sync::Arc;
+
+    /// The rule costs by the plain fixpoint: every equation, in grammar
+    /// order, until a whole round changes nothing.
+    fn rules_by_rounds(t: &BudgetTables, g: &CompiledGrammar) -> Vec<u32> {
+        let cols = t.cols;
+        let mut tables = t.clone();
+        tables.nt.fill(INF);
+        let mut changed = true;
+        while changed {
+            changed = false;
+            let mut relax = |tables: &mut BudgetTables, a: usize, v: Vec<Vec<u32>>| {
+                for (p, v) in v.into_iter().enumerate() {
+                    for (last, c) in v.into_iter().enumerate() {
+                        let slot = &mut tables.nt[(a * cols + p) * cols + last];
+                        if c < *slot {
+                            *slot = c;
+                            changed = true;
+                        }
+                    }
+                }
+            };
+            let start = |p: usize| {
+                let mut v = vec![INF; cols];
+                v[p] = 0;
+                v
+            };
+            for set in &g.parse.sets {
+                let list = SetState {
+                    set,
+                    role: SetRole::List,
+                    used: smallvec::smallvec![0; set.words()],
+                };
+                let v = (0..cols)
+                    .map(|p| match list.plan() {
+                        SetPlan::Sequence(syms) => (syms.iter())
+                            .fold(start(p), |v, &s| tables.apply_forward(decode(s), &v)),
+                        SetPlan::AnyOf(ms) => cheapest(
+                            ms.iter()
+                                .map(|&m| tables.apply_forward(decode(m), &start(p))),
+                            cols,
+                        ),
+                    })
+                    .collect();
+                relax(&mut tables, set.list as usize, v);
+            }
+            for prod in &g.grammar.productions {
+                if g.parse.set_role(prod.lhs.0).is_none() {
+                    let v = (0..cols)
+                        .map(|p| {
+                            (prod.rhs.iter()).fold(start(p), |v, &s| tables.apply_forward(s, &v))
+                        })
+                        .collect();
+                    relax(&mut tables, prod.lhs.index(), v);
+                }
+            }
+        }
+        tables.nt
+    }
+
+    #[test]
+    fn rules_solved_by_groups_equal_the_plain_fixpoint() {
+        let json_with_keys = r#"
+            start: "{" members? "}"
+            members: member ("," member)*
+            member: KEY ":" value
+            value: "{" members? "}" | "[" (value ("," value)*)? "]" | STRING | NUMBER | "true"
+            KEY: "\"name\"" | "\"id\"" | "\"tags\""
+            STRING: /"[a-z]*"/
+            NUMBER: /-?[0-9]+/
+        "#;
+        let mutual = r#"
+            start: a
+            a: "x" b | "y"
+            b: "(" a ")" c | c
+            c: "z" | "w" a
+        "#;
+        let tokens: Vec<Vec<u8>> = (0u8..128)
+            .map(|b| vec![b])
+            .chain(["\"name\"", "\"id\"", "{\"", "\":", "true", "12", "xy", "(x"].map(|t| t.into()))
+            .collect();
+        let vocab = Arc::new(Vocabulary::from_tokens_with_eos(tokens, "</s>"));
+        use crate::grammar::{Expr, GrammarBuilder};
+        // Members in any order, nested through `val`.
+        let mut sets = GrammarBuilder::new();
+        let member = |k: &str| Expr::seq(vec![Expr::literal(k), Expr::name("val")]);
+        let members = vec![
+            (member("\"a\""), true),
+            (member("\"b\""), false),
+            (member("\"ab\""), false),
+        ];
+        sets.member_set("set", members, vec![], Expr::literal(","), false);
+        let nested = Expr::seq(vec![
+            Expr::literal("("),
+            Expr::name("set"),
+            Expr::literal(")"),
+        ]);
+        sets.rule("val", vec![Expr::literal("0"), nested.clone()]);
+        sets.rule("start", vec![nested]);
+        sets.start("start");
+        let lark = [crate::lark::builtin::JSON_LARK, json_with_keys, mutual]
+            .map(|src| crate::lark::parse_grammar(src).unwrap());
+        let mut sets_seen = 0;
+        for g in lark.into_iter().chain([sets.build().unwrap()]) {
+            assert!(!g.productions.is_empty());
+            let g = Arc::new(CompiledGrammar::new(&g).unwrap());
+            let b = BoundGrammar::new(g.clone(), vocab.clone());
+            let tables = BudgetTables::new(&b);
+            assert!(tables.nt.iter().any(|&c| c < INF));
+            sets_seen += g.parse.sets.len();
+            assert_eq!(tables.nt, rules_by_rounds(&tables, &g));
+        }
+        assert_eq!(sets_seen, 1, "the member set grammar keeps its set");
     }
 }

@@ -32,8 +32,9 @@ pub struct ShortestCompletion {
 impl ShortestCompletion {
     /// Computes both tables for `g`, whose terminal `t` has DFA `dfas[t]`.
     pub fn new(g: &Grammar, dfas: &[TerminalDfa]) -> ShortestCompletion {
-        let terminal_state: Vec<Vec<u32>> =
-            (dfas.iter()).map(|d| d.distances_to_match().to_vec()).collect();
+        let terminal_state: Vec<Vec<u32>> = (dfas.iter())
+            .map(|d| d.distances_to_match().to_vec())
+            .collect();
         let rule = shortest_derivations(g, &terminal_state);
         ShortestCompletion {
             terminal_state,

@@ -789,7 +789,13 @@ fn a_grammar_without_start_names_its_rules() {
 fn special_tokens_no_tokenizer_has_are_refused_when_read() {
     // Found at compile time, not when binding to a vocabulary.
     let e = err("start: <||>\n");
-    assert_diag(&e, DiagnosticKind::Syntax, 1, 8, &["`<||>` names no special token"]);
+    assert_diag(
+        &e,
+        DiagnosticKind::Syntax,
+        1,
+        8,
+        &["`<||>` names no special token"],
+    );
     let e = err("start: <[99999999999]>\n");
     assert_diag(&e, DiagnosticKind::Syntax, 1, 8, &["past any vocabulary"]);
     let e = err("start: <[1-3]>\n");

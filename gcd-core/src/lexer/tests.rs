@@ -371,7 +371,11 @@ fn overlaps_is_a_non_empty_intersection() {
         assert_eq!(da.overlaps(&db), want, "{a} & {b}");
         assert_eq!(db.overlaps(&da), want, "{b} & {a}");
         let product = TerminalDfa::intersection(&[a.to_string(), b.to_string()]);
-        assert_eq!(product.is_ok(), want, "{a} & {b}: the product says {product:?}");
+        assert_eq!(
+            product.is_ok(),
+            want,
+            "{a} & {b}: the product says {product:?}"
+        );
     }
 }
 

@@ -7,72 +7,22 @@
 use std::collections::VecDeque;
 
 use super::work::Work;
+use crate::analysis::strongly_connected;
 use crate::error::{Diagnostic, DiagnosticKind, Span};
 use crate::grammar::{NtId, RuleKind, Symbol};
 
-/// Strongly connected components, callees before callers.
-fn tarjan(adj: &[Vec<usize>]) -> Vec<Vec<usize>> {
-    let n = adj.len();
-    let mut index = vec![usize::MAX; n];
-    let mut low = vec![0; n];
-    let mut on_stack = vec![false; n];
-    let mut stack = Vec::new();
-    let mut out = Vec::new();
-    let mut counter = 0;
-    for root in 0..n {
-        if index[root] != usize::MAX {
-            continue;
-        }
-        let mut calls: Vec<(usize, usize)> = vec![(root, 0)];
-        index[root] = counter;
-        low[root] = counter;
-        counter += 1;
-        stack.push(root);
-        on_stack[root] = true;
-        while let Some(&mut (v, ref mut ei)) = calls.last_mut() {
-            if *ei < adj[v].len() {
-                let w = adj[v][*ei];
-                *ei += 1;
-                if index[w] == usize::MAX {
-                    index[w] = counter;
-                    low[w] = counter;
-                    counter += 1;
-                    stack.push(w);
-                    on_stack[w] = true;
-                    calls.push((w, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-            } else {
-                calls.pop();
-                if let Some(&(u, _)) = calls.last() {
-                    low[u] = low[u].min(low[v]);
-                }
-                if low[v] == index[v] {
-                    let mut comp = Vec::new();
-                    loop {
-                        let w = stack.pop().expect("tarjan stack");
-                        on_stack[w] = false;
-                        comp.push(w);
-                        if w == v {
-                            break;
-                        }
-                    }
-                    comp.sort_unstable();
-                    out.push(comp);
-                }
-            }
-        }
-    }
-    out
-}
-
 /// Components of `adj` that contain a cycle, callees first, members sorted.
 pub(super) fn cyclic_sccs(adj: &[Vec<usize>]) -> Vec<Vec<NtId>> {
-    tarjan(adj)
+    let edges: Vec<Vec<u32>> = (adj.iter())
+        .map(|e| e.iter().map(|&w| w as u32).collect())
+        .collect();
+    strongly_connected(&edges)
         .into_iter()
-        .filter(|c| c.len() > 1 || adj[c[0]].contains(&c[0]))
-        .map(|c| c.into_iter().map(|i| NtId(i as u32)).collect())
+        .filter(|c| c.len() > 1 || adj[c[0] as usize].contains(&(c[0] as usize)))
+        .map(|mut c| {
+            c.sort_unstable();
+            c.into_iter().map(NtId).collect()
+        })
         .collect()
 }
 

@@ -112,7 +112,13 @@ fn locale_regex_flag_is_refused_and_unicode_is_python_s_default() {
     // Lark 1.3.1 refuses `/[abc]/l` (Python refuses the flag for text
     // patterns) and reads `/x/u` as `/x/`.
     let e = err("start: A\nA: /[abc]/l\n");
-    assert_diag(&e, DiagnosticKind::Unsupported, 2, 4, &["flag `l`", "/[abc]/l"]);
+    assert_diag(
+        &e,
+        DiagnosticKind::Unsupported,
+        2,
+        4,
+        &["flag `l`", "/[abc]/l"],
+    );
     let g = ok("start: A\nA: /x/u\n");
     assert_eq!(regex(&g, "A"), regex(&ok("start: A\nA: /x/\n"), "A"));
 }

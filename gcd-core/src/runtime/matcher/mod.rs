@@ -413,7 +413,11 @@ impl Matcher {
     pub fn advance_bytes(&mut self, bytes: &[u8]) -> Result<(), MatchError> {
         let refuse = |kind, why: &str| MatchError {
             kind,
-            message: format!("{} bytes not allowed after {} bytes: {why}", bytes.len(), self.output.len()),
+            message: format!(
+                "{} bytes not allowed after {} bytes: {why}",
+                bytes.len(),
+                self.output.len()
+            ),
         };
         if self.finished {
             return Err(refuse(MatchErrorKind::Finished, "the output has ended"));

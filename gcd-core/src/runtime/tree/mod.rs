@@ -372,7 +372,12 @@ mod tests {
     /// `src` from its first rule (Lark would need `start=` for these).
     fn compile(src: &str) -> CompiledGrammar {
         let mut b = crate::lark::parse(src).unwrap();
-        let first = src.split(':').next().unwrap().trim().trim_start_matches('?');
+        let first = src
+            .split(':')
+            .next()
+            .unwrap()
+            .trim()
+            .trim_start_matches('?');
         let g = b.start(first).build().unwrap();
         CompiledGrammar::new(&g).unwrap_or_else(|e| panic!("{src}\n{e}"))
     }
