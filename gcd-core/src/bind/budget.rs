@@ -45,7 +45,7 @@
 //! the rest of the same plan, so the estimate stays realizable.
 
 use super::cost::{add, INF};
-use super::lexeme_costs::lexeme_distances;
+use super::lexeme_costs::{lexeme_distances, one_token_each};
 use super::BoundGrammar;
 use crate::compiled::{CompiledGrammar, Lexing};
 use crate::grammar::Symbol;
@@ -58,6 +58,11 @@ use rustc_hash::FxHashMap;
 /// rules × classes² (see the module docs); past this, budgets and lexeme
 /// caps are refused with an error rather than exhausting memory.
 pub const MAX_BUDGET_TABLE_BYTES: usize = 512 << 20;
+
+/// The longest tokens [`BudgetTables::new`] tries before a context's
+/// tables: a lexeme one token spells is mostly a short one (`""`, `0`,
+/// `true`), and the walk below this depth reads a few thousand trie nodes.
+const ONE_TOKEN_BYTES: usize = 6;
 
 /// Previous lexemes that plan alike (see the module docs).
 struct PreviousClasses {
@@ -188,6 +193,12 @@ impl BudgetTables {
     /// each context's start state and of the states the searches for its
     /// first lexemes pass through.
     pub fn new(b: &BoundGrammar) -> BudgetTables {
+        Self::build(b, true)
+    }
+
+    /// [`new`](Self::new), trying one short token per context before its
+    /// tables if `one_token_first` (without, for tests: the same tables).
+    fn build(b: &BoundGrammar, one_token_first: bool) -> BudgetTables {
         let g: &CompiledGrammar = &b.grammar;
         let t = g.grammar.terminals.len();
         let classes = PreviousClasses::of(g, b.merge_previous);
@@ -216,6 +227,23 @@ impl BudgetTables {
                     }
                     _ => search.push(y),
                 }
+            }
+            // Mostly one short token spells each of them whole (`""`,
+            // `0`): the least any lexeme costs, found without the start
+            // state's tables.
+            let literal = |y: &u32| literals.first_byte(*y).is_some();
+            let spelled = match one_token_first && !search.is_empty() && !search.iter().any(literal)
+            {
+                true => one_token_each(b, start, &search, &classes.extending, ONE_TOKEN_BYTES),
+                false => None,
+            };
+            if let Some(spelled) = spelled {
+                for (c, ys) in spelled.iter().enumerate() {
+                    for &y in ys {
+                        costs[c * t + y as usize] = 1;
+                    }
+                }
+                search.clear();
             }
             let first_ends = match search.is_empty() {
                 true => &[][..],
@@ -726,7 +754,7 @@ mod tests {
     }
 
     #[test]
-    fn rules_solved_by_groups_equal_the_plain_fixpoint() {
+    fn budget_tables_equal_their_plain_constructions() {
         let json_with_keys = r#"
             start: "{" members? "}"
             members: member ("," member)*
@@ -776,6 +804,9 @@ mod tests {
             assert!(tables.nt.iter().any(|&c| c < INF));
             sets_seen += g.parse.sets.len();
             assert_eq!(tables.nt, rules_by_rounds(&tables, &g));
+            // The same tables as from every context's token tables.
+            let b = BoundGrammar::new(g.clone(), vocab.clone());
+            assert_eq!(tables, BudgetTables::build(&b, false));
         }
         assert_eq!(sets_seen, 1, "the member set grammar keeps its set");
     }

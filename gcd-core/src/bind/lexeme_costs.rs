@@ -227,3 +227,94 @@ impl Found {
         self.out
     }
 }
+
+/// Per first-byte filter of `excluded_first` (a filter drops the tokens
+/// whose first byte it holds), the terminals of `wanted` that one token
+/// spells as a whole lexeme from lexer state `q`; `None` unless each that
+/// some token the filter allows can start is spelled so by one of at most
+/// `max_len` bytes. Tokens count as the token tables' `first_ends`
+/// count them: staying inside the lexeme, or from a transparent start
+/// through ignored lexemes. One token is the least a lexeme costs, so
+/// where this holds it is what [`lexeme_distances`] would find from the
+/// tables' first tokens, without building them: the start states of a
+/// schema's contexts are mostly its own (an object's keys), and building
+/// their tables was most of a budget's first mask.
+pub(crate) fn one_token_each(
+    b: &BoundGrammar,
+    q: u32,
+    wanted: &[u32],
+    excluded_first: &[[bool; 256]],
+    max_len: usize,
+) -> Option<Vec<Vec<u32>>> {
+    let lx = &b.grammar.lexer;
+    let trie = &*b.trie;
+    let restart = b.transparent[q as usize];
+    // Per filter, the terminals not yet spelled that a token it allows can
+    // start (after an ignored lexeme, any may): a terminal no allowed
+    // first byte keeps alive costs no token path, here or in the search.
+    let mut open: Vec<Vec<u32>> = (excluded_first.iter())
+        .map(|excluded| {
+            let mut can_start = TermSet::new(b.grammar.grammar.terminals.len());
+            for byte in (0..=255u8).filter(|&x| !excluded[x as usize]) {
+                let s = lx.next(q, byte);
+                if s == crate::lexer::DEAD {
+                    continue;
+                }
+                let alive = &lx.alive[s as usize];
+                if restart && alive.iter().any(|&w| b.grammar.is_ignored(w)) {
+                    return wanted.to_vec();
+                }
+                for &y in alive {
+                    can_start.insert(y as usize);
+                }
+            }
+            (wanted.iter().copied())
+                .filter(|&y| can_start.contains(y as usize))
+                .collect()
+        })
+        .collect();
+    let mut left: usize = open.iter().map(Vec::len).sum();
+    let mut spelled: Vec<Vec<u32>> = vec![Vec::new(); open.len()];
+    let mut depth_state = vec![crate::lexer::DEAD; max_len + 1];
+    depth_state[0] = q;
+    let mut first = 0u8;
+    let mut i = 1;
+    let end = trie.subtree_end[0] as usize;
+    while i < end && left > 0 {
+        let d = trie.depth[i] as usize;
+        if d == 1 {
+            first = trie.byte[i];
+        }
+        let s = depth_state[d - 1];
+        let mut ns = lx.next(s, trie.byte[i]);
+        if ns == crate::lexer::DEAD
+            && d > 1
+            && restart
+            && lx.winner(s).is_some_and(|w| b.grammar.is_ignored(w))
+        {
+            ns = lx.next(q, trie.byte[i]);
+        }
+        if ns == crate::lexer::DEAD {
+            i = trie.subtree_end[i] as usize;
+            continue;
+        }
+        depth_state[d] = ns;
+        if !trie.tokens_at(i).is_empty() {
+            for y in b.grammar.lexeme_ends(ns) {
+                for (f, excluded) in excluded_first.iter().enumerate() {
+                    if let Some(k) = open[f].iter().position(|&x| x == y) {
+                        if !excluded[first as usize] {
+                            spelled[f].push(open[f].swap_remove(k));
+                            left -= 1;
+                        }
+                    }
+                }
+            }
+        }
+        i = match d < max_len {
+            true => i + 1,
+            false => trie.subtree_end[i] as usize,
+        };
+    }
+    (left == 0).then_some(spelled)
+}
