@@ -1,7 +1,8 @@
 //! Splits TTFM into phases for MaskBench files (debug aid): schema → IR,
 //! terminal DFAs (the slowest one named), the rest of compilation, first
 //! mask (bind + token-table walk), and the first mask of a fresh binding
-//! under a budget (which builds the budget tables of every lexer state).
+//! under a budget (which builds the budget tables, and the token tables
+//! of the states their searches read).
 //!
 //! `cargo run --release -p gcd-schema --example ttfm_probe -- TOKENIZER FILE...`
 use std::sync::Arc;

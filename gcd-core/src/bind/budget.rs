@@ -23,9 +23,14 @@
 //! * `pair[p][y]`: fewest tokens for a lexeme of `y` right after a lexeme
 //!   that `p` won, whose first byte cannot extend `p`'s lexeme, in the worst
 //!   parser context `y` occurs in; or through an ignored separator. The same
-//!   search, from each context's start state.
+//!   search, from each context's start state, unless one short token
+//!   spells each of the context's lexemes (`""`, `0`): one token is the
+//!   least a lexeme costs, and a walk of the trie's first levels shows it
+//!   without the start state's token tables (most contexts' starts are the
+//!   schema's own, so building their tables was most of the first mask).
 //! * `nt[A][p][last]`: fewest tokens for a terminal string derived from `A`
-//!   after a lexeme of `p`, ending with a lexeme of `last`.
+//!   after a lexeme of `p`, ending with a lexeme of `last`; a fixed point,
+//!   solved one strongly connected group of rules at a time.
 //! * `lexeme_most[y]`: the most tokens a plan spends on one whole lexeme of
 //!   `y` (the largest finite `pair` cost before its separators are
 //!   counted), so that a cap on `y`'s lexemes at or above it leaves every
