@@ -9,19 +9,30 @@ use gcd_core::compiled::CompiledGrammar;
 use gcd_core::lexer::ByteClasses;
 use gcd_core::runtime::recognizer::{Recognizer, Status};
 
+/// Most recognizer calls one search makes: a few random grammars (seed
+/// 255) are ambiguous enough that the frontier's strings cost seconds
+/// each, and the search is given up on them.
+const MAX_STATUS_CALLS: usize = 20_000;
+
 /// Length of the shortest sentence, searching up to `max_len` bytes (one
-/// byte per byte class suffices: the grammar cannot tell them apart).
-fn shortest_sentence(g: &CompiledGrammar, max_len: usize) -> Option<usize> {
+/// byte per byte class suffices: the grammar cannot tell them apart);
+/// `Err` where the search gave up.
+fn shortest_sentence(g: &CompiledGrammar, max_len: usize) -> Result<Option<usize>, ()> {
     let r = Recognizer::new(g);
     let reps = ByteClasses::new(g.dfas()).representatives;
     let mut frontier = vec![Vec::new()];
+    let mut calls = 0;
     for len in 0..=max_len {
         if frontier.iter().any(|s| r.is_complete(s)) {
-            return Some(len);
+            return Ok(Some(len));
         }
         let mut next = Vec::new();
         for s in &frontier {
             for &b in &reps {
+                calls += 1;
+                if calls > MAX_STATUS_CALLS {
+                    return Err(());
+                }
                 let mut t = s.clone();
                 t.push(b);
                 if r.status(&t).is_viable() {
@@ -32,12 +43,12 @@ fn shortest_sentence(g: &CompiledGrammar, max_len: usize) -> Option<usize> {
         next.truncate(20_000);
         frontier = next;
     }
-    None
+    Ok(None)
 }
 
 #[test]
 fn rule_costs_bound_the_shortest_sentence() {
-    let (mut checked, mut exact) = (0, 0);
+    let (mut checked, mut exact, mut gave_up) = (0, 0, 0);
     for seed in 0..1500 {
         let Some(g) = common::random_grammar(seed).compile() else {
             continue;
@@ -47,9 +58,16 @@ fn rule_costs_bound_the_shortest_sentence() {
             bound, UNREACHABLE,
             "seed {seed}: a compiled grammar is productive"
         );
-        let Some(truth) = shortest_sentence(&g, 8) else {
-            assert!(bound > 0, "seed {seed}");
-            continue;
+        let truth = match shortest_sentence(&g, 8) {
+            Ok(Some(truth)) => truth,
+            Ok(None) => {
+                assert!(bound > 0, "seed {seed}");
+                continue;
+            }
+            Err(()) => {
+                gave_up += 1;
+                continue;
+            }
         };
         assert!(
             bound as usize <= truth,
@@ -60,7 +78,10 @@ fn rule_costs_bound_the_shortest_sentence() {
         // The shortest sentence is also never refused as `Dead` at the start.
         assert_ne!(Recognizer::new(&g).status(b""), Status::Dead, "seed {seed}");
     }
-    eprintln!("shortest sentence: table exact on {exact} of {checked} random grammars");
+    eprintln!(
+        "shortest sentence: table exact on {exact} of {checked} random grammars \
+         (search given up on {gave_up})"
+    );
     assert!(checked > 200, "only {checked} grammars checked");
 }
 

@@ -330,7 +330,7 @@ mod tests {
         let mut rng = StdRng::seed_from_u64(7);
         for width in [64usize, 1000, 128_256] {
             for n in [0usize, 1, 5, 255, 256, 300, 4000, 10_000] {
-                let mut ids: Vec<u32> = (0..n).map(|_| rng.gen_range(0..width as u32)).collect();
+                let mut ids: Vec<u32> = (0..n).map(|_| rng.random_range(0..width as u32)).collect();
                 let want: Vec<u32> = ids
                     .iter()
                     .copied()
