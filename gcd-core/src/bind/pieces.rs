@@ -65,28 +65,44 @@ impl Collected {
     }
 
     /// `toks`, whose first byte is `first`, stay within the lexeme and
-    /// leave the lexer in state `end`.
-    #[inline]
+    /// leave the lexer in state `end`. Called once per token of a walk, so
+    /// the memo misses are kept out of line and this inlines.
+    #[inline(always)]
     fn tokens(&mut self, toks: &[u32], first: u8, end: u32) {
-        let r = end as usize % RECENT;
-        let slot = match self.recent_slot[r] {
+        let slot = match self.recent_slot[end as usize % RECENT] {
             (e, slot) if e == end => slot as usize,
-            _ => {
-                let by_end = &mut self.by_end;
-                let slot = *self.end_slot.entry(end).or_insert_with(|| {
-                    by_end.push((end, Vec::new()));
-                    by_end.len() - 1
-                });
-                self.recent_slot[r] = (end, slot as u32);
-                slot
-            }
+            _ => self.slot_of(end),
         };
-        self.by_end[slot].1.extend_from_slice(toks);
+        // Most trie nodes hold one token, and a copy call per token cost
+        // more than the push.
+        match toks {
+            [t] => self.by_end[slot].1.push(*t),
+            _ => self.by_end[slot].1.extend_from_slice(toks),
+        }
         let r = (end as usize ^ (first as usize).wrapping_mul(0x9e37)) % RECENT;
         if self.recent_first_end[r] != (first, end) {
-            self.recent_first_end[r] = (first, end);
-            self.first_ends.insert((first, end));
+            self.note_first_end(r, first, end);
         }
+    }
+
+    /// The list of tokens ending in `end`, made on first use.
+    #[cold]
+    #[inline(never)]
+    fn slot_of(&mut self, end: u32) -> usize {
+        let by_end = &mut self.by_end;
+        let slot = *self.end_slot.entry(end).or_insert_with(|| {
+            by_end.push((end, Vec::new()));
+            by_end.len() - 1
+        });
+        self.recent_slot[end as usize % RECENT] = (end, slot as u32);
+        slot
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn note_first_end(&mut self, r: usize, first: u8, end: u32) {
+        self.recent_first_end[r] = (first, end);
+        self.first_ends.insert((first, end));
     }
 
     /// Adds what this walk found to `tables` (walked from the same state
