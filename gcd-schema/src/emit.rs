@@ -57,7 +57,7 @@ pub struct Emitter<'c, 'a> {
     colon: Expr,
     ws: Whitespace,
     done: HashMap<Id, ()>,
-    shapes: HashMap<String, Id>,
+    shapes: HashMap<Node, Id>,
     queue: VecDeque<Id>,
     key_terminals: HashMap<(String, i32), String>,
     order: PropertyOrder,
@@ -108,12 +108,11 @@ impl<'c, 'a> Emitter<'c, 'a> {
             }
             // Structurally equal nodes (same parts, same children) share
             // one set of rules.
-            let key = format!("{n:?}");
-            if let Some(&same) = self.shapes.get(&key) {
+            if let Some(&same) = self.shapes.get(&n) {
                 self.b.rule(&rule(id), vec![Expr::name(&rule(same))]);
                 continue;
             }
-            self.shapes.insert(key, id);
+            self.shapes.insert(n.clone(), id);
             let alts = self.alternatives(id, &n)?;
             if alts.is_empty() {
                 return Err(SchemaError::unsatisfiable(

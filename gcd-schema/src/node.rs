@@ -48,7 +48,7 @@ pub fn long_string(regex: &str) -> Option<(u64, Option<u64>)> {
 
 /// A scalar type's allowed spellings, remembering when it is a finite set
 /// of values (from `enum`/`const`), or the whole type.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Scalar {
     /// A union of alternatives, each the spellings that all of its regexes
     /// match: one regex, or several where regex text cannot spell their
@@ -123,7 +123,7 @@ impl Scalar {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ArrayShape {
     pub prefix: Vec<Id>,
     /// Schema of items after the prefix; `None`: no more items.
@@ -133,14 +133,14 @@ pub struct ArrayShape {
     pub full: bool,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Property {
     pub name: String,
     pub schema: Id,
     pub required: bool,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ObjectShape {
     /// Declared properties, in schema order.
     pub props: Vec<Property>,
@@ -161,7 +161,7 @@ pub struct ObjectShape {
 /// entries' languages (or one and `additional`'s) go to the highest
 /// priority; the compiler only lets that happen when it is exact (the
 /// losing schemas then allow every value).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PatternKeys {
     /// Regex over the key's content spellings (without quotes).
     pub keys: String,
@@ -171,7 +171,7 @@ pub struct PatternKeys {
 }
 
 /// The values one schema allows, by JSON type.
-#[derive(Clone, Debug, PartialEq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Node {
     pub null: bool,
     pub t: bool,

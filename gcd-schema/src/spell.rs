@@ -18,6 +18,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::sync::OnceLock;
 
 use crate::options::Escapes;
 use gcd_core::json::number::fixed_range;
@@ -179,12 +180,6 @@ pub fn class_spelling(ranges: &[(char, char)], esc: Escapes) -> Option<String> {
     // take a class per trie node, and allocating made them slow to write.
     let mut out = String::from("(?:");
     let mut alts = 0;
-    let mut alt = |out: &mut String| {
-        if alts > 0 {
-            out.push('|');
-        }
-        alts += 1;
-    };
     // Raw members: the ranges without controls, '"' (0x22) and '\' (0x5c).
     let mut raw = String::new();
     let mut piece = |x: u32, y: u32| {
@@ -203,15 +198,35 @@ pub fn class_spelling(ranges: &[(char, char)], esc: Escapes) -> Option<String> {
         piece(x, b);
     }
     if !raw.is_empty() {
-        alt(&mut out);
+        alt(&mut out, &mut alts);
         out.push('[');
         out.push_str(&raw);
         out.push(']');
     }
+    escapes_into(ranges, esc, &mut out, &mut alts);
+    if alts == 0 {
+        return None;
+    }
+    out.push(')');
+    Some(out)
+}
+
+/// Starts an alternative in a group that has `alts` of them so far.
+fn alt(out: &mut String, alts: &mut usize) {
+    if *alts > 0 {
+        out.push('|');
+    }
+    *alts += 1;
+}
+
+/// The escaped spellings of the characters in `ranges`, as alternatives.
+fn escapes_into(ranges: &[(char, char)], esc: Escapes, out: &mut String, alts: &mut usize) {
+    let mut alt = |out: &mut String| alt(out, alts);
+    let out = &mut *out;
     // Short escapes.
     for (c, e) in SHORT {
         if ranges.iter().any(|&(a, b)| a <= c && c <= b) {
-            alt(&mut out);
+            alt(out);
             out.push_str(e);
         }
     }
@@ -228,8 +243,8 @@ pub fn class_spelling(ranges: &[(char, char)], esc: Escapes) -> Option<String> {
                     (true, Some((lo, _))) => run = Some((lo, c)),
                     (true, None) => run = Some((c, c)),
                     (false, Some((lo, hi))) => {
-                        alt(&mut out);
-                        hex_range_into(&mut out, lo, hi);
+                        alt(out);
+                        hex_range_into(out, lo, hi);
                         run = None;
                     }
                     (false, None) => {}
@@ -242,8 +257,8 @@ pub fn class_spelling(ranges: &[(char, char)], esc: Escapes) -> Option<String> {
             let (a, b) = (a as u32, b as u32);
             for (x, y) in [(a, b.min(0xd7ff)), (a.max(0xe000), b.min(0xffff))] {
                 if x <= y {
-                    alt(&mut out);
-                    hex_range_into(&mut out, x, y);
+                    alt(out);
+                    hex_range_into(out, x, y);
                 }
             }
             let (x, y) = (a.max(0x10000), b);
@@ -251,29 +266,76 @@ pub fn class_spelling(ranges: &[(char, char)], esc: Escapes) -> Option<String> {
                 let (x, y) = (x - 0x10000, y - 0x10000);
                 let (hx, lx) = (0xd800 + (x >> 10), 0xdc00 + (x & 0x3ff));
                 let (hy, ly) = (0xd800 + (y >> 10), 0xdc00 + (y & 0x3ff));
-                alt(&mut out);
+                alt(out);
                 out.push_str(&unit(hx));
                 if hx == hy {
-                    hex_range_into(&mut out, lx, ly);
+                    hex_range_into(out, lx, ly);
                 } else {
-                    hex_range_into(&mut out, lx, 0xdfff);
+                    hex_range_into(out, lx, 0xdfff);
                     if hx + 1 < hy {
-                        alt(&mut out);
-                        hex_range_into(&mut out, hx + 1, hy - 1);
-                        hex_range_into(&mut out, 0xdc00, 0xdfff);
+                        alt(out);
+                        hex_range_into(out, hx + 1, hy - 1);
+                        hex_range_into(out, 0xdc00, 0xdfff);
                     }
-                    alt(&mut out);
+                    alt(out);
                     out.push_str(&unit(hy));
-                    hex_range_into(&mut out, 0xdc00, ly);
+                    hex_range_into(out, 0xdc00, ly);
                 }
             }
         }
     }
-    if alts == 0 {
-        return None;
+}
+
+/// [`class_spelling`] of every character but `kids` (sorted, distinct),
+/// written into `out`; `false` when that is no character. With
+/// [`Escapes::Canonical`] and kids that are neither controls nor short
+/// escapes (nearly every name) the raw members are one negated class and
+/// the escapes those of every character: other keys' regexes take one such
+/// class per trie node, and writing the ranges out was a fifth of a
+/// typical schema's compile.
+fn complement_into(kids: &[char], esc: Escapes, out: &mut String) -> bool {
+    let plain = |c: char| raw_ok(c) && short_escape(c).is_none();
+    if esc == Escapes::Canonical && kids.iter().all(|&c| plain(c)) {
+        static ESCAPES: OnceLock<String> = OnceLock::new();
+        let escapes = ESCAPES.get_or_init(|| {
+            let mut s = String::new();
+            let all = [('\0', '\u{d7ff}'), ('\u{e000}', char::MAX)];
+            escapes_into(&all, Escapes::Canonical, &mut s, &mut 1);
+            s
+        });
+        out.push_str(r#"(?:[^\x00-\x1f"\\"#);
+        for &c in kids {
+            let _ = write!(out, "\\x{{{:x}}}", c as u32);
+        }
+        out.push(']');
+        out.push_str(escapes);
+        out.push(')');
+        return true;
     }
-    out.push(')');
-    Some(out)
+    let mut ranges = Vec::new();
+    let mut from = 0u32;
+    for &c in kids {
+        let c = c as u32;
+        if c > from {
+            ranges.push((from, c - 1));
+        }
+        from = c + 1;
+    }
+    ranges.push((from, 0x10ffff));
+    let ranges: Vec<(char, char)> = ranges
+        .into_iter()
+        // Skip the surrogate gap, which `char` cannot hold.
+        .flat_map(|(a, b)| [(a, b.min(0xd7ff)), (a.max(0xe000), b)])
+        .filter(|(a, b)| a <= b)
+        .filter_map(|(a, b)| Some((char::from_u32(a)?, char::from_u32(b)?)))
+        .collect();
+    match class_spelling(&ranges, esc) {
+        Some(c) => {
+            out.push_str(&c);
+            true
+        }
+        None => false,
+    }
 }
 
 /// Content spellings of every string *not* in `names` (without quotes):
@@ -378,30 +440,11 @@ fn diverge(
     out: &mut String,
 ) -> bool {
     let kids = children(names, live, depth);
-    let mut ranges = Vec::new();
-    let mut from = 0u32;
-    for (c, _) in &kids {
-        let c = *c as u32;
-        if c > from {
-            ranges.push((from, c - 1));
-        }
-        from = c + 1;
-    }
-    ranges.push((from, 0x10ffff));
-    let ranges: Vec<(char, char)> = ranges
-        .into_iter()
-        // Skip the surrogate gap, which `char` cannot hold.
-        .flat_map(|(a, b)| [(a, b.min(0xd7ff)), (a.max(0xe000), b)])
-        .filter(|(a, b)| a <= b)
-        .filter_map(|(a, b)| Some((char::from_u32(a)?, char::from_u32(b)?)))
-        .collect();
     let mut alts = Alts::open(out);
     let mark = alts.next(out);
-    let class = class_spelling(&ranges, esc);
-    if let Some(c) = &class {
-        out.push_str(c);
-    }
-    alts.keep(class.is_some(), mark, out);
+    let chars: Vec<char> = kids.iter().map(|(c, _)| *c).collect();
+    let some = complement_into(&chars, esc, out);
+    alts.keep(some, mark, out);
     for (c, sub) in &kids {
         let mark = alts.next(out);
         out.push_str(&char_spelling(*c, esc));

@@ -117,18 +117,18 @@ pub(crate) fn lexical_hazards(
     // forward fixpoint in rounds needs as many as the longest lexeme and
     // dominated compile time on long strings).
     let nc = lx.classes.len();
+    // Sources in increasing order, each pushed once per target (`last`):
+    // every list comes out sorted and without repeats.
     let mut preds: Vec<Vec<u32>> = vec![Vec::new(); states];
+    let mut last = vec![u32::MAX; states];
     for s in 0..states {
         for k in 0..nc {
             let t = lx.trans[s * nc + k];
-            if t != DEAD && t as usize != s {
+            if t != DEAD && t as usize != s && last[t as usize] != s as u32 {
+                last[t as usize] = s as u32;
                 preds[t as usize].push(s as u32);
             }
         }
-    }
-    for p in &mut preds {
-        p.sort_unstable();
-        p.dedup();
     }
     // Each state's own winner, then through the predecessor edges, once
     // per component (`propagate`); a backward search per terminal
@@ -147,26 +147,36 @@ pub(crate) fn lexical_hazards(
     // set members).
     let mut clean_bits: Vec<Option<[u64; 4]>> = vec![None; n];
     let mut groups: Vec<(u32, [u64; 4])> = Vec::new();
+    // The bytes of each class, as bit sets: a start state's row has one
+    // entry per class, so grouping its targets sorts classes, not bytes.
+    let mut class_bytes = vec![[0u64; 4]; nc];
+    for b in 0..256 {
+        class_bytes[lx.classes.class_of[b] as usize][b / 64] |= 1 << (b % 64);
+    }
+    let mut by_target: Vec<(u32, u32)> = Vec::with_capacity(nc);
     for (ci, set) in candidate_sets.iter().enumerate() {
-        let start = lx.starts[ci];
+        let start = lx.starts[ci] as usize;
         let mut dead = [0u64; 4];
         groups.clear();
-        // Bytes sorted by the state they lead to, then cut into groups.
-        let mut by_target: Vec<(u32, u8)> = (0..=255u8).map(|b| (lx.next(start, b), b)).collect();
+        // Classes sorted by the state they lead to, then cut into groups.
+        by_target.clear();
+        by_target.extend((0..nc).map(|k| (lx.trans[start * nc + k], k as u32)));
         by_target.sort_unstable();
-        for (t, b) in by_target {
-            let (w, bit) = (b as usize / 64, 1u64 << (b % 64));
-            if t == DEAD {
-                dead[w] |= bit;
-                continue;
-            }
-            match groups.last_mut() {
-                Some(g) if g.0 == t => g.1[w] |= bit,
-                _ => {
-                    let mut bytes = [0u64; 4];
-                    bytes[w] = bit;
-                    groups.push((t, bytes));
+        for &(t, k) in &by_target {
+            let bits = &class_bytes[k as usize];
+            let into = if t == DEAD {
+                &mut dead
+            } else {
+                match groups.last_mut() {
+                    Some(g) if g.0 == t => &mut g.1,
+                    _ => {
+                        groups.push((t, [0u64; 4]));
+                        &mut groups.last_mut().expect("just pushed").1
+                    }
                 }
+            };
+            for w in 0..4 {
+                into[w] |= bits[w];
             }
         }
         for y in set.iter() {
@@ -187,9 +197,21 @@ pub(crate) fn lexical_hazards(
         .map(|bits| bits.map(|w| std::array::from_fn(|b| w[b / 64] & (1 << (b % 64)) != 0)))
         .collect();
     let clean = |y: usize| clean_first[y].unwrap_or([false; 256]);
+    // `closes` runs for every adjacent pair (thousands in a schema with
+    // many keys): on bit sets, four words instead of 256 bytes.
+    let ext_bits: Vec<[u64; 4]> = (ext_acc.iter())
+        .map(|e| {
+            let mut w = [0u64; 4];
+            (0..256).filter(|&b| e[b]).for_each(|b| w[b / 64] |= 1 << (b % 64));
+            w
+        })
+        .collect();
     let closes = |x: usize, y: usize| -> Option<u8> {
-        let cf = clean(y);
-        (0..=255u8).find(|&b| cf[b as usize] && !ext_acc[x][b as usize])
+        let cf = clean_bits[y].unwrap_or([0; 4]);
+        (0..4).find_map(|w| {
+            let open = cf[w] & !ext_bits[x][w];
+            (open != 0).then(|| (w * 64) as u8 + open.trailing_zeros() as u8)
+        })
     };
     // The exact form of `closes`, for pairs it cannot prove: from every
     // state where `x` can still win, some continuation reaches a state that

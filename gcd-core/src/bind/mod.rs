@@ -32,7 +32,6 @@ mod shallow;
 mod tables;
 
 use crate::counters::{timed, Stage};
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use bitvec::prelude::*;
@@ -256,21 +255,38 @@ impl BoundGrammar {
     ) -> BoundGrammar {
         let lx = &grammar.lexer;
         let n_states = lx.num_states();
-        let mut index: HashMap<[bool; 256], u32> = HashMap::new();
+        // States are told apart by their rows over byte classes (every class
+        // holds a byte), not by 256 bytes each: this ran for every state of
+        // every schema before its first mask.
+        let k = lx.classes.len();
+        let mut index: FxHashMap<Box<[u64]>, u32> = FxHashMap::default();
+        let mut row_key = vec![0u64; k.div_ceil(64)];
         let mut end_filters = Vec::new();
-        let end_filter_of = (0..n_states as u32)
+        let end_filter_of = (0..n_states)
             .map(|q| {
-                if lx.winner(q).is_none() {
+                if lx.winner(q as u32).is_none() {
                     return u32::MAX;
                 }
-                let ext = lx.extending_bytes(q);
-                if ext.iter().all(|&e| e) {
+                row_key.fill(0);
+                let mut every = true;
+                for (c, &to) in lx.trans[q * k..(q + 1) * k].iter().enumerate() {
+                    if to == DEAD {
+                        every = false;
+                    } else {
+                        row_key[c / 64] |= 1 << (c % 64);
+                    }
+                }
+                if every {
                     return u32::MAX;
                 }
-                *index.entry(ext).or_insert_with(|| {
-                    end_filters.push((Box::new(ext.map(|e| !e)), OnceLock::new()));
-                    end_filters.len() as u32 - 1
-                })
+                if let Some(&i) = index.get(&row_key[..]) {
+                    return i;
+                }
+                let ext = lx.extending_bytes(q as u32);
+                end_filters.push((Box::new(ext.map(|e| !e)), OnceLock::new()));
+                let i = end_filters.len() as u32 - 1;
+                index.insert(row_key.clone().into_boxed_slice(), i);
+                i
             })
             .collect();
         BoundGrammar {

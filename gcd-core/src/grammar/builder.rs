@@ -12,7 +12,7 @@ use super::{
 use crate::error::{Diagnostic, DiagnosticKind, Diagnostics, GrammarError, Span};
 
 /// EBNF right-hand sides, as front ends describe them.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Expr {
     /// A named rule or terminal.
     Name(String, Option<Span>),
@@ -659,7 +659,7 @@ struct Desugar<'a> {
     productions: Vec<Production>,
     diags: &'a mut Diagnostics,
     /// Identical sugar (`x*` used twice) shares one generated rule.
-    memo: HashMap<String, NtId>,
+    memo: HashMap<Expr, NtId>,
     /// Undefined names, with the index of the error reported at the first
     /// use: a later use is a note of it, not another error.
     undefined: HashMap<String, usize>,
@@ -743,10 +743,10 @@ impl Desugar<'_> {
             | Expr::Star(_)
             | Expr::Plus(_)
             | Expr::Repeat(..) => {
-                let key = format!("{e:?}");
-                if let Some(&n) = self.memo.get(&key) {
+                if let Some(&n) = self.memo.get(e) {
                     return Symbol::N(n);
                 }
+                let key = e.clone();
                 let (suffix, alts): (&str, Vec<Vec<Symbol>>) = match e {
                     Expr::Seq(_) => ("group", vec![self.seq(e, owner)]),
                     Expr::Alt(items) => ("alt", items.iter().map(|i| self.seq(i, owner)).collect()),

@@ -218,16 +218,24 @@ impl LexerAutomaton {
     /// Per terminal X (of `n`): the bytes that extend some lexeme that X
     /// wins. A lexeme of X is sure to end before a byte outside this set.
     pub fn extending_bytes_of_winners(&self, n: usize) -> Vec<[bool; 256]> {
-        let mut ext = vec![[false; 256]; n];
-        for s in 0..self.num_states() as u32 {
-            if let Some(w) = self.winner(s) {
-                let e = self.extending_bytes(s);
-                for b in 0..256 {
-                    ext[w as usize][b] |= e[b];
+        // Per class first (a row is one entry per class), then per byte.
+        let k = self.classes.len();
+        let mut by_class = vec![false; n * k];
+        for s in 0..self.num_states() {
+            if let Some(w) = self.winner(s as u32) {
+                let row = &self.trans[s * k..(s + 1) * k];
+                let out = &mut by_class[w as usize * k..(w as usize + 1) * k];
+                for (o, &t) in out.iter_mut().zip(row) {
+                    *o |= t != DEAD;
                 }
             }
         }
-        ext
+        (0..n)
+            .map(|w| {
+                let classes = &by_class[w * k..(w + 1) * k];
+                std::array::from_fn(|b| classes[self.classes.class_of[b] as usize])
+            })
+            .collect()
     }
 }
 

@@ -176,12 +176,45 @@ fn literal_table(bytes: &[u8]) -> (Vec<u32>, Vec<bool>) {
     (trans, accepting)
 }
 
+/// The DFA of exactly `bytes` (not empty), with what compiles derive from
+/// it written down instead of read out of the table: a schema's keys are
+/// literals new to the process, and reading their tables (liveness, byte
+/// classes, distances) cost more than the rest of their terminals.
+fn literal_dfa(bytes: &[u8]) -> TerminalDfa {
+    debug_assert!(!bytes.is_empty());
+    let (trans, accepting) = literal_table(bytes);
+    // A byte's column is the positions it is read at; equal positions,
+    // equal columns. Classes are numbered by their first byte.
+    let mut positions: [Vec<u32>; 256] = std::array::from_fn(|_| Vec::new());
+    for (i, &b) in bytes.iter().enumerate() {
+        positions[b as usize].push(i as u32);
+    }
+    let mut class_by_column: rustc_hash::FxHashMap<&[u32], u8> = Default::default();
+    let mut classes = [0u8; 256];
+    for b in 0..256 {
+        let next = class_by_column.len() as u8;
+        classes[b] = *class_by_column.entry(&positions[b][..]).or_insert(next);
+    }
+    let n = bytes.len() as u32;
+    let distances: Arc<[u32]> = (0..=n).map(|i| n - i).collect();
+    TerminalDfa {
+        trans: trans.into(),
+        accepting: accepting.into(),
+        derived: Arc::new(Derived {
+            classes: OnceLock::from(classes),
+            distances: OnceLock::from(distances),
+        }),
+    }
+}
+
 impl TerminalDfa {
     /// The DFA of exactly `bytes`, which need not be UTF-8 (the bytes of a
     /// special token, see [`special_bytes`](crate::grammar::special_bytes)).
     pub fn literal_bytes(bytes: &[u8]) -> Result<TerminalDfa, DfaError> {
-        let (trans, accepting) = literal_table(bytes);
-        Self::from_tables(trans, accepting)
+        if bytes.is_empty() {
+            return Err(DfaError::MatchesEmpty);
+        }
+        Ok(literal_dfa(bytes))
     }
 
     /// Compiles a terminal's regex. A regex with a lazy quantifier (`*?`)
@@ -347,12 +380,16 @@ impl TerminalDfa {
                 return Err(DfaError::Invalid(e.to_string()));
             }
         };
+        if let (None, HirKind::Literal(lit)) = (&split, hir.kind()) {
+            if !lit.0.is_empty() {
+                return Ok(literal_dfa(&lit.0));
+            }
+        }
         let (trans, accepting) = match (&split, hir.kind()) {
             (Some(split), _) => {
                 let (trans, accepting, _) = lookaround::table(split)?;
                 (trans, accepting)
             }
-            (None, HirKind::Literal(lit)) if !lit.0.is_empty() => literal_table(&lit.0),
             (None, _) => match counted::table(&hir)? {
                 Some(chain) => chain,
                 None if minimize => minimal_table(&hir)?,

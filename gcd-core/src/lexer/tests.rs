@@ -398,3 +398,35 @@ fn minimal_dfa_merges_branches_that_end_alike() {
     assert_eq!(TerminalDfa::new_minimal(key).unwrap().len(), min.len());
     assert_eq!(TerminalDfa::new(key).unwrap().len(), min.len());
 }
+
+#[test]
+fn literal_dfas_derive_what_their_tables_say() {
+    // Literal DFAs write their byte classes and distances down; they must
+    // be what reading the table gives, and the regex path must build them.
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rand = |m: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % m
+    };
+    for round in 0..300 {
+        let len = 1 + rand(12) as usize;
+        // Small alphabets repeat bytes (shared columns), large ones do not.
+        let alphabet = if round % 2 == 0 { 3 } else { 256 };
+        let bytes: Vec<u8> = (0..len).map(|_| rand(alphabet) as u8).collect();
+        let d = TerminalDfa::literal_bytes(&bytes).unwrap();
+        assert_eq!(*d.byte_classes(), super::table::byte_classes(&d.trans), "{bytes:?}");
+        assert_eq!(
+            d.distances_to_match(),
+            &super::table::distances_to_match(&d.trans, &d.accepting)[..],
+            "{bytes:?}"
+        );
+        assert_eq!(live_states(&d.trans, &d.accepting), vec![true; len + 1]);
+        assert!(d.matches(&bytes) && !d.matches(&bytes[..len - 1]));
+    }
+    let d = TerminalDfa::new(r#""n\.a\*me""#).unwrap();
+    assert!(d.matches(br#""n.a*me""#));
+    assert_eq!(*d.byte_classes(), super::table::byte_classes(&d.trans));
+    assert!(TerminalDfa::literal_bytes(b"").is_err());
+}

@@ -113,6 +113,63 @@ impl<'a> V<'a> {
     }
 }
 
+/// What [`Compiler::intern`] deduplicates by: a borrowed schema by its
+/// location, a merged one by its content, keys in order (the order of
+/// `properties` is the order of the output's members).
+#[derive(PartialEq, Eq, Hash)]
+enum SrcKey {
+    At(String),
+    Merged(InOrder),
+}
+
+/// A value compared and hashed with object keys in order (serde_json's own
+/// `Eq` ignores their order). Cheaper than the text it replaced as a key.
+struct InOrder(Rc<Value>);
+
+impl PartialEq for InOrder {
+    fn eq(&self, other: &Self) -> bool {
+        fn eq(a: &Value, b: &Value) -> bool {
+            match (a, b) {
+                (Value::Object(x), Value::Object(y)) => {
+                    x.len() == y.len()
+                        && x.iter().zip(y).all(|((ka, va), (kb, vb))| ka == kb && eq(va, vb))
+                }
+                (Value::Array(x), Value::Array(y)) => {
+                    x.len() == y.len() && x.iter().zip(y).all(|(a, b)| eq(a, b))
+                }
+                _ => a == b,
+            }
+        }
+        eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for InOrder {}
+
+impl std::hash::Hash for InOrder {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        fn hash<H: std::hash::Hasher>(v: &Value, state: &mut H) {
+            match v {
+                Value::Object(m) => {
+                    state.write_u8(b'o');
+                    state.write_usize(m.len());
+                    for (k, x) in m {
+                        k.hash(state);
+                        hash(x, state);
+                    }
+                }
+                Value::Array(a) => {
+                    state.write_u8(b'a');
+                    state.write_usize(a.len());
+                    a.iter().for_each(|x| hash(x, state));
+                }
+                scalar => scalar.hash(state),
+            }
+        }
+        hash(&self.0, state)
+    }
+}
+
 enum Src<'a> {
     Schema(V<'a>, String),
     Const(Value, String),
@@ -123,7 +180,7 @@ enum Src<'a> {
 pub struct Compiler<'a> {
     root: &'a Value,
     srcs: Vec<Src<'a>>,
-    index: HashMap<String, Id>,
+    index: HashMap<SrcKey, Id>,
     nodes: Vec<Option<Node>>,
     busy: Vec<bool>,
     /// Id of the `true` schema.
@@ -204,8 +261,8 @@ impl<'a> Compiler<'a> {
         // content: every `$ref` is absolute, so equal text means equal
         // language, and merges repeated across a schema share their rules.
         let key = match &v {
-            V::B(_) => ptr.clone(),
-            V::O(x) => format!("#merged:{x}"),
+            V::B(_) => SrcKey::At(ptr.clone()),
+            V::O(x) => SrcKey::Merged(InOrder(x.clone())),
         };
         if let Some(&id) = self.index.get(&key) {
             return id;
