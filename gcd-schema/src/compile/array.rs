@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{as_count, ptr_join, Compiler, R, V};
+use super::{as_count, key, ptr_join, Compiler, Step, R, V};
 use crate::error::SchemaError;
 use crate::node::*;
 
@@ -40,7 +40,7 @@ impl<'a> Compiler<'a> {
                     max = Some(max.map_or(i as u64, |x| x.min(i as u64)));
                     break;
                 }
-                let sv = (v.sub(|x| x.get(prefix_kw).and_then(|a| a.get(i))))
+                let sv = (v.sub(&[key(prefix_kw), Step::Index(i)]))
                     .expect("position i of the prefix array was just read");
                 prefix.push(self.intern(sv, ptr_join(&ptr_join(ptr, prefix_kw), &i.to_string())));
             }
@@ -49,7 +49,7 @@ impl<'a> Compiler<'a> {
             None => Some(self.any),
             Some(Value::Bool(false)) => None,
             Some(_) => {
-                let sv = v.sub(|x| x.get(rest_kw)).expect("matched as present");
+                let sv = v.sub(&[key(rest_kw)]).expect("matched as present");
                 Some(self.intern(sv, ptr_join(ptr, rest_kw)))
             }
         };

@@ -17,7 +17,7 @@ mod refs;
 mod string;
 mod union;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use gcd_core::Limits;
@@ -91,24 +91,57 @@ fn is_constraint(k: &str) -> bool {
     HANDLED.contains(&k) || UNSUPPORTED.contains(&k)
 }
 
-/// A schema value: borrowed from the caller's document or built by a merge.
+/// A schema value: borrowed from the caller's document, or a part of one
+/// built by a merge (the merged value and the path to the part: taking a
+/// part of a merged schema used to copy it, and interning the copy hashed
+/// it again, at every level).
 #[derive(Clone)]
 enum V<'a> {
     B(&'a Value),
-    O(Rc<Value>),
+    O(Rc<Value>, Rc<[Step]>),
+}
+
+/// One step down a schema value.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// The key `k` as a [`Step`].
+fn key(k: &str) -> Step {
+    Step::Key(k.to_string())
+}
+
+fn step<'v>(v: &'v Value, s: &Step) -> Option<&'v Value> {
+    match s {
+        Step::Key(k) => v.get(k),
+        Step::Index(i) => v.get(i),
+    }
 }
 
 impl<'a> V<'a> {
+    /// A merged value, whole.
+    fn merged(v: Value) -> V<'a> {
+        V::O(Rc::new(v), Rc::from([]))
+    }
     fn get(&self) -> &Value {
         match self {
             V::B(v) => v,
-            V::O(v) => v,
+            V::O(root, path) => (path.iter())
+                .try_fold(&**root, step)
+                .expect("a merged value's path leads to a part of it"),
         }
     }
-    fn sub(&self, f: impl Fn(&Value) -> Option<&Value>) -> Option<V<'a>> {
+    /// The part of this value at `path`, if there is one.
+    fn sub(&self, path: &[Step]) -> Option<V<'a>> {
         match self {
-            V::B(v) => f(v).map(V::B),
-            V::O(v) => f(v).map(|x| V::O(Rc::new(x.clone()))),
+            V::B(v) => path.iter().try_fold(*v, step).map(V::B),
+            V::O(root, at) => {
+                path.iter().try_fold(self.get(), step)?;
+                let full: Vec<Step> = at.iter().chain(path).cloned().collect();
+                Some(V::O(root.clone(), full.into()))
+            }
         }
     }
 }
@@ -122,12 +155,25 @@ enum SrcKey {
     Merged(InOrder),
 }
 
-/// A value compared and hashed with object keys in order (serde_json's own
-/// `Eq` ignores their order). Cheaper than the text it replaced as a key.
-struct InOrder(Rc<Value>);
+/// A part of a merged value (as in [`V::O`]), compared and hashed by
+/// content with object keys in order (serde_json's own `Eq` ignores their
+/// order). Branches merged with the same siblings must share their
+/// properties' ids: unions compare them.
+struct InOrder(Rc<Value>, Rc<[Step]>);
+
+impl InOrder {
+    fn value(&self) -> &Value {
+        (self.1.iter())
+            .try_fold(&*self.0, step)
+            .expect("a merged value's path leads to a part of it")
+    }
+}
 
 impl PartialEq for InOrder {
     fn eq(&self, other: &Self) -> bool {
+        if Rc::ptr_eq(&self.0, &other.0) && self.1 == other.1 {
+            return true;
+        }
         fn eq(a: &Value, b: &Value) -> bool {
             match (a, b) {
                 (Value::Object(x), Value::Object(y)) => {
@@ -140,7 +186,7 @@ impl PartialEq for InOrder {
                 _ => a == b,
             }
         }
-        eq(&self.0, &other.0)
+        eq(self.value(), other.value())
     }
 }
 
@@ -166,7 +212,7 @@ impl std::hash::Hash for InOrder {
                 scalar => scalar.hash(state),
             }
         }
-        hash(&self.0, state)
+        hash(self.value(), state)
     }
 }
 
@@ -180,7 +226,7 @@ enum Src<'a> {
 pub struct Compiler<'a> {
     root: &'a Value,
     srcs: Vec<Src<'a>>,
-    index: HashMap<SrcKey, Id>,
+    index: rustc_hash::FxHashMap<SrcKey, Id>,
     nodes: Vec<Option<Node>>,
     busy: Vec<bool>,
     /// Id of the `true` schema.
@@ -230,7 +276,7 @@ impl<'a> Compiler<'a> {
         let mut c = Compiler {
             root,
             srcs: Vec::new(),
-            index: HashMap::new(),
+            index: Default::default(),
             nodes: Vec::new(),
             busy: Vec::new(),
             any: 0,
@@ -262,7 +308,7 @@ impl<'a> Compiler<'a> {
         // language, and merges repeated across a schema share their rules.
         let key = match &v {
             V::B(_) => SrcKey::At(ptr.clone()),
-            V::O(x) => SrcKey::Merged(InOrder(x.clone())),
+            V::O(root, path) => SrcKey::Merged(InOrder(root.clone(), path.clone())),
         };
         if let Some(&id) = self.index.get(&key) {
             return id;
@@ -403,7 +449,7 @@ impl<'a> Compiler<'a> {
             }
             // `$ref` beside other keywords is an intersection (2020-12).
             let merged = self.inline(v.get(), ptr, 0)?;
-            return self.schema_node(V::O(Rc::new(Value::Object(merged))), &format!("{ptr}/$ref"));
+            return self.schema_node(V::merged(Value::Object(merged)), &format!("{ptr}/$ref"));
         }
         if let Some(branches) = dependency_branches(m, ptr)? {
             let mut own = m.clone();
@@ -418,7 +464,7 @@ impl<'a> Compiler<'a> {
                 return Err(SchemaError::unsupported(k, ptr, "beside anyOf"));
             }
             own.insert("anyOf".into(), Value::Array(branches));
-            return self.schema_node(V::O(Rc::new(Value::Object(own))), ptr);
+            return self.schema_node(V::merged(Value::Object(own)), ptr);
         }
         // not {required: [a, b]}: objects missing a, or missing b.
         if let Some(names) = several_required(m.get("not")) {
@@ -429,7 +475,7 @@ impl<'a> Compiler<'a> {
                     .iter()
                     .map(|k| serde_json::json!({"not": {"required": [k]}}));
                 own.insert("anyOf".into(), Value::Array(branches.collect()));
-                return self.schema_node(V::O(Rc::new(Value::Object(own))), ptr);
+                return self.schema_node(V::merged(Value::Object(own)), ptr);
             }
         }
         if let Some(x) = m.get("not") {
@@ -453,7 +499,7 @@ impl<'a> Compiler<'a> {
                 }
                 Ok(acc)
             })?;
-            return self.schema_node(V::O(Rc::new(Value::Object(merged))), &p);
+            return self.schema_node(V::merged(Value::Object(merged)), &p);
         }
         if let Some(all) = m.get("allOf") {
             let all = all.as_array().ok_or_else(|| {
@@ -470,7 +516,7 @@ impl<'a> Compiler<'a> {
                 }
                 Ok(acc)
             })?;
-            return self.schema_node(V::O(Rc::new(Value::Object(acc))), &format!("{ptr}/allOf"));
+            return self.schema_node(V::merged(Value::Object(acc)), &format!("{ptr}/allOf"));
         }
         for kw in ["anyOf", "oneOf"] {
             let Some(branches) = m.get(kw) else { continue };
@@ -493,9 +539,9 @@ impl<'a> Compiler<'a> {
                     }
                     let bi = self.inline(b, &p, 0)?;
                     let merged = splice(m, kw, &p, |acc| merge(acc, &bi, &p))?;
-                    self.intern(V::O(Rc::new(Value::Object(merged))), p.clone())
+                    self.intern(V::merged(Value::Object(merged)), p.clone())
                 } else {
-                    let bv = (v.sub(|x| x.get(kw).and_then(|a| a.get(i))))
+                    let bv = (v.sub(&[key(kw), Step::Index(i)]))
                         .expect("branch i of the array being read");
                     self.intern(bv, p.clone())
                 };

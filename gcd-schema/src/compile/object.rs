@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{as_count, is_constraint, ptr_join, Compiler, R, V};
+use super::{as_count, is_constraint, key, ptr_join, Compiler, R, V};
 use crate::error::SchemaError;
 use crate::language::Language;
 use crate::node::*;
@@ -25,7 +25,7 @@ impl<'a> Compiler<'a> {
             Some(Value::Bool(false)) => None,
             Some(x) if is_trivial(x) => Some(self.any),
             Some(_) => {
-                let sv = (v.sub(|x| x.get("additionalProperties"))).expect("matched as present");
+                let sv = (v.sub(&[key("additionalProperties")])).expect("matched as present");
                 Some(self.intern(sv, ptr_join(ptr, "additionalProperties")))
             }
         };
@@ -60,7 +60,7 @@ impl<'a> Compiler<'a> {
                     continue;
                 }
                 let sv = v
-                    .sub(|x| x.get("properties").and_then(|p| p.get(name)))
+                    .sub(&[key("properties"), key(name)])
                     .expect("a property of the map being read");
                 let id = self.intern(sv, ptr_join(&ptr_join(ptr, "properties"), name));
                 props.push(Property {
@@ -254,7 +254,7 @@ impl<'a> Compiler<'a> {
                 continue;
             }
             let sv = v
-                .sub(|x| x.get("patternProperties").and_then(|p| p.get(source)))
+                .sub(&[key("patternProperties"), key(source)])
                 .expect("a pattern of the map being read");
             let id = if is_trivial(schema) {
                 self.any

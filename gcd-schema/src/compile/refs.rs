@@ -3,7 +3,6 @@
 //! before any node exists, and which keyword pairs merge exactly is its
 //! own set of rules.
 
-use std::rc::Rc;
 
 use serde_json::{Map, Value};
 
@@ -104,7 +103,7 @@ impl<'a> Compiler<'a> {
         };
         let all = serde_json::json!({"allOf": [va.get().clone(), vb.get().clone()]});
         let pa = pa.clone();
-        Ok(self.intern(V::O(Rc::new(all)), pa))
+        Ok(self.intern(V::merged(all), pa))
     }
 }
 
