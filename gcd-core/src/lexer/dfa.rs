@@ -176,6 +176,23 @@ fn literal_table(bytes: &[u8]) -> (Vec<u32>, Vec<bool>) {
     (trans, accepting)
 }
 
+/// The bytes a regex matches when it is one literal string (its only
+/// escapes those of metacharacters), found without parsing it: a schema's
+/// keys are such regexes, and parsing them cost more than their DFA.
+fn plain_literal(regex: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(regex.len());
+    let mut chars = regex.chars();
+    while let Some(c) = chars.next() {
+        let c = match c {
+            '\\' => chars.next().filter(|&e| regex_syntax::is_meta_character(e))?,
+            c if regex_syntax::is_meta_character(c) => return None,
+            c => c,
+        };
+        out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+    }
+    (!out.is_empty()).then_some(out)
+}
+
 /// The DFA of exactly `bytes` (not empty), with what compiles derive from
 /// it written down instead of read out of the table: a schema's keys are
 /// literals new to the process, and reading their tables (liveness, byte
@@ -183,17 +200,34 @@ fn literal_table(bytes: &[u8]) -> (Vec<u32>, Vec<bool>) {
 fn literal_dfa(bytes: &[u8]) -> TerminalDfa {
     debug_assert!(!bytes.is_empty());
     let (trans, accepting) = literal_table(bytes);
-    // A byte's column is the positions it is read at; equal positions,
-    // equal columns. Classes are numbered by their first byte.
-    let mut positions: [Vec<u32>; 256] = std::array::from_fn(|_| Vec::new());
-    for (i, &b) in bytes.iter().enumerate() {
-        positions[b as usize].push(i as u32);
-    }
-    let mut class_by_column: rustc_hash::FxHashMap<&[u32], u8> = Default::default();
-    let mut classes = [0u8; 256];
-    for b in 0..256 {
-        let next = class_by_column.len() as u8;
-        classes[b] = *class_by_column.entry(&positions[b][..]).or_insert(next);
+    // A byte's column is the positions it is read at: bytes the literal
+    // lacks share the all-dead column, the others are compared among
+    // themselves (a literal has few distinct bytes).
+    let mut present: Vec<u8> = bytes.to_vec();
+    present.sort_unstable();
+    present.dedup();
+    let positions = |b: u8| bytes.iter().enumerate().filter(move |&(_, &x)| x == b).map(|(i, _)| i);
+    let mut classes = [u8::MAX; 256];
+    let mut next = 0u8;
+    for b in 0..=255u8 {
+        if classes[b as usize] != u8::MAX {
+            continue;
+        }
+        classes[b as usize] = next;
+        if present.binary_search(&b).is_ok() {
+            for &c in present.iter().filter(|&&c| c > b) {
+                if classes[c as usize] == u8::MAX && positions(c).eq(positions(b)) {
+                    classes[c as usize] = next;
+                }
+            }
+        } else {
+            for c in b..=255u8 {
+                if present.binary_search(&c).is_err() {
+                    classes[c as usize] = next;
+                }
+            }
+        }
+        next = next.wrapping_add(1);
     }
     let n = bytes.len() as u32;
     let distances: Arc<[u32]> = (0..=n).map(|i| n - i).collect();
@@ -367,6 +401,9 @@ impl TerminalDfa {
         allow_empty: bool,
         minimize: bool,
     ) -> Result<TerminalDfa, DfaError> {
+        if let Some(bytes) = plain_literal(regex) {
+            return Ok(literal_dfa(&bytes));
+        }
         let split = lookaround::split(regex).map_err(DfaError::Invalid)?;
         // Parse once; on a syntax error let regex-automata report it, so the
         // message is the one users know from its docs.

@@ -430,3 +430,19 @@ fn literal_dfas_derive_what_their_tables_say() {
     assert_eq!(*d.byte_classes(), super::table::byte_classes(&d.trans));
     assert!(TerminalDfa::literal_bytes(b"").is_err());
 }
+
+#[test]
+fn plain_literal_regexes_skip_the_parser_and_match_alike() {
+    // Escaped metacharacters are literal; anything else goes to the parser.
+    for (regex, yes, no) in [
+        (r#""first\-name""#, &br#""first-name""#[..], &b"\"first\\-name\""[..]),
+        (r#""a\.b\*""#, br#""a.b*""#, br#""axb*""#),
+        ("\"é\"", "\"é\"".as_bytes(), b"\"e\""),
+        (r#""a\d""#, br#""a1""#, br#""ad""#),
+        (r"a|b", b"a", b"a|b"),
+    ] {
+        let d = TerminalDfa::new(regex).unwrap();
+        assert!(d.matches(yes), "{regex}");
+        assert!(!d.matches(no), "{regex}");
+    }
+}
