@@ -12,7 +12,7 @@ use regex_syntax::hir::{Hir, HirKind};
 
 pub use super::determinize::DfaError;
 use super::determinize::{minimal_table, raw_table, MAX_PRODUCT_STATES};
-use super::table::{byte_classes, distances_to_match, live_states};
+use super::table::{byte_classes, distances_by_class, live_states};
 use super::{counted, lookaround, DEAD};
 use crate::codec;
 use crate::grammar::TerminalPattern;
@@ -488,7 +488,7 @@ impl TerminalDfa {
     /// ([`UNREACHABLE`](super::UNREACHABLE) if none).
     pub(crate) fn distances_to_match(&self) -> &[u32] {
         (self.derived.distances)
-            .get_or_init(|| distances_to_match(&self.trans, &self.accepting).into())
+            .get_or_init(|| distances_by_class(&self.trans, &self.accepting, self.byte_classes()).into())
     }
 
     /// How many states the table has.

@@ -9,12 +9,19 @@ use super::{DEAD, UNREACHABLE};
 /// one flat list: those of state `s` are `preds[start[s]..start[s + 1]]`,
 /// each listed once however many bytes lead to `s`.
 pub(super) fn predecessors(trans: &[u32], n: usize) -> (Vec<u32>, Vec<u32>) {
+    let every: Vec<u8> = (0..=255).collect();
+    predecessors_over(trans, n, &every)
+}
+
+/// [`predecessors`] reading only the columns of `bytes` (one byte per
+/// class is enough: a class's bytes lead every state to the same state).
+fn predecessors_over(trans: &[u32], n: usize, bytes: &[u8]) -> (Vec<u32>, Vec<u32>) {
     // Rows repeat targets (most bytes go to a few states): `stamp` keeps
     // each (row, target) pair once. Counting sort by target.
     let mut stamp = vec![u32::MAX; n];
     let mut start = vec![0u32; n + 1];
     for (q, row) in trans.chunks_exact(256).enumerate() {
-        for &t in row {
+        for t in bytes.iter().map(|&b| row[b as usize]) {
             if t != DEAD && stamp[t as usize] != q as u32 {
                 stamp[t as usize] = q as u32;
                 start[t as usize + 1] += 1;
@@ -28,7 +35,7 @@ pub(super) fn predecessors(trans: &[u32], n: usize) -> (Vec<u32>, Vec<u32>) {
     let mut fill = start.clone();
     let mut preds = vec![0u32; start[n] as usize];
     for (q, row) in trans.chunks_exact(256).enumerate() {
-        for &t in row {
+        for t in bytes.iter().map(|&b| row[b as usize]) {
             if t != DEAD && stamp[t as usize] != q as u32 {
                 stamp[t as usize] = q as u32;
                 preds[fill[t as usize] as usize] = q as u32;
@@ -77,10 +84,27 @@ pub(super) fn live_states(trans: &[u32], accepting: &[bool]) -> Vec<bool> {
     live
 }
 
-/// Breadth-first search backwards from the accepting states.
+/// Breadth-first search backwards from the accepting states, reading every
+/// byte (the reference for [`distances_by_class`]).
+#[cfg(test)]
 pub(super) fn distances_to_match(trans: &[u32], accepting: &[bool]) -> Vec<u32> {
+    let every: Vec<u8> = (0..=255).collect();
+    distances_over(trans, accepting, &every)
+}
+
+/// [`distances_to_match`] given the table's byte classes: the search reads
+/// one byte per class, not 256 per state.
+pub(super) fn distances_by_class(trans: &[u32], accepting: &[bool], class_of: &[u8; 256]) -> Vec<u32> {
+    let mut seen = [false; 256];
+    let representatives: Vec<u8> = (0..=255u8)
+        .filter(|&b| !std::mem::replace(&mut seen[class_of[b as usize] as usize], true))
+        .collect();
+    distances_over(trans, accepting, &representatives)
+}
+
+fn distances_over(trans: &[u32], accepting: &[bool], bytes: &[u8]) -> Vec<u32> {
     let n = accepting.len();
-    let (start, preds) = predecessors(trans, n);
+    let (start, preds) = predecessors_over(trans, n, bytes);
     let mut dist = vec![UNREACHABLE; n];
     let mut queue = std::collections::VecDeque::new();
     for (q, d) in dist.iter_mut().enumerate() {

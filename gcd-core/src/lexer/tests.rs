@@ -446,3 +446,42 @@ fn plain_literal_regexes_skip_the_parser_and_match_alike() {
         assert!(!d.matches(no), "{regex}");
     }
 }
+
+#[test]
+fn distances_by_class_equal_distances_by_byte() {
+    // Random tables with many classes (a few random bytes per row) and with
+    // few (ranges), then real DFAs.
+    let mut seed = 0x51_7cc1_b727_220au64;
+    let mut rand = |m: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % m
+    };
+    for round in 0..300 {
+        let n = 1 + rand(40) as usize;
+        let mut trans = vec![DEAD; n * 256];
+        let accepting: Vec<bool> = (0..n).map(|_| rand(6) == 0).collect();
+        for s in 0..n {
+            for _ in 0..rand(4) {
+                let (lo, to) = (rand(256) as usize, rand(n as u64) as u32);
+                let hi = if round % 2 == 0 { lo } else { (lo + rand(40) as usize).min(255) };
+                trans[s * 256 + lo..=s * 256 + hi].fill(to);
+            }
+        }
+        let classes = super::table::byte_classes(&trans);
+        assert_eq!(
+            super::table::distances_by_class(&trans, &accepting, &classes),
+            super::table::distances_to_match(&trans, &accepting),
+            "round {round}"
+        );
+    }
+    for re in [r"[a-z]+@[a-z]+\.(com|org)", r#""(?:[^"\\]|\\.){2,5}""#, r"-?[0-9]+(\.[0-9]+)?"] {
+        let d = TerminalDfa::new(re).unwrap();
+        assert_eq!(
+            d.distances_to_match(),
+            &super::table::distances_to_match(&d.trans, &d.accepting)[..],
+            "{re}"
+        );
+    }
+}
