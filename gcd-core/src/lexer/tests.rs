@@ -2,6 +2,16 @@ use super::table::live_states;
 use super::*;
 use crate::grammar::TermSet;
 
+/// A seeded xorshift: `rand(m)` is below `m`.
+fn xorshift(mut seed: u64) -> impl FnMut(u64) -> u64 {
+    move |m| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % m
+    }
+}
+
 #[test]
 fn dfa_matches_like_regex() {
     let d = TerminalDfa::new(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?").unwrap();
@@ -24,13 +34,7 @@ fn dfa_matches_like_regex() {
 fn liveness_matches_a_plain_fixpoint() {
     // Random sparse tables, including long chains down to state 0 (the
     // sweeps give up on those) and dead cycles.
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut rand = |m: u64| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed % m
-    };
+    let mut rand = xorshift(0x2545_f491_4f6c_dd1du64);
     for round in 0..300 {
         let n = 1 + rand(40) as usize;
         let mut trans = vec![DEAD; n * 256];
@@ -403,13 +407,7 @@ fn minimal_dfa_merges_branches_that_end_alike() {
 fn literal_dfas_derive_what_their_tables_say() {
     // Literal DFAs write their byte classes and distances down; they must
     // be what reading the table gives, and the regex path must build them.
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut rand = |m: u64| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed % m
-    };
+    let mut rand = xorshift(0x9e37_79b9_7f4a_7c15u64);
     for round in 0..300 {
         let len = 1 + rand(12) as usize;
         // Small alphabets repeat bytes (shared columns), large ones do not.
@@ -451,13 +449,7 @@ fn plain_literal_regexes_skip_the_parser_and_match_alike() {
 fn distances_by_class_equal_distances_by_byte() {
     // Random tables with many classes (a few random bytes per row) and with
     // few (ranges), then real DFAs.
-    let mut seed = 0x51_7cc1_b727_220au64;
-    let mut rand = |m: u64| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed % m
-    };
+    let mut rand = xorshift(0x51_7cc1_b727_220au64);
     for round in 0..300 {
         let n = 1 + rand(40) as usize;
         let mut trans = vec![DEAD; n * 256];
