@@ -202,7 +202,9 @@ pub(crate) fn lexical_hazards(
     let ext_bits: Vec<[u64; 4]> = (ext_acc.iter())
         .map(|e| {
             let mut w = [0u64; 4];
-            (0..256).filter(|&b| e[b]).for_each(|b| w[b / 64] |= 1 << (b % 64));
+            (0..256)
+                .filter(|&b| e[b])
+                .for_each(|b| w[b / 64] |= 1 << (b % 64));
             w
         })
         .collect();

@@ -184,7 +184,9 @@ fn plain_literal(regex: &str) -> Option<Vec<u8>> {
     let mut chars = regex.chars();
     while let Some(c) = chars.next() {
         let c = match c {
-            '\\' => chars.next().filter(|&e| regex_syntax::is_meta_character(e))?,
+            '\\' => chars
+                .next()
+                .filter(|&e| regex_syntax::is_meta_character(e))?,
             c if regex_syntax::is_meta_character(c) => return None,
             c => c,
         };
@@ -206,7 +208,13 @@ fn literal_dfa(bytes: &[u8]) -> TerminalDfa {
     let mut present: Vec<u8> = bytes.to_vec();
     present.sort_unstable();
     present.dedup();
-    let positions = |b: u8| bytes.iter().enumerate().filter(move |&(_, &x)| x == b).map(|(i, _)| i);
+    let positions = |b: u8| {
+        bytes
+            .iter()
+            .enumerate()
+            .filter(move |&(_, &x)| x == b)
+            .map(|(i, _)| i)
+    };
     let mut classes = [u8::MAX; 256];
     let mut next = 0u8;
     for b in 0..=255u8 {
@@ -487,8 +495,9 @@ impl TerminalDfa {
     /// Per state, the fewest bytes that take it to a match
     /// ([`UNREACHABLE`](super::UNREACHABLE) if none).
     pub(crate) fn distances_to_match(&self) -> &[u32] {
-        (self.derived.distances)
-            .get_or_init(|| distances_by_class(&self.trans, &self.accepting, self.byte_classes()).into())
+        (self.derived.distances).get_or_init(|| {
+            distances_by_class(&self.trans, &self.accepting, self.byte_classes()).into()
+        })
     }
 
     /// How many states the table has.

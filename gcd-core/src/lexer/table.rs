@@ -94,7 +94,11 @@ pub(super) fn distances_to_match(trans: &[u32], accepting: &[bool]) -> Vec<u32> 
 
 /// [`distances_to_match`] given the table's byte classes: the search reads
 /// one byte per class, not 256 per state.
-pub(super) fn distances_by_class(trans: &[u32], accepting: &[bool], class_of: &[u8; 256]) -> Vec<u32> {
+pub(super) fn distances_by_class(
+    trans: &[u32],
+    accepting: &[bool],
+    class_of: &[u8; 256],
+) -> Vec<u32> {
     let mut seen = [false; 256];
     let representatives: Vec<u8> = (0..=255u8)
         .filter(|&b| !std::mem::replace(&mut seen[class_of[b as usize] as usize], true))

@@ -414,7 +414,11 @@ fn literal_dfas_derive_what_their_tables_say() {
         let alphabet = if round % 2 == 0 { 3 } else { 256 };
         let bytes: Vec<u8> = (0..len).map(|_| rand(alphabet) as u8).collect();
         let d = TerminalDfa::literal_bytes(&bytes).unwrap();
-        assert_eq!(*d.byte_classes(), super::table::byte_classes(&d.trans), "{bytes:?}");
+        assert_eq!(
+            *d.byte_classes(),
+            super::table::byte_classes(&d.trans),
+            "{bytes:?}"
+        );
         assert_eq!(
             d.distances_to_match(),
             &super::table::distances_to_match(&d.trans, &d.accepting)[..],
@@ -433,7 +437,11 @@ fn literal_dfas_derive_what_their_tables_say() {
 fn plain_literal_regexes_skip_the_parser_and_match_alike() {
     // Escaped metacharacters are literal; anything else goes to the parser.
     for (regex, yes, no) in [
-        (r#""first\-name""#, &br#""first-name""#[..], &b"\"first\\-name\""[..]),
+        (
+            r#""first\-name""#,
+            &br#""first-name""#[..],
+            &b"\"first\\-name\""[..],
+        ),
         (r#""a\.b\*""#, br#""a.b*""#, br#""axb*""#),
         ("\"é\"", "\"é\"".as_bytes(), b"\"e\""),
         (r#""a\d""#, br#""a1""#, br#""ad""#),
@@ -457,7 +465,11 @@ fn distances_by_class_equal_distances_by_byte() {
         for s in 0..n {
             for _ in 0..rand(4) {
                 let (lo, to) = (rand(256) as usize, rand(n as u64) as u32);
-                let hi = if round % 2 == 0 { lo } else { (lo + rand(40) as usize).min(255) };
+                let hi = if round % 2 == 0 {
+                    lo
+                } else {
+                    (lo + rand(40) as usize).min(255)
+                };
                 trans[s * 256 + lo..=s * 256 + hi].fill(to);
             }
         }
@@ -468,7 +480,11 @@ fn distances_by_class_equal_distances_by_byte() {
             "round {round}"
         );
     }
-    for re in [r"[a-z]+@[a-z]+\.(com|org)", r#""(?:[^"\\]|\\.){2,5}""#, r"-?[0-9]+(\.[0-9]+)?"] {
+    for re in [
+        r"[a-z]+@[a-z]+\.(com|org)",
+        r#""(?:[^"\\]|\\.){2,5}""#,
+        r"-?[0-9]+(\.[0-9]+)?",
+    ] {
         let d = TerminalDfa::new(re).unwrap();
         assert_eq!(
             d.distances_to_match(),

@@ -178,7 +178,9 @@ impl PartialEq for InOrder {
             match (a, b) {
                 (Value::Object(x), Value::Object(y)) => {
                     x.len() == y.len()
-                        && x.iter().zip(y).all(|((ka, va), (kb, vb))| ka == kb && eq(va, vb))
+                        && x.iter()
+                            .zip(y)
+                            .all(|((ka, va), (kb, vb))| ka == kb && eq(va, vb))
                 }
                 (Value::Array(x), Value::Array(y)) => {
                     x.len() == y.len() && x.iter().zip(y).all(|(a, b)| eq(a, b))

@@ -3,7 +3,6 @@
 //! before any node exists, and which keyword pairs merge exactly is its
 //! own set of rules.
 
-
 use serde_json::{Map, Value};
 
 use super::{is_constraint, ptr_join, types_of, Compiler, Src, R, V};
