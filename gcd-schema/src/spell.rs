@@ -222,7 +222,6 @@ fn alt(out: &mut String, alts: &mut usize) {
 /// The escaped spellings of the characters in `ranges`, as alternatives.
 fn escapes_into(ranges: &[(char, char)], esc: Escapes, out: &mut String, alts: &mut usize) {
     let mut alt = |out: &mut String| alt(out, alts);
-    let out = &mut *out;
     // Short escapes.
     for (c, e) in SHORT {
         if ranges.iter().any(|&(a, b)| a <= c && c <= b) {
