@@ -120,6 +120,13 @@ fn step<'v>(v: &'v Value, s: &Step) -> Option<&'v Value> {
     }
 }
 
+/// The part of a merged value at `path` (which `V::sub` checked exists).
+fn part<'v>(root: &'v Value, path: &[Step]) -> &'v Value {
+    (path.iter())
+        .try_fold(root, step)
+        .expect("a merged value's path leads to a part of it")
+}
+
 impl<'a> V<'a> {
     /// A merged value, whole.
     fn merged(v: Value) -> V<'a> {
@@ -128,9 +135,7 @@ impl<'a> V<'a> {
     fn get(&self) -> &Value {
         match self {
             V::B(v) => v,
-            V::O(root, path) => (path.iter())
-                .try_fold(&**root, step)
-                .expect("a merged value's path leads to a part of it"),
+            V::O(root, path) => part(root, path),
         }
     }
     /// The part of this value at `path`, if there is one.
@@ -163,9 +168,7 @@ struct InOrder(Rc<Value>, Rc<[Step]>);
 
 impl InOrder {
     fn value(&self) -> &Value {
-        (self.1.iter())
-            .try_fold(&*self.0, step)
-            .expect("a merged value's path leads to a part of it")
+        part(&self.0, &self.1)
     }
 }
 
