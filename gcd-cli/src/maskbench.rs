@@ -116,6 +116,25 @@ pub struct Report {
     /// The slowest masks of the replays, slowest first (at most
     /// [`SLOWEST_KEPT`]): the tail of TBM, and which stages it was spent in.
     pub slowest_masks: Vec<SlowMask>,
+    /// Masks of at least [`TAIL_US`]: how many, their time per stage (the
+    /// walk last), and their time per schema file.
+    pub tail: Tail,
+}
+
+/// Where a mask counts as the tail of TBM, in µs.
+pub const TAIL_US: f64 = 1000.0;
+
+/// The masks of at least [`TAIL_US`], summed: what the TBM tail is made of.
+#[derive(Debug, Default, Clone)]
+pub struct Tail {
+    /// How many masks took at least [`TAIL_US`].
+    pub masks: usize,
+    /// Their time, in µs.
+    pub us: f64,
+    /// Per [`Stage`], then the walk.
+    pub stages_us: [f64; Stage::ALL.len() + 1],
+    /// Per schema file: its tail masks and their time.
+    pub by_file_us: BTreeMap<String, (usize, f64)>,
 }
 
 /// How many of the slowest masks a report keeps.
@@ -140,7 +159,20 @@ impl Report {
         us: f64,
         at: impl FnOnce() -> String,
         stages_us: [f64; Stage::ALL.len()],
+        file: &str,
     ) {
+        if us >= TAIL_US {
+            let t = &mut self.tail;
+            t.masks += 1;
+            t.us += us;
+            for (sum, x) in t.stages_us.iter_mut().zip(&stages_us) {
+                *sum += x;
+            }
+            t.stages_us[Stage::ALL.len()] += (us - stages_us.iter().sum::<f64>()).max(0.0);
+            let f = t.by_file_us.entry(file.to_string()).or_default();
+            f.0 += 1;
+            f.1 += us;
+        }
         if self.slowest_masks.len() == SLOWEST_KEPT
             && self.slowest_masks.last().is_some_and(|m| m.us >= us)
         {
@@ -306,6 +338,7 @@ fn run_file(
                     format!("{name}#{ti}@{step} after {tail:?}")
                 },
                 std::array::from_fn(|i| us(after[i] - before[i])),
+                &name,
             );
             let allowed = mask.get(tok as usize).is_some_and(|b| *b);
             let advanced = m.advance(tok).is_ok();
@@ -501,9 +534,28 @@ impl Report {
     }
 
     /// The slowest masks, each with the stages it spent more than a tenth
-    /// of its time in.
+    /// of its time in; then the masks of at least [`TAIL_US`] summed, by
+    /// stage and by the schemas that hold most of them.
     pub fn slowest(&self) -> String {
         let mut s = String::new();
+        let t = &self.tail;
+        let names = Stage::ALL.iter().map(|st| st.name()).chain(["walk"]);
+        let stages: Vec<String> = (names.zip(&t.stages_us))
+            .filter(|(_, &x)| x > 0.0)
+            .map(|(n, x)| format!("{n} {:.0}%", 100.0 * x / t.us.max(1e-9)))
+            .collect();
+        let _ = writeln!(
+            s,
+            "masks of {TAIL_US:.0} µs or more: {} ({:.1} ms): {}",
+            t.masks,
+            t.us / 1e3,
+            stages.join(", ")
+        );
+        let mut files: Vec<_> = t.by_file_us.iter().collect();
+        files.sort_by(|a, b| b.1 .1.total_cmp(&a.1 .1));
+        for (f, (n, us)) in files.iter().take(8) {
+            let _ = writeln!(s, "  {:>9.1} ms in {n:>5} masks  {f}", us / 1e3);
+        }
         let _ = writeln!(s, "slowest masks (µs; stages over 10% of the mask):");
         for m in &self.slowest_masks {
             let mut parts: Vec<String> = (Stage::ALL.iter().zip(&m.stages_us))
