@@ -662,7 +662,7 @@ impl BoundGrammar {
     fn walk_from(&self, q: u32, root: usize, end_filter: u32, piece_min: usize) -> StateTables {
         let trie = &*self.trie;
         let mut depth_state = vec![DEAD; 1 + trie.max_depth];
-        let mut out = Collected::new();
+        let mut out = Collected::new(trie.vocab_len);
         let transparent = self.transparent[q as usize];
         if root == 0 && !transparent && piece_min != usize::MAX {
             self.walk_by_pieces(q, &mut depth_state, &mut out);

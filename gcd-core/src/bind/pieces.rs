@@ -24,6 +24,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::cache::{Behaviour, MAX_PIECE_BEHAVIOUR};
 use super::capped::Capped;
+use bitvec::prelude::*;
+
+use super::tables::set_bit;
 use super::{BoundGrammar, StateTables, TokenSet};
 use crate::lexer::DEAD;
 
@@ -37,10 +40,84 @@ const MAX_PIECE_BYTES: usize = 64 << 20;
 /// Entries of [`Collected`]'s memos of recent lookups.
 const RECENT: usize = 64;
 
+/// The tokens a walk found ending in one lexer state: a list while
+/// [`TokenSet::from_list`] would keep it as one, then a bitset. A string
+/// body's state holds most of the vocabulary, largely copied from pieces,
+/// and listing its ids before setting them as bits was half of building
+/// its tables.
+enum EndTokens {
+    List(Vec<u32>),
+    /// The bits and how many are set (ids come once per walk).
+    Bits(Vec<u64>, usize),
+}
+
+impl EndTokens {
+    #[inline(always)]
+    fn add(&mut self, toks: &[u32], width: usize) {
+        match self {
+            EndTokens::List(list) => {
+                match toks {
+                    [t] => list.push(*t),
+                    _ => list.extend_from_slice(toks),
+                }
+                if !TokenSet::is_sparse(list.len(), width) {
+                    self.make_bits(width);
+                }
+            }
+            EndTokens::Bits(words, count) => {
+                for &t in toks {
+                    set_bit(words, t);
+                }
+                *count += toks.len();
+            }
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn make_bits(&mut self, width: usize) {
+        if let EndTokens::List(list) = self {
+            let mut words = vec![0u64; width.div_ceil(64)];
+            for &t in list.iter() {
+                set_bit(&mut words, t);
+            }
+            *self = EndTokens::Bits(words, list.len());
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            EndTokens::List(list) => list.len(),
+            EndTokens::Bits(_, count) => *count,
+        }
+    }
+
+    fn into_set(self, width: usize) -> TokenSet {
+        match self {
+            EndTokens::List(list) => TokenSet::from_list(list, width),
+            EndTokens::Bits(words, _) => {
+                let mut bits = BitVec::from_vec(words);
+                bits.truncate(width);
+                TokenSet::Dense(bits)
+            }
+        }
+    }
+
+    /// The ids, in no particular order.
+    fn into_ids(self, width: usize) -> Vec<u32> {
+        match self {
+            EndTokens::List(list) => list,
+            bits => bits.into_set(width).ids(),
+        }
+    }
+}
+
 /// What a trie walk collects, before it becomes [`StateTables`].
 pub(super) struct Collected {
+    /// The vocabulary's width.
+    width: usize,
     /// Tokens that stay within the lexeme, by the state they end in.
-    by_end: Vec<(u32, Vec<u32>)>,
+    by_end: Vec<(u32, EndTokens)>,
     end_slot: FxHashMap<u32, usize>,
     /// Direct-mapped memos in front of `end_slot` and `first_ends`: the
     /// tokens of a subtree end in few states, but not in one (inside a
@@ -53,8 +130,9 @@ pub(super) struct Collected {
 }
 
 impl Collected {
-    pub(super) fn new() -> Collected {
+    pub(super) fn new(width: usize) -> Collected {
         Collected {
+            width,
             by_end: Vec::new(),
             end_slot: FxHashMap::default(),
             recent_slot: [(DEAD, 0); RECENT],
@@ -73,12 +151,7 @@ impl Collected {
             (e, slot) if e == end => slot as usize,
             _ => self.slot_of(end),
         };
-        // Most trie nodes hold one token, and a copy call per token cost
-        // more than the push.
-        match toks {
-            [t] => self.by_end[slot].1.push(*t),
-            _ => self.by_end[slot].1.extend_from_slice(toks),
-        }
+        self.by_end[slot].1.add(toks, self.width);
         let r = (end as usize ^ (first as usize).wrapping_mul(0x9e37)) % RECENT;
         if self.recent_first_end[r] != (first, end) {
             self.note_first_end(r, first, end);
@@ -91,7 +164,7 @@ impl Collected {
     fn slot_of(&mut self, end: u32) -> usize {
         let by_end = &mut self.by_end;
         let slot = *self.end_slot.entry(end).or_insert_with(|| {
-            by_end.push((end, Vec::new()));
+            by_end.push((end, EndTokens::List(Vec::new())));
             by_end.len() - 1
         });
         self.recent_slot[end as usize % RECENT] = (end, slot as u32);
@@ -110,6 +183,7 @@ impl Collected {
     pub(super) fn merge_into(self, b: &BoundGrammar, tables: &mut StateTables) {
         let width = b.trie.vocab_len;
         for (e, ids) in self.by_end {
+            let ids = ids.into_ids(width);
             tables.within.add(&ids, width);
             match (tables.within_by_end).binary_search_by_key(&e, |(x, _)| *x) {
                 Ok(k) => tables.within_by_end[k].1.add(&ids, width),
@@ -137,11 +211,23 @@ impl Collected {
         let width = b.trie.vocab_len;
         let mut first_ends: Vec<(u8, u32)> = self.first_ends.into_iter().collect();
         first_ends.sort_unstable();
-        let within = TokenSet::from_lists(self.by_end.iter().map(|(_, l)| &l[..]), width);
+        let count: usize = self.by_end.iter().map(|(_, l)| l.len()).sum();
+        // (Only lists when the union is small.)
+        let lists = self.by_end.iter().filter_map(|(_, l)| match l {
+            EndTokens::List(list) => Some(&list[..]),
+            EndTokens::Bits(..) => None,
+        });
+        let sparse = TokenSet::is_sparse(count, width).then(|| TokenSet::from_lists(lists, width));
         let mut within_by_end: Vec<(u32, TokenSet)> = (self.by_end.into_iter())
-            .map(|(e, ids)| (e, TokenSet::from_list(ids, width)))
+            .map(|(e, ids)| (e, ids.into_set(width)))
             .collect();
         within_by_end.sort_by_key(|(e, _)| *e);
+        // A large union from the sets just made: a dense one adds a word
+        // at a time where its list would add an id (a string's body state
+        // holds most of the vocabulary, and its ids were set twice).
+        let within = sparse.unwrap_or_else(|| {
+            TokenSet::dense_union(within_by_end.iter().map(|(_, set)| set), width)
+        });
         let mut boundaries: Vec<_> = (self.by_winner.into_iter())
             .map(|(winner, nodes)| b.boundary(winner, nodes))
             .collect();
@@ -302,7 +388,7 @@ impl BoundGrammar {
         }
         let trie = &*self.trie;
         let c = key.3 as usize;
-        let mut walked = Collected::new();
+        let mut walked = Collected::new(trie.vocab_len);
         let toks = trie.tokens_at(c);
         if !toks.is_empty() {
             walked.tokens(toks, trie.byte[c], s);
@@ -317,7 +403,7 @@ impl BoundGrammar {
         by_winner.sort_unstable_by_key(|(w, _)| *w);
         let piece = Arc::new(Piece {
             by_end: (walked.by_end.into_iter())
-                .map(|(e, toks)| (state_local[&e], toks))
+                .map(|(e, toks)| (state_local[&e], toks.into_ids(trie.vocab_len)))
                 .collect(),
             by_winner,
         });

@@ -177,7 +177,7 @@ impl BoundGrammar {
         let (trie, lx) = (&*self.trie, &self.grammar.lexer);
         let d = deep.depth;
         let mut depth_state = vec![DEAD; 1 + trie.max_depth];
-        let mut out = super::pieces::Collected::new();
+        let mut out = super::pieces::Collected::new(trie.vocab_len);
         for (k, &root) in deep.roots.iter().enumerate() {
             let path = &deep.paths[k * d..(k + 1) * d];
             let mut s = q;

@@ -33,7 +33,7 @@ pub enum TokenSet {
 
 impl TokenSet {
     pub(crate) fn from_list(mut ids: Vec<u32>, width: usize) -> TokenSet {
-        if ids.len() * 32 < width {
+        if Self::is_sparse(ids.len(), width) {
             sort_ids(&mut ids, width);
             TokenSet::Sparse(ids)
         } else {
@@ -47,7 +47,7 @@ impl TokenSet {
         width: usize,
     ) -> TokenSet {
         let count: usize = lists.clone().map(<[u32]>::len).sum();
-        if count * 32 < width {
+        if Self::is_sparse(count, width) {
             let mut ids = Vec::with_capacity(count);
             lists.for_each(|l| ids.extend_from_slice(l));
             sort_ids(&mut ids, width);
@@ -55,6 +55,26 @@ impl TokenSet {
         } else {
             TokenSet::dense(lists, width)
         }
+    }
+
+    /// Whether [`from_list`](Self::from_list) keeps `count` ids below
+    /// `width` as a list.
+    pub(crate) fn is_sparse(count: usize, width: usize) -> bool {
+        count * 32 < width
+    }
+
+    /// The union of `sets` (ids below `width`) as a bitset.
+    pub(crate) fn dense_union<'a>(
+        sets: impl Iterator<Item = &'a TokenSet>,
+        width: usize,
+    ) -> TokenSet {
+        let mut words = vec![0u64; width.div_ceil(64)];
+        for set in sets {
+            set.or_into(&mut words, None);
+        }
+        let mut bits = BitVec::from_vec(words);
+        bits.truncate(width);
+        TokenSet::Dense(bits)
     }
 
     fn dense<'a>(lists: impl Iterator<Item = &'a [u32]>, width: usize) -> TokenSet {
@@ -154,7 +174,7 @@ impl TokenSet {
                     .map(|(b, m)| b & !m)
                     .collect();
                 let count: usize = words.iter().map(|w| w.count_ones() as usize).sum();
-                if count * 32 < width {
+                if Self::is_sparse(count, width) {
                     return TokenSet::Sparse(ones(&words));
                 }
                 let mut bits = BitVec::<u64, Lsb0>::from_vec(words);
