@@ -79,3 +79,27 @@ fn code_grammar_masks_equal_with_and_without_rooted_tables() {
     }
     assert!(masks > 300, "{masks}");
 }
+
+/// A string cut into fixed-size chunks (as gcd-schema spells a long
+/// `maxLength`): near a chunk's end most tokens cross into the next chunk,
+/// so its boundary holds thousands of trie nodes, and from its second
+/// crossing a mask reads them from one forest table. The same masks as
+/// walking every node, through many chunks, with and without a budget.
+#[test]
+fn chunked_string_masks_equal_with_and_without_forest_tables() {
+    let vocab = Arc::new(Vocabulary::o200k_base().unwrap());
+    let text = "start: \"\\\"\" body\nbody: CHUNK body | LAST\nCHUNK: /[a-zA-Z0-9+\\/=]{16}/\nLAST: /[a-zA-Z0-9+\\/=]{0,15}\"/\n";
+    let g = gcd_core::lark::parse_grammar(text).unwrap();
+    let compiled = Arc::new(CompiledGrammar::new(&g).unwrap());
+    let pair = both(&compiled, &vocab);
+    let body: String = (0..40)
+        .map(|i| format!("MIIC{i}pDCCAYwCCQDU+pQ3ZUD30jANBgkqhkiG9w0BAQsFADAU"))
+        .collect();
+    let tokens = vocab.encode(&format!("\"{body}\"")).unwrap();
+    let mut masks = compare_masks(&pair, None, &tokens, tokens.len(), 0);
+    masks += compare_masks(&pair, Some(tokens.len() + 8), &tokens, tokens.len(), 0);
+    for seed in 0..3 {
+        masks += compare_masks(&pair, None, &[], 200, seed);
+    }
+    assert!(masks > 1000, "{masks}");
+}

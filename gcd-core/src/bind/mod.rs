@@ -65,6 +65,9 @@ const MIN_EXPANSION_LEFTOVERS: usize = 8;
 /// Per (conflicting nonterminal, terminal), its expansion if it is kept.
 type Expansions = FxHashMap<(u32, u32), Option<Arc<Expansion>>>;
 
+/// See [`BoundGrammar::forest`].
+pub(crate) type Forests = FxHashMap<(u32, u32, u32), Option<Arc<StateTables>>>;
+
 /// Per lexer state, `(terminal, tokens)` costs built on first use.
 pub(crate) type LazyCostRows = Vec<OnceLock<Box<[(u32, u32)]>>>;
 
@@ -114,6 +117,9 @@ pub struct BoundGrammar {
     /// Tables of large trie subtrees entered in a lexer state (see
     /// [`rooted`](Self::rooted)), built on first use.
     pub(crate) rooted: Mutex<FxHashMap<(u32, u32), Arc<StateTables>>>,
+    /// Per (lexer state, boundary winner, next lexeme's start state): the
+    /// [`forest`](Self::forest) tables, `None` once asked for.
+    pub(crate) forests: Mutex<Forests>,
     /// Subtrees with at least this many nodes use rooted tables.
     pub(crate) rooted_min_nodes: usize,
     /// Whole-trie walks take root subtrees with at least this many nodes
@@ -292,6 +298,7 @@ impl BoundGrammar {
         BoundGrammar {
             transparent: transparent_starts(&grammar),
             rooted: Mutex::default(),
+            forests: Mutex::default(),
             rooted_min_nodes: ROOTED_MIN_NODES,
             piece_min_nodes: PIECE_MIN_NODES,
             heads: Mutex::default(),
@@ -424,6 +431,13 @@ impl BoundGrammar {
         (0..self.states.len() as u32)
             .map(|q| self.state(q))
             .collect()
+    }
+
+    /// The end filter of lexer state `q` (as [`StateTables::end_filter`]
+    /// names it), without building its tables: `None` when no first byte
+    /// ends its lexeme or it has no winner.
+    pub(crate) fn end_filter_of(&self, q: u32) -> Option<u32> {
+        Some(self.end_filter_of[q as usize]).filter(|&i| i != u32::MAX)
     }
 
     /// End filter `i` (as named by [`StateTables::end_filter`]).
@@ -649,6 +663,52 @@ impl BoundGrammar {
         }
         cache.insert((q, root), tables.clone());
         tables
+    }
+
+    /// The tables of the tokens that cross `boundary` of state `q`'s
+    /// tables into a lexeme started in lexer state `next`: the union of
+    /// the [`rooted`](Self::rooted) tables of its nodes, so that a mask
+    /// reads one set where it walked every node. `None` the first time it
+    /// is asked for: most boundaries are crossed once, and building costs
+    /// about one walk. Near the end of a long string's chunk, thousands of
+    /// nodes cross into the next chunk (every token longer than the
+    /// characters left), and each mask there walked them all: 10-20 ms.
+    pub(crate) fn forest(
+        &self,
+        q: u32,
+        boundary: &Boundary,
+        next: u32,
+    ) -> Option<Arc<StateTables>> {
+        let lock = || self.forests.lock().unwrap_or_else(|e| e.into_inner());
+        let key = (q, boundary.winner, next);
+        {
+            let mut cache = lock();
+            match cache.get(&key) {
+                Some(Some(tables)) => return Some(tables.clone()),
+                Some(None) => {}
+                None => {
+                    if cache.len() >= MAX_ROOTED {
+                        cache.clear();
+                    }
+                    cache.insert(key, None);
+                    return None;
+                }
+            }
+        }
+        let trie = &*self.trie;
+        let mut depth_state = vec![DEAD; 1 + trie.max_depth];
+        let mut out = Collected::new(trie.vocab_len);
+        let restart = self.transparent[next as usize].then_some(next);
+        for &node in &boundary.nodes {
+            let (node, top) = (node as usize, trie.depth[node as usize] as usize);
+            depth_state[top - 1] = next;
+            let end = trie.subtree_end[node] as usize;
+            let first = trie.first_byte_of_node(node);
+            self.walk_nodes(node, end, top, first, restart, &mut depth_state, &mut out);
+        }
+        let tables = Arc::new(out.finish(self, u32::MAX));
+        lock().insert(key, Some(tables.clone()));
+        Some(tables)
     }
 
     /// Walks the trie from lexer state `q` once.

@@ -133,6 +133,7 @@ impl BoundGrammar {
         Ok(BoundGrammar {
             transparent: crate::bind::transparent_starts(&grammar),
             rooted: Default::default(),
+            forests: Default::default(),
             rooted_min_nodes: crate::bind::ROOTED_MIN_NODES,
             piece_min_nodes: crate::bind::PIECE_MIN_NODES,
             heads: std::sync::Mutex::default(),

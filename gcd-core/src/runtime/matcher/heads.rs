@@ -247,7 +247,7 @@ impl<'a> MaskWalk<'a, HeadStack<'a>> {
     pub(super) fn add_head_after_close(&mut self, out: &mut [u64], q: u32, gi: u32, filter: u32) {
         let b = self.b;
         let walk = |w: &mut Self, out: &mut [u64]| {
-            w.add_tables(out, gi, b.state(q), Some(b.end_filter(filter)), true)
+            w.add_state(out, gi, q, Some(b.end_filter(filter)), true)
         };
         if self.only.is_some() {
             return walk(self, out);
@@ -272,13 +272,7 @@ impl<'a> MaskWalk<'a, HeadStack<'a>> {
             walk.bottom = (!whole).then_some(&bottom);
             let gi = walk.new_group(views, 1);
             let mut allowed = vec![0u64; b.trie.vocab_len.div_ceil(64)];
-            walk.add_tables(
-                &mut allowed,
-                gi,
-                b.state(q),
-                Some(b.end_filter(filter)),
-                true,
-            );
+            walk.add_state(&mut allowed, gi, q, Some(b.end_filter(filter)), true);
             walk.finish(allowed)
         });
         mask.allowed.or_into(out, None);

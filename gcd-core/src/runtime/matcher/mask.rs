@@ -96,7 +96,7 @@ pub(super) trait WalkStack<'a>: Stack + Clone {
         filter: u32,
     ) {
         let b = walk.b;
-        walk.add_tables(out, gi, b.state(q), Some(b.end_filter(filter)), true);
+        walk.add_state(out, gi, q, Some(b.end_filter(filter)), true);
     }
 }
 
@@ -303,21 +303,21 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
         held: u32,
     ) {
         let b = self.b;
-        let tables = b.state(q);
-        let closes = tables.end_filter != u32::MAX && !fresh;
+        let end_filter = b.end_filter_of(q).filter(|_| !fresh);
         // Under caps, a token whose first byte closes the lexeme leaves it
         // the tokens it holds: its group counts one fewer.
-        let closing = (closes && self.caps.is_some()).then(|| self.new_group(views.clone(), held));
+        let closing = (end_filter.is_some() && self.caps.is_some())
+            .then(|| self.new_group(views.clone(), held));
         let gi = self.new_group(views, held + 1);
         // A walk limited to what a head mask left undecided skips the
         // tokens within the lexeme: they read no stack, so the head
         // decided them.
         let within = self.only.is_none();
-        self.add_tables(out, gi, tables, None, within);
+        self.add_state(out, gi, q, None, within);
         // Tokens whose first byte closes the pending lexeme.
-        if closes {
+        if let Some(end_filter) = end_filter {
             let w = self.g.lexer.winner(q).expect("end filter implies a winner");
-            let filter = b.end_filter(tables.end_filter);
+            let filter = b.end_filter(end_filter);
             let Some(shifted) = self.shift(closing.unwrap_or(gi), w) else {
                 let trie = &b.trie;
                 let first = |n: &usize| filter.first_bytes[trie.byte[*n] as usize];
@@ -327,7 +327,7 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
             };
             for k in shifted {
                 let (q2, gj) = self.buckets[k];
-                S::add_after_close(self, out, q2, gj, tables.end_filter);
+                S::add_after_close(self, out, q2, gj, end_filter);
             }
         }
     }
@@ -474,6 +474,19 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
         })
     }
 
+    /// Adds the tokens lexer state `q`'s tables allow with group `gi`, as
+    /// [`add_tables`](Self::add_tables) does.
+    pub(super) fn add_state(
+        &mut self,
+        out: &mut [u64],
+        gi: u32,
+        q: u32,
+        filter: Option<&EndFilter>,
+        within: bool,
+    ) {
+        self.add_tables_of(out, gi, self.b.state(q), Some(q), filter, within)
+    }
+
     /// Adds the tokens `tables` allow with group `gi`: those crossing its
     /// boundaries, and (if `within`) those within the lexeme.
     pub(super) fn add_tables(
@@ -481,6 +494,21 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
         out: &mut [u64],
         gi: u32,
         tables: &StateTables,
+        filter: Option<&EndFilter>,
+        within: bool,
+    ) {
+        self.add_tables_of(out, gi, tables, None, filter, within)
+    }
+
+    /// [`add_tables`](Self::add_tables), for the tables of lexer state
+    /// `of` when given: their large boundaries are then crossed by
+    /// [`forest`](BoundGrammar::forest) tables once they recur.
+    fn add_tables_of(
+        &mut self,
+        out: &mut [u64],
+        gi: u32,
+        tables: &StateTables,
+        of: Option<u32>,
         filter: Option<&EndFilter>,
         within: bool,
     ) {
@@ -507,9 +535,14 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
                 self.undecided.extend(boundary.nodes.iter().filter(first));
                 continue;
             };
+            let forests = of
+                .filter(|_| self.only.is_none() && boundary.nodes.len() >= self.b.rooted_min_nodes);
             for k in shifted {
                 let (q2, gj) = self.buckets[k];
-                self.add_boundary(out, gj, q2, boundary, filter);
+                match forests.and_then(|q| self.b.forest(q, boundary, q2)) {
+                    Some(forest) => self.add_tables_of(out, gj, &forest, None, filter, true),
+                    None => self.add_boundary(out, gj, q2, boundary, filter),
+                }
             }
         }
     }
