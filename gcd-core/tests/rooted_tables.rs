@@ -92,14 +92,14 @@ fn chunked_string_masks_equal_with_and_without_forest_tables() {
     let g = gcd_core::lark::parse_grammar(text).unwrap();
     let compiled = Arc::new(CompiledGrammar::new(&g).unwrap());
     let pair = both(&compiled, &vocab);
-    let body: String = (0..40)
+    let body: String = (0..12)
         .map(|i| format!("MIIC{i}pDCCAYwCCQDU+pQ3ZUD30jANBgkqhkiG9w0BAQsFADAU"))
         .collect();
     let tokens = vocab.encode(&format!("\"{body}\"")).unwrap();
     let mut masks = compare_masks(&pair, None, &tokens, tokens.len(), 0);
     masks += compare_masks(&pair, Some(tokens.len() + 8), &tokens, tokens.len(), 0);
-    for seed in 0..3 {
-        masks += compare_masks(&pair, None, &[], 200, seed);
+    for seed in 0..2 {
+        masks += compare_masks(&pair, None, &[], 120, seed);
     }
-    assert!(masks > 1000, "{masks}");
+    assert!(masks > 400, "{masks}");
 }
