@@ -24,8 +24,6 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::cache::{Behaviour, MAX_PIECE_BEHAVIOUR};
 use super::capped::Capped;
-use bitvec::prelude::*;
-
 use super::tables::set_bit;
 use super::{BoundGrammar, StateTables, TokenSet};
 use crate::lexer::DEAD;
@@ -95,11 +93,7 @@ impl EndTokens {
     fn into_set(self, width: usize) -> TokenSet {
         match self {
             EndTokens::List(list) => TokenSet::from_list(list, width),
-            EndTokens::Bits(words, _) => {
-                let mut bits = BitVec::from_vec(words);
-                bits.truncate(width);
-                TokenSet::Dense(bits)
-            }
+            EndTokens::Bits(words, _) => TokenSet::from_words(words, width),
         }
     }
 

@@ -72,6 +72,11 @@ impl TokenSet {
         for set in sets {
             set.or_into(&mut words, None);
         }
+        TokenSet::from_words(words, width)
+    }
+
+    /// The set whose bits are `words` (raw `Lsb0` words), `width` of them.
+    pub(crate) fn from_words(words: Vec<u64>, width: usize) -> TokenSet {
         let mut bits = BitVec::from_vec(words);
         bits.truncate(width);
         TokenSet::Dense(bits)
@@ -82,9 +87,7 @@ impl TokenSet {
         for &id in lists.flatten() {
             set_bit(&mut words, id);
         }
-        let mut bits = BitVec::from_vec(words);
-        bits.truncate(width);
-        TokenSet::Dense(bits)
+        TokenSet::from_words(words, width)
     }
 
     /// `out |= self`, or `out |= self & filter`, on the raw words of an
