@@ -90,6 +90,8 @@ pub struct Report {
     /// Per compiled schema (as `ttfm_us`), the part of its TTFM spent in
     /// each of gcd-core's [`Stage`]s, in µs.
     pub ttfm_stages_us: Vec<[f64; Stage::ALL.len()]>,
+    /// Per compiled schema (as `ttfm_us`), its file name.
+    pub ttfm_files: Vec<String>,
     /// The same, for the schema compiled a second time in the process (a
     /// server that sees a tool definition again): the terminal DFAs and
     /// lexer-state tables are cached by then.
@@ -283,6 +285,7 @@ fn run_file(
     r.ttfm_stages_us.push(std::array::from_fn(|i| {
         us(stages_after[i] - stages_before[i])
     }));
+    r.ttfm_files.push(name.clone());
     drop(mask);
     let budget_available = bound.budget_available().is_ok();
     if cfg.budget_slack.is_some() && !budget_available {
@@ -529,6 +532,22 @@ impl Report {
                 q.p99,
                 q.max
             );
+        }
+        // The TTFM tail is a few schemas; name them, as the TBM tail is.
+        let mut order: Vec<usize> = (0..self.ttfm_us.len()).collect();
+        order.sort_by(|&a, &b| self.ttfm_us[b].total_cmp(&self.ttfm_us[a]));
+        let _ = writeln!(s, "slowest first masks (ms; stages over 10% of it):");
+        for &i in order.iter().take(8) {
+            let t = self.ttfm_us[i];
+            let rest = (t - self.ttfm_stages_us[i].iter().sum::<f64>()).max(0.0);
+            let shares: Vec<String> = (Stage::ALL.iter().map(|st| st.name()))
+                .chain(["mask_walk"])
+                .zip(self.ttfm_stages_us[i].iter().chain([&rest]))
+                .filter(|(_, &x)| x >= 0.1 * t)
+                .map(|(n, x)| format!("{n} {:.0}%", 100.0 * x / t.max(1e-9)))
+                .collect();
+            let file = self.ttfm_files.get(i).map_or("?", String::as_str);
+            let _ = writeln!(s, "  {:>8.1}  {file}: {}", t / 1e3, shares.join(", "));
         }
         s
     }
