@@ -437,8 +437,8 @@ impl TerminalDfa {
             }
             (None, _) => match counted::table(&hir)? {
                 Some(chain) => chain,
-                None if minimize => minimal_table(&hir)?,
-                None => raw_table(&hir)?,
+                None if minimize => minimal_table(&super::factor::factor(&hir))?,
+                None => raw_table(&super::factor::factor(&hir))?,
             },
         };
         if accepting[0] && !allow_empty {

@@ -19,6 +19,7 @@ mod classes;
 mod counted;
 mod determinize;
 mod dfa;
+mod factor;
 pub mod lookaround;
 mod table;
 
