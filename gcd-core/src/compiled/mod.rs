@@ -213,7 +213,7 @@ impl CompiledGrammar {
         if config.ll1_only && !warnings.is_empty() {
             return Err(merge(dfas.err(), GrammarError::new(warnings)));
         }
-        warnings.extend(lookahead_warnings(g));
+        warnings.extend(lookahead_warnings(g, dfas.as_deref().ok()));
         let (grammar, report) = if config.transforms {
             match timed(Stage::Rules, || transform::make_ll1(&reachable)) {
                 Ok(x) => x,
@@ -734,10 +734,19 @@ fn unused_rule_warnings(
 /// One warning per terminal with a lookahead that can look past the end of
 /// its lexeme: gcd sees the end of the text there, where Python's `re` (and
 /// so Lark) would see the text that follows.
-fn lookahead_warnings(g: &Grammar) -> Vec<Diagnostic> {
-    g.terminals
-        .iter()
-        .filter(|t| matches!(&t.pattern, TerminalPattern::Regex(re) if lookaround::sees_past_end(re)))
+fn lookahead_warnings(g: &Grammar, dfas: Option<&[TerminalDfa]>) -> Vec<Diagnostic> {
+    // The DFAs know it when they were built from the lookarounds; asking
+    // again would build each such table twice.
+    let built = |i: usize| {
+        dfas.and_then(|d| d.get(i))
+            .and_then(TerminalDfa::looks_past_end)
+    };
+    (g.terminals.iter().enumerate())
+        .filter(|&(i, t)| match &t.pattern {
+            TerminalPattern::Regex(re) => built(i).unwrap_or_else(|| lookaround::sees_past_end(re)),
+            _ => false,
+        })
+        .map(|(_, t)| t)
         .map(|t| {
             Diagnostic::new(
                 DiagnosticKind::Unsupported,

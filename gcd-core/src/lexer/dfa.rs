@@ -40,6 +40,9 @@ struct Derived {
     classes: OnceLock<[u8; 256]>,
     /// Per state, the fewest bytes to a match.
     distances: OnceLock<Arc<[u32]>>,
+    /// Whether a lookahead can look past a match's end, known when the
+    /// table was built from lookarounds (see [`lookaround::sees_past_end`]).
+    looks_past_end: OnceLock<bool>,
 }
 
 impl PartialEq for TerminalDfa {
@@ -245,6 +248,7 @@ fn literal_dfa(bytes: &[u8]) -> TerminalDfa {
         derived: Arc::new(Derived {
             classes: OnceLock::from(classes),
             distances: OnceLock::from(distances),
+            looks_past_end: OnceLock::from(false),
         }),
     }
 }
@@ -430,9 +434,11 @@ impl TerminalDfa {
                 return Ok(literal_dfa(&lit.0));
             }
         }
+        let mut looks_past_end = false;
         let (trans, accepting) = match (&split, hir.kind()) {
             (Some(split), _) => {
-                let (trans, accepting, _) = lookaround::table(split)?;
+                let (trans, accepting, past_end) = lookaround::table(split)?;
+                looks_past_end = past_end;
                 (trans, accepting)
             }
             (None, _) => match counted::table(&hir)? {
@@ -451,8 +457,18 @@ impl TerminalDfa {
         Ok(TerminalDfa {
             trans: trans.into(),
             accepting: accepting.into(),
-            derived: Arc::default(),
+            derived: Arc::new(Derived {
+                looks_past_end: OnceLock::from(looks_past_end),
+                ..Derived::default()
+            }),
         })
+    }
+
+    /// Whether a lookahead in the regex can look past the end of a match,
+    /// when this table was built from the regex here (`None` for a table
+    /// built ahead of time).
+    pub fn looks_past_end(&self) -> Option<bool> {
+        self.derived.looks_past_end.get().copied()
     }
 
     /// The state after `byte` from `state`, or [`DEAD`] when no match can

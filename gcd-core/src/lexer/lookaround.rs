@@ -419,6 +419,14 @@ pub(super) fn table(split: &Split) -> Result<(Vec<u32>, Vec<bool>, bool), DfaErr
     index.insert(states[0].clone(), 0);
     let (mut trans, mut accepting) = (Vec::new(), Vec::new());
     let mut past_end = false;
+    // Bytes every automaton here treats alike step every state alike, so
+    // each state steps once per class (a few dozen) instead of per byte.
+    let classes = byte_classes(std::iter::once(&marked).chain(&checks.tables));
+    let mut first_of_class = [u8::MAX; 256];
+    for b in (0..=255u8).rev() {
+        first_of_class[classes[b as usize] as usize] = b;
+    }
+    let mut by_class = vec![DEAD; 256];
     let mut i = 0;
     while i < states.len() {
         let (behind, paths) = states[i].clone();
@@ -429,6 +437,11 @@ pub(super) fn table(split: &Split) -> Result<(Vec<u32>, Vec<bool>, bool), DfaErr
             // Unicode regexes match no byte from the markers on.
             if byte >= MARKER {
                 trans.push(DEAD);
+                continue;
+            }
+            let class = classes[byte as usize] as usize;
+            if first_of_class[class] < byte {
+                trans.push(by_class[class]);
                 continue;
             }
             let next_behind: Vec<u32> = behind
@@ -449,6 +462,7 @@ pub(super) fn table(split: &Split) -> Result<(Vec<u32>, Vec<bool>, bool), DfaErr
                 }
             }
             if next.is_empty() {
+                by_class[class] = DEAD;
                 trans.push(DEAD);
                 continue;
             }
@@ -466,11 +480,33 @@ pub(super) fn table(split: &Split) -> Result<(Vec<u32>, Vec<bool>, bool), DfaErr
                     id
                 }
             };
+            by_class[class] = id;
             trans.push(id);
         }
         i += 1;
     }
     Ok((trans, accepting, past_end))
+}
+
+/// Each byte's class: bytes share one when every state of every table
+/// takes them to the same state. Classes are numbered in order of their
+/// first byte.
+fn byte_classes<'t>(tables: impl Iterator<Item = &'t Table>) -> [u8; 256] {
+    let mut class_of = [0u8; 256];
+    for t in tables {
+        // Refine by this table's columns: a byte's new class is its old one
+        // paired with its column.
+        let states = t.accepting.len();
+        let mut seen: rustc_hash::FxHashMap<(u8, Vec<u32>), u8> = Default::default();
+        let mut next = [0u8; 256];
+        for b in 0..256 {
+            let column = (0..states).map(|q| t.trans[q * 256 + b]).collect();
+            let n = seen.len() as u8;
+            next[b] = *seen.entry((class_of[b], column)).or_insert(n);
+        }
+        class_of = next;
+    }
+    class_of
 }
 
 /// Whether a lookahead in `regex` can reach past the end of a lexeme (where
