@@ -1,0 +1,224 @@
+//! Resolved GBNF → [`GrammarBuilder`], by a [`Plan`] that says which runs
+//! of regular items are merged into one terminal.
+//!
+//! A *run* is a maximal stretch of consecutive regular items of one
+//! sequence (see [`Regular::is_regular`]), named by its first item's id.
+//! At [`Level::Whole`] the run is one terminal; at [`Level::Items`] each of
+//! its items that is more than one character is one; at [`Level::Chars`]
+//! every item is lowered by its structure, down to one terminal per atom
+//! for each character (and the groups inside have runs of their own). The
+//! character level never changes the language (see `atoms`); whether a
+//! merge does is decided afterwards, on the compiled grammar (`merge`).
+
+use std::collections::HashMap;
+
+use regex_syntax::hir::{Class, Hir, HirKind};
+
+use super::ast::{Node, NodeId, NodeKind};
+use super::atoms::Alphabet;
+use super::regular::Regular;
+use super::resolve::Resolved;
+use crate::error::Span;
+use crate::grammar::{Alternative, Expr, GrammarBuilder, RuleKind, TerminalPattern};
+
+/// How far a run is merged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Level {
+    /// The whole run is one terminal.
+    Whole,
+    /// Each item of the run longer than a character is one terminal.
+    Items,
+    /// Every item lowered by its structure.
+    Chars,
+}
+
+impl Level {
+    pub fn finer(self) -> Level {
+        match self {
+            Level::Whole => Level::Items,
+            Level::Items | Level::Chars => Level::Chars,
+        }
+    }
+}
+
+/// Per run (by its first item's id), how far it is merged; runs not
+/// listed are merged whole, unless merging is off altogether.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Plan {
+    pub levels: HashMap<NodeId, Level>,
+    pub no_merging: bool,
+}
+
+impl Plan {
+    fn level(&self, run: NodeId) -> Level {
+        if self.no_merging {
+            return Level::Chars;
+        }
+        self.levels.get(&run).copied().unwrap_or(Level::Whole)
+    }
+}
+
+/// A lowered grammar and, per merged terminal's pattern, the runs that
+/// made it (a pattern two runs spell is one terminal).
+pub(crate) struct Lowered {
+    pub builder: GrammarBuilder,
+    pub merged: HashMap<TerminalPattern, Vec<NodeId>>,
+}
+
+pub(crate) fn lower(resolved: &Resolved, alphabet: &Alphabet, plan: &Plan) -> Lowered {
+    let mut l = Lowerer {
+        regular: Regular { resolved },
+        alphabet,
+        plan,
+        merged: HashMap::new(),
+    };
+    let mut builder = GrammarBuilder::new();
+    for rule in &resolved.rules {
+        let alternatives: Vec<Alternative> = alternatives(&rule.body)
+            .iter()
+            .map(|alt| Alternative {
+                expr: l.seq(alt.items()),
+                alias: None,
+                span: Some(alt.span),
+            })
+            .collect();
+        builder.rule_full(&rule.name, RuleKind::Normal, alternatives, Some(rule.span));
+    }
+    builder.start("root");
+    Lowered {
+        builder,
+        merged: l.merged,
+    }
+}
+
+fn alternatives(body: &Node) -> &[Node] {
+    match &body.kind {
+        NodeKind::Alt(alts) => alts,
+        _ => std::slice::from_ref(body),
+    }
+}
+
+/// The pattern of a merged terminal: a literal when the regex is one.
+fn pattern(hir: &Hir) -> TerminalPattern {
+    if let HirKind::Literal(lit) = hir.kind() {
+        if let Ok(text) = std::str::from_utf8(&lit.0) {
+            return TerminalPattern::Literal {
+                text: text.to_string(),
+                case_insensitive: false,
+            };
+        }
+    }
+    TerminalPattern::Regex(hir.to_string())
+}
+
+struct Lowerer<'a> {
+    regular: Regular<'a>,
+    alphabet: &'a Alphabet,
+    plan: &'a Plan,
+    merged: HashMap<TerminalPattern, Vec<NodeId>>,
+}
+
+impl Lowerer<'_> {
+    fn seq(&mut self, items: &[Node]) -> Expr {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < items.len() {
+            if !self.regular.is_regular(&items[i]) {
+                out.push(self.node(&items[i]));
+                i += 1;
+                continue;
+            }
+            let end = (i..items.len())
+                .find(|&j| !self.regular.is_regular(&items[j]))
+                .unwrap_or(items.len());
+            self.run(&items[i..end], &mut out);
+            i = end;
+        }
+        Expr::Seq(out)
+    }
+
+    fn run(&mut self, run: &[Node], out: &mut Vec<Expr>) {
+        let id = run[0].id;
+        // One character is already one terminal per atom.
+        let one_char = |n: &Node| matches!(n.kind, NodeKind::Char(_));
+        match self.plan.level(id) {
+            Level::Whole if run.len() > 1 || !one_char(&run[0]) => {
+                out.push(self.merged(run, id));
+            }
+            Level::Whole | Level::Items => {
+                for item in run {
+                    let e = match one_char(item) {
+                        true => self.node(item),
+                        false => self.merged(std::slice::from_ref(item), id),
+                    };
+                    out.push(e);
+                }
+            }
+            Level::Chars => out.extend(run.iter().map(|item| self.node(item))),
+        }
+    }
+
+    /// One terminal for the regular `items`, optional when they can be
+    /// empty (gcd's terminals never match the empty string).
+    fn merged(&mut self, items: &[Node], run: NodeId) -> Expr {
+        let Some(nonempty) = self.regular.nonempty_seq(items) else {
+            return Expr::Seq(Vec::new());
+        };
+        let p = pattern(&nonempty);
+        self.merged.entry(p.clone()).or_default().push(run);
+        let span = Span {
+            end: items[items.len() - 1].span.end,
+            byte_end: items[items.len() - 1].span.byte_end,
+            ..items[0].span
+        };
+        let e = Expr::Pattern(p, Some(span));
+        match items.iter().all(|i| self.regular.nullable(i)) {
+            true => Expr::opt(e),
+            false => e,
+        }
+    }
+
+    /// `node` by its structure: a character as its atoms, the rest as
+    /// builder EBNF.
+    fn node(&mut self, node: &Node) -> Expr {
+        match &node.kind {
+            NodeKind::Char(class) => {
+                let mut atoms: Vec<Expr> = (self.alphabet.pieces(class).iter())
+                    .map(|&a| self.atom(a, node.span))
+                    .collect();
+                match atoms.len() {
+                    1 => atoms.pop().expect("one atom"),
+                    _ => Expr::alt(atoms),
+                }
+            }
+            NodeKind::Ref(name) => Expr::Name(name.clone(), Some(node.span)),
+            NodeKind::Seq(items) => self.seq(items),
+            NodeKind::Alt(alts) => Expr::alt(alts.iter().map(|a| self.seq(a.items())).collect()),
+            NodeKind::Repeat { item, min, max } => {
+                let inner = self.seq(item.items());
+                match (*min, *max) {
+                    (0, None) => Expr::star(inner),
+                    (1, None) => Expr::plus(inner),
+                    (m, None) => Expr::seq(vec![
+                        Expr::Repeat(Box::new(inner.clone()), m, m),
+                        Expr::star(inner),
+                    ]),
+                    (0, Some(1)) => Expr::opt(inner),
+                    (m, Some(n)) => Expr::Repeat(Box::new(inner), m, n),
+                }
+            }
+        }
+    }
+
+    fn atom(&self, a: usize, span: Span) -> Expr {
+        let class = self.alphabet.atom(a);
+        let p = match class.ranges() {
+            [r] if r.start() == r.end() => TerminalPattern::Literal {
+                text: r.start().to_string(),
+                case_insensitive: false,
+            },
+            _ => TerminalPattern::Regex(Hir::class(Class::Unicode(class.clone())).to_string()),
+        };
+        Expr::Pattern(p, Some(span))
+    }
+}
