@@ -71,6 +71,7 @@ pub(crate) fn lower(resolved: &Resolved, alphabet: &Alphabet, plan: &Plan) -> Lo
         alphabet,
         plan,
         merged: HashMap::new(),
+        nonempty_rules: Vec::new(),
     };
     let mut builder = GrammarBuilder::new();
     for rule in &resolved.rules {
@@ -84,11 +85,43 @@ pub(crate) fn lower(resolved: &Resolved, alphabet: &Alphabet, plan: &Plan) -> Lo
             .collect();
         builder.rule_full(&rule.name, RuleKind::Normal, alternatives, Some(rule.span));
     }
+    // Rules without their empty string, as repetitions asked for them;
+    // each may ask for more.
+    let mut done = 0;
+    while let Some(name) = l.nonempty_rules.get(done).cloned() {
+        done += 1;
+        let Some(r) = resolved.rule(&name) else {
+            continue;
+        };
+        let rule = &resolved.rules[r];
+        let alternatives: Vec<Alternative> = alternatives(&rule.body)
+            .iter()
+            .filter_map(|alt| {
+                Some(Alternative {
+                    expr: l.nonempty_seq(alt.items())?,
+                    alias: None,
+                    span: Some(alt.span),
+                })
+            })
+            .collect();
+        builder.rule_full(
+            &nonempty_rule(&name),
+            RuleKind::Generated,
+            alternatives,
+            Some(rule.span),
+        );
+    }
     builder.start("root");
     Lowered {
         builder,
         merged: l.merged,
     }
+}
+
+/// The rule for `name`'s non-empty strings: `.` is no GBNF name character,
+/// so it cannot clash with a rule of the grammar.
+fn nonempty_rule(name: &str) -> String {
+    format!("{name}.nonempty")
 }
 
 fn alternatives(body: &Node) -> &[Node] {
@@ -116,6 +149,22 @@ struct Lowerer<'a> {
     alphabet: &'a Alphabet,
     plan: &'a Plan,
     merged: HashMap<TerminalPattern, Vec<NodeId>>,
+    /// Rules whose non-empty part a repetition uses, in the order asked.
+    nonempty_rules: Vec<String>,
+}
+
+/// `inner{min,max}` as builder EBNF.
+fn repeat(inner: Expr, min: u32, max: Option<u32>) -> Expr {
+    match (min, max) {
+        (0, None) => Expr::star(inner),
+        (1, None) => Expr::plus(inner),
+        (m, None) => Expr::seq(vec![
+            Expr::Repeat(Box::new(inner.clone()), m, m),
+            Expr::star(inner),
+        ]),
+        (0, Some(1)) => Expr::opt(inner),
+        (m, Some(n)) => Expr::Repeat(Box::new(inner), m, n),
+    }
 }
 
 impl Lowerer<'_> {
@@ -194,20 +243,63 @@ impl Lowerer<'_> {
             NodeKind::Ref(name) => Expr::Name(name.clone(), Some(node.span)),
             NodeKind::Seq(items) => self.seq(items),
             NodeKind::Alt(alts) => Expr::alt(alts.iter().map(|a| self.seq(a.items())).collect()),
-            NodeKind::Repeat { item, min, max } => {
-                let inner = self.seq(item.items());
-                match (*min, *max) {
-                    (0, None) => Expr::star(inner),
-                    (1, None) => Expr::plus(inner),
-                    (m, None) => Expr::seq(vec![
-                        Expr::Repeat(Box::new(inner.clone()), m, m),
-                        Expr::star(inner),
-                    ]),
-                    (0, Some(1)) => Expr::opt(inner),
-                    (m, Some(n)) => Expr::Repeat(Box::new(inner), m, n),
+            // A repetition of something that can be empty would make the
+            // grammar cyclic; its empty copies can be dropped, so it is the
+            // repetition of its non-empty part, any number from zero.
+            NodeKind::Repeat { item, max, .. } if self.regular.nullable(item) => {
+                match self.nonempty(item) {
+                    Some(inner) => repeat(inner, 0, *max),
+                    None => Expr::Seq(Vec::new()),
                 }
             }
+            NodeKind::Repeat { item, min, max } => repeat(self.seq(item.items()), *min, *max),
         }
+    }
+
+    /// `node`'s strings without the empty one, `None` if none is left.
+    fn nonempty(&mut self, node: &Node) -> Option<Expr> {
+        if !self.regular.can_be_nonempty(node) {
+            return None;
+        }
+        if !self.regular.nullable(node) {
+            return Some(self.node(node));
+        }
+        match &node.kind {
+            NodeKind::Char(_) => Some(self.node(node)),
+            NodeKind::Ref(name) => {
+                if !self.nonempty_rules.contains(name) {
+                    self.nonempty_rules.push(name.clone());
+                }
+                Some(Expr::Name(nonempty_rule(name), Some(node.span)))
+            }
+            NodeKind::Seq(items) => self.nonempty_seq(items),
+            NodeKind::Alt(alts) => {
+                let parts: Vec<Expr> = alts.iter().filter_map(|a| self.nonempty(a)).collect();
+                (!parts.is_empty()).then(|| Expr::alt(parts))
+            }
+            // Nullable here: `X{m,n}` without the empty string is `X'{1,n}`
+            // for `X'` the non-empty part of `X` (or `X{1,n}` when `X`
+            // itself is not nullable and `m` is 0).
+            NodeKind::Repeat { item, max, .. } => match self.regular.nullable(item) {
+                true => Some(repeat(self.nonempty(item)?, 1, *max)),
+                false => Some(repeat(self.seq(item.items()), 1, *max)),
+            },
+        }
+    }
+
+    /// `a b...` without the empty string: a non-empty `a` part and the
+    /// rest, or (when `a` can be empty) a non-empty rest.
+    fn nonempty_seq(&mut self, items: &[Node]) -> Option<Expr> {
+        let (head, tail) = items.split_first()?;
+        if !self.regular.nullable(head) {
+            return Some(self.seq(items));
+        }
+        let mut parts = Vec::new();
+        if let Some(h) = self.nonempty(head) {
+            parts.push(Expr::seq(vec![h, self.seq(tail)]));
+        }
+        parts.extend(self.nonempty_seq(tail));
+        (!parts.is_empty()).then(|| Expr::alt(parts))
     }
 
     fn atom(&self, a: usize, span: Span) -> Expr {

@@ -46,6 +46,13 @@ impl Regular<'_> {
         node_nullable(node, &known)
     }
 
+    /// Whether `node` derives some non-empty string.
+    pub fn can_be_nonempty(&self, node: &Node) -> bool {
+        let known =
+            |name: &str| (self.resolved.rule(name)).is_some_and(|r| self.resolved.nonempty[r]);
+        super::resolve::node_nonempty(node, &known)
+    }
+
     /// The language of `node`, which must be [regular](Self::is_regular).
     pub fn hir(&self, node: &Node) -> Hir {
         match &node.kind {

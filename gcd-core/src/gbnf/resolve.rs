@@ -21,6 +21,8 @@ pub(crate) struct Resolved {
     pub index: HashMap<String, usize>,
     /// Per rule: whether it derives the empty string.
     pub nullable: Vec<bool>,
+    /// Per rule: whether it derives some non-empty string.
+    pub nonempty: Vec<bool>,
     /// Per rule: whether it uses no rule that is recursive (itself
     /// included) and is small once inlined, so its language is regular and
     /// a regex can spell it.
@@ -106,10 +108,12 @@ pub(crate) fn resolve(rules: Vec<Rule>, limits: &Limits) -> Result<Resolved, Gra
     diags.into_result()?;
     let nullable = nullable_rules(&kept, &index);
     let inlinable = inlinable_rules(&kept, &index);
+    let nonempty = nonempty_rules(&kept, &index);
     Ok(Resolved {
         rules: kept,
         index,
         nullable,
+        nonempty,
         inlinable,
     })
 }
@@ -172,6 +176,36 @@ fn nullable_rules(rules: &[Rule], index: &HashMap<String, usize>) -> Vec<bool> {
         }
     }
     nullable
+}
+
+/// Whether `node` derives some non-empty string, given the rules' answers
+/// so far (a part that derives nothing at all makes the grammar refused
+/// for that, so it is not looked at here).
+pub(crate) fn node_nonempty(node: &Node, rule_nonempty: &dyn Fn(&str) -> bool) -> bool {
+    match &node.kind {
+        NodeKind::Char(_) => true,
+        NodeKind::Ref(name) => rule_nonempty(name),
+        NodeKind::Seq(items) | NodeKind::Alt(items) => {
+            items.iter().any(|i| node_nonempty(i, rule_nonempty))
+        }
+        NodeKind::Repeat { item, max, .. } => *max != Some(0) && node_nonempty(item, rule_nonempty),
+    }
+}
+
+fn nonempty_rules(rules: &[Rule], index: &HashMap<String, usize>) -> Vec<bool> {
+    let mut nonempty = vec![false; rules.len()];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (i, rule) in rules.iter().enumerate() {
+            let known = |name: &str| index.get(name).is_some_and(|&j| nonempty[j]);
+            if !nonempty[i] && node_nonempty(&rule.body, &known) {
+                nonempty[i] = true;
+                changed = true;
+            }
+        }
+    }
+    nonempty
 }
 
 /// Nodes of a node with the inlinable rules it uses written in.
