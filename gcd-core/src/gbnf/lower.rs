@@ -73,7 +73,7 @@ pub(crate) fn lower(resolved: &Resolved, alphabet: &Alphabet, plan: &Plan) -> Lo
         merged: HashMap::new(),
         nonempty_rules: Vec::new(),
     };
-    let mut builder = GrammarBuilder::new();
+    let mut defs: Vec<(String, RuleKind, Vec<Alternative>, Span)> = Vec::new();
     for rule in &resolved.rules {
         let alternatives: Vec<Alternative> = alternatives(&rule.body)
             .iter()
@@ -83,7 +83,7 @@ pub(crate) fn lower(resolved: &Resolved, alphabet: &Alphabet, plan: &Plan) -> Lo
                 span: Some(alt.span),
             })
             .collect();
-        builder.rule_full(&rule.name, RuleKind::Normal, alternatives, Some(rule.span));
+        defs.push((rule.name.clone(), RuleKind::Normal, alternatives, rule.span));
     }
     // Rules without their empty string, as repetitions asked for them;
     // each may ask for more.
@@ -104,17 +104,46 @@ pub(crate) fn lower(resolved: &Resolved, alphabet: &Alphabet, plan: &Plan) -> Lo
                 })
             })
             .collect();
-        builder.rule_full(
-            &nonempty_rule(&name),
+        defs.push((
+            nonempty_rule(&name),
             RuleKind::Generated,
             alternatives,
-            Some(rule.span),
-        );
+            rule.span,
+        ));
+    }
+    // Rules written into terminals are used by no rule any more; left in,
+    // each would be a warning about a rule the user does use.
+    let index: HashMap<&str, usize> = (defs.iter().enumerate())
+        .map(|(i, d)| (d.0.as_str(), i))
+        .collect();
+    let mut reachable = vec![false; defs.len()];
+    let mut todo: Vec<usize> = index.get("root").copied().into_iter().collect();
+    while let Some(i) = todo.pop() {
+        if std::mem::replace(&mut reachable[i], true) {
+            continue;
+        }
+        for alt in &defs[i].2 {
+            names(&alt.expr, &mut |n| todo.extend(index.get(n).copied()));
+        }
+    }
+    let mut builder = GrammarBuilder::new();
+    for (d, _) in defs.into_iter().zip(&reachable).filter(|(_, &r)| r) {
+        builder.rule_full(&d.0, d.1, d.2, Some(d.3));
     }
     builder.start("root");
     Lowered {
         builder,
         merged: l.merged,
+    }
+}
+
+/// Calls `f` on every name `e` uses.
+fn names(e: &Expr, f: &mut impl FnMut(&str)) {
+    match e {
+        Expr::Name(n, _) => f(n),
+        Expr::Pattern(..) => {}
+        Expr::Seq(items) | Expr::Alt(items) => items.iter().for_each(|i| names(i, f)),
+        Expr::Opt(x) | Expr::Star(x) | Expr::Plus(x) | Expr::Repeat(x, ..) => names(x, f),
     }
 }
 
