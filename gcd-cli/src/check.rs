@@ -88,7 +88,7 @@ fn check_report(spec: &str, ll1_only: bool, lexing: Lexing) -> Result<CheckRepor
         Some(_) if spec == "json" => gcd_core::lark::builtin::JSON_LARK.to_string(),
         _ => std::fs::read_to_string(spec).map_err(|e| format!("{spec}: {e}"))?,
     };
-    let g = match crate::read_lark(spec, &text) {
+    let g = match crate::read_grammar(spec, &text) {
         Ok(g) => g,
         Err(e) => {
             r.errors = e.diagnostics().iter().map(ToString::to_string).collect();

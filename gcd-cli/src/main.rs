@@ -46,7 +46,20 @@ struct Cli {
     /// (as Lark's `start=` option; such a grammar is refused without it).
     #[arg(long, global = true, value_name = "RULE")]
     start: Option<String>,
+    /// The language of grammar files: Lark (the default) or GBNF
+    /// (llama.cpp's; also picked by a `.gbnf` extension).
+    #[arg(long, global = true, value_enum)]
+    format: Option<FormatArg>,
 }
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum FormatArg {
+    Lark,
+    Gbnf,
+}
+
+/// `--format`, set once from the command line.
+static FORMAT: std::sync::OnceLock<Option<FormatArg>> = std::sync::OnceLock::new();
 
 /// `--start`, set once from the command line: every Lark grammar this
 /// process reads takes it.
@@ -72,7 +85,7 @@ enum Command {
     /// Report whether a grammar is LL(1), generalized (its conflicts listed
     /// as notes) or unusable; exit 1 only if it is unusable.
     Check {
-        /// A Lark-subset grammar file, a JSON Schema (`.json`), or a
+        /// A Lark-subset grammar file, a GBNF file (`.gbnf` or `--format gbnf`), a JSON Schema (`.json`), or a
         /// built-in name (`json`).
         grammar: String,
         /// Refuse anything that is not LL(1) after the transforms (conflicts
@@ -201,6 +214,7 @@ fn main() -> ExitCode {
     }
     let cli = Cli::parse();
     START_RULE.get_or_init(|| cli.start.clone());
+    FORMAT.get_or_init(|| cli.format);
     let lexing = Lexing::from(cli.lexing);
     let json = cli.json;
     let result = match cli.command {
@@ -306,17 +320,38 @@ fn load_grammar(spec: &str, lexing: Lexing) -> Result<Arc<CompiledGrammar>> {
         if e.kind() == std::io::ErrorKind::NotFound {
             format!(
                 "{spec}: no such file, and not a built-in grammar; pass a Lark grammar file, \
-                 a JSON Schema ending in .json, or `json`"
+                 a GBNF file (.gbnf), a JSON Schema ending in .json, or `json`"
             )
         } else {
             format!("{spec}: {e}")
         }
     })?;
-    let g = read_lark(spec, &text).map_err(|e| format!("{spec}:\n{e}"))?;
+    let g = read_grammar(spec, &text).map_err(|e| format!("{spec}:\n{e}"))?;
     let config = gcd_core::compiled::Config::default().lexing(lexing);
     CompiledGrammar::with_config(&g, &config)
         .map(Arc::new)
         .map_err(|e| format!("{spec}:\n{e}"))
+}
+
+/// The grammar `text` of file `spec`: GBNF under `--format gbnf` or for a
+/// `.gbnf` file, else Lark.
+fn read_grammar(
+    spec: &str,
+    text: &str,
+) -> std::result::Result<gcd_core::grammar::Grammar, gcd_core::GrammarError> {
+    let format = FORMAT.get().copied().flatten();
+    let gbnf = match format {
+        Some(f) => f == FormatArg::Gbnf,
+        None => spec.ends_with(".gbnf"),
+    };
+    if !gbnf {
+        return read_lark(spec, text);
+    }
+    let mut builder = gcd_core::gbnf::parse(text)?;
+    if let Some(Some(start)) = START_RULE.get() {
+        builder.start(start);
+    }
+    builder.build()
 }
 
 /// The Lark grammar `text` of file `spec`: with gcd-schema's compiler for

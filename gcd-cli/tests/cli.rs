@@ -660,3 +660,38 @@ fn check_accepts_gives_each_file_s_verdict() {
     let (code, out, _) = gcd(&["check", "json", "--accepts", files[0]]);
     assert_eq!(code, 0, "{out}");
 }
+
+#[test]
+fn gbnf_grammars_load_by_extension_or_format() {
+    let text = "root ::= item (\",\" item)*\nitem ::= [a-z]+ | \"é\"\n";
+    let by_ext = temp_file("list.gbnf", text);
+    let by_flag = temp_file("list.txt", text);
+    let yes = temp_file("yes.txt", "ab,é,c");
+    let no = temp_file("no.txt", "ab,,c");
+    let (code, out, err) = gcd(&["check", by_ext.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("ok"), "{out}");
+    // Read as Lark, the same text is a syntax error.
+    let (code, out, _) = gcd(&["check", by_flag.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    let (code, out, err) = gcd(&["check", "--format", "gbnf", by_flag.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    for (file, want) in [(&yes, 0), (&no, 1)] {
+        let (code, out, err) = gcd(&[
+            "check",
+            "--format",
+            "gbnf",
+            by_flag.to_str().unwrap(),
+            "--accepts",
+            file.to_str().unwrap(),
+        ]);
+        assert_eq!(code, want, "{out}{err}");
+    }
+    let bad = temp_file("bad.gbnf", "root ::= \"a\" missing\n");
+    let (code, out, _) = gcd(&["check", bad.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("1:14") && out.contains("rule `missing` is used in `root`"),
+        "{out}"
+    );
+}

@@ -7,6 +7,8 @@
 //! - [`error`]: diagnostics with kinds and spans, shared by every stage.
 //! - `codec`: the byte framing every snapshot shares (internal).
 //! - `counters`: process-wide counters that tests and benches read (hidden).
+//! - [`gbnf`]: llama.cpp's GBNF, lowered so that its character-level
+//!   meaning is kept exactly.
 //! - [`lark`]: the Lark-subset front end, and the grammars that ship with
 //!   gcd ([`lark::builtin`]: RFC 8259 JSON).
 //! - [`json`]: JSON shapes (the derive's; gcd-schema shares its numbers and
@@ -45,6 +47,7 @@ pub mod compiled;
 #[doc(hidden)]
 pub mod counters;
 pub mod error;
+pub mod gbnf;
 pub mod grammar;
 pub mod json;
 pub mod lark;

@@ -115,6 +115,15 @@ class Grammar:
         Raises GrammarError if the text does not parse or compile, and
         VocabularyError if vocab lacks a special token the grammar names.
         """
+    @staticmethod
+    def from_gbnf(text: str, vocab: Vocabulary, lexing: str = "maximal-munch") -> Grammar:
+        """Compiles a GBNF grammar (llama.cpp's format, start rule `root`) for vocab.
+
+        The language is GBNF's, character by character: whitespace only where the
+        grammar writes it, any derivation. lexing: "maximal-munch" or "dynamic"
+        (both give the same language). Raises GrammarError if the text does not
+        parse or compile.
+        """
     @property
     def vocab_size(self) -> int:
         """Size of the bound vocabulary; bitmask rows need at least ceil(vocab_size / 32) words."""

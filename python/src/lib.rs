@@ -346,6 +346,41 @@ impl PyGrammar {
         PyGrammar::bind(py, compiled, vocab)
     }
 
+    /// Compiles a GBNF grammar (llama.cpp's format; start rule `root`) and
+    /// binds it to vocab. The language is GBNF's, character by character:
+    /// whitespace only where the grammar writes it, any derivation.
+    /// Raises GrammarError if the text does not parse or compile.
+    /// lexing: "maximal-munch" (default) or "dynamic"; both give GBNF's
+    /// language (gcd merges characters into terminals only where maximal
+    /// munch keeps it).
+    #[staticmethod]
+    #[pyo3(signature = (text, vocab, lexing = "maximal-munch"))]
+    fn from_gbnf(
+        py: Python<'_>,
+        text: &str,
+        vocab: &PyVocabulary,
+        lexing: &str,
+    ) -> PyResult<PyGrammar> {
+        let lexing = match lexing {
+            "maximal-munch" => gcd_core::compiled::Lexing::MaximalMunch,
+            "dynamic" => gcd_core::compiled::Lexing::Dynamic,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "lexing must be \"maximal-munch\" or \"dynamic\", not {other:?}"
+                )))
+            }
+        };
+        let text = text.to_owned();
+        let compiled = py
+            .detach(move || {
+                let g = gcd_core::gbnf::parse_grammar(&text)?;
+                let config = gcd_core::compiled::Config::default().lexing(lexing);
+                CompiledGrammar::with_config(&g, &config)
+            })
+            .map_err(|e| GrammarError::new_err(e.to_string()))?;
+        PyGrammar::bind(py, compiled, vocab)
+    }
+
     /// The vocabulary size this grammar was bound to (bitmask rows need at
     /// least ceil(vocab_size / 32) words).
     #[getter]

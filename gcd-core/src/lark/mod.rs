@@ -115,7 +115,7 @@ mod libraries;
 mod lower;
 mod parser;
 mod regex;
-mod source;
+pub(crate) mod source;
 mod templates;
 mod terminals;
 #[cfg(test)]

@@ -4,8 +4,8 @@
 
 use crate::error::{Pos, Span};
 
-pub(super) struct Source<'a> {
-    pub(super) text: &'a str,
+pub(crate) struct Source<'a> {
+    pub(crate) text: &'a str,
     line_starts: Vec<usize>,
     /// Lines that are all ASCII, whose columns are byte offsets: counting
     /// characters from the line start per position is quadratic on one
@@ -14,7 +14,7 @@ pub(super) struct Source<'a> {
 }
 
 impl<'a> Source<'a> {
-    pub(super) fn new(text: &'a str) -> Self {
+    pub(crate) fn new(text: &'a str) -> Self {
         let mut line_starts = vec![0];
         line_starts.extend(
             text.bytes()
@@ -35,7 +35,7 @@ impl<'a> Source<'a> {
         }
     }
 
-    pub(super) fn pos(&self, offset: usize) -> Pos {
+    pub(crate) fn pos(&self, offset: usize) -> Pos {
         let mut off = offset.min(self.text.len());
         while !self.text.is_char_boundary(off) {
             off -= 1;
@@ -56,7 +56,7 @@ impl<'a> Source<'a> {
         }
     }
 
-    pub(super) fn span(&self, start: usize, end: usize) -> Span {
+    pub(crate) fn span(&self, start: usize, end: usize) -> Span {
         let end = end.max(start);
         Span {
             start: self.pos(start),

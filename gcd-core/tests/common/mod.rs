@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 pub mod budget;
 pub mod data;
+pub mod gbnf;
 pub mod pair;
 pub mod walk;
 
