@@ -27,12 +27,9 @@ mod common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::Arc;
 
-use gcd_core::bind::BoundGrammar;
+use common::byte_fed::ByteFed;
 use gcd_core::compiled::CompiledGrammar;
-use gcd_core::runtime::matcher::{MatchErrorKind, Matcher};
-use gcd_core::vocab::Vocabulary;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -107,78 +104,14 @@ impl Drop for XGrammar {
     }
 }
 
-/// gcd's side: the grammar bound to every single byte, the pieces and a
-/// few joins of them, plus EOS.
-struct Gcd {
-    bound: Arc<BoundGrammar>,
-    eos: usize,
-}
-
-impl Gcd {
-    fn new(compiled: CompiledGrammar, pieces: &[&str], rng: &mut StdRng) -> Gcd {
-        let mut tokens: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
-        let mut longer: Vec<Vec<u8>> = pieces.iter().map(|p| p.as_bytes().to_vec()).collect();
-        for _ in 0..8 {
-            let a = pieces[rng.random_range(0..pieces.len())];
-            let b = pieces[rng.random_range(0..pieces.len())];
-            longer.push(format!("{a}{b}").into_bytes());
-        }
-        longer.sort();
-        longer.dedup();
-        tokens.extend(longer.into_iter().filter(|t| t.len() > 1));
-        let eos = tokens.len();
-        let vocab = Vocabulary::from_tokens_with_eos(tokens, "</s>");
-        Gcd {
-            bound: Arc::new(BoundGrammar::new(Arc::new(compiled), Arc::new(vocab))),
-            eos,
-        }
-    }
-
-    /// A complete output drawn uniformly among allowed tokens under a budget
-    /// of the fewest tokens plus `slack`.
-    fn sample(&self, rng: &mut StdRng, slack: usize) -> Option<Vec<u8>> {
-        let m = Matcher::new(self.bound.clone());
-        let min = m.min_tokens_to_complete();
-        if min >= gcd_core::bind::INF as usize {
-            return None;
-        }
-        let mut m = m.with_budget(min + slack).unwrap();
-        loop {
-            let allowed: Vec<usize> = m.compute_mask(self.eos + 1).iter_ones().collect();
-            assert!(
-                !allowed.is_empty(),
-                "budgeted generation reached a dead end"
-            );
-            let t = allowed[rng.random_range(0..allowed.len())];
-            if t == self.eos {
-                return Some(m.output().to_vec());
-            }
-            match m.advance(t as u32) {
-                Ok(()) => {}
-                Err(e) if e.kind() == MatchErrorKind::TooManyConfigurations => return None,
-                Err(e) => panic!("the mask allowed a token advance refused: {e}"),
-            }
-        }
-    }
-
-    /// Whether gcd accepts `s` whole, fed byte by byte; `None` where an
-    /// ambiguous grammar exceeds the configuration cap.
-    fn accepts(&self, s: &[u8]) -> Option<bool> {
-        let mut m = Matcher::new(self.bound.clone());
-        for &b in s {
-            match m.advance(b as u32) {
-                Ok(()) => {}
-                Err(e) if e.kind() == MatchErrorKind::TooManyConfigurations => return None,
-                Err(_) => return Some(false),
-            }
-        }
-        Some(m.is_complete())
-    }
-}
-
 /// Samples, their one-edit mutations (a piece or a lone byte inserted,
 /// removed or replaced) and random strings of the pieces.
-fn candidate_strings(gcd: &Gcd, pieces: &[&str], rng: &mut StdRng, samples: usize) -> Vec<Vec<u8>> {
+fn candidate_strings(
+    gcd: &ByteFed,
+    pieces: &[&str],
+    rng: &mut StdRng,
+    samples: usize,
+) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
     for _ in 0..samples {
         let slack = rng.random_range(0..8);
@@ -256,7 +189,7 @@ fn compare(
         t.refused_by_gcd_only += usize::from(xg.verdicts(text, &[]).is_ok());
         return;
     };
-    let gcd = Gcd::new(compiled, pieces, rng);
+    let gcd = ByteFed::new(compiled, pieces, rng);
     let candidates = candidate_strings(&gcd, pieces, rng, samples);
     let xg_says = match xg.verdicts(text, &candidates) {
         Ok(v) => v,

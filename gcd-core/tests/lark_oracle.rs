@@ -22,13 +22,10 @@ mod common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::Arc;
 
-use gcd_core::bind::BoundGrammar;
+use common::byte_fed::ByteFed;
 use gcd_core::compiled::{CompiledGrammar, Config, Lexing};
 use gcd_core::lark::parse_grammar;
-use gcd_core::runtime::matcher::{MatchErrorKind, Matcher};
-use gcd_core::vocab::Vocabulary;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -178,80 +175,8 @@ fn random_seq(
     items.join(" ")
 }
 
-/// gcd's side: the grammar bound to a vocabulary of every single byte, the
-/// grammar's literals and a few joins of them, plus EOS.
-struct Gcd {
-    bound: Arc<BoundGrammar>,
-    tokens: Vec<Vec<u8>>,
-}
-
-impl Gcd {
-    fn new(compiled: CompiledGrammar, pieces: &[&str], rng: &mut StdRng) -> Gcd {
-        // Byte b is token b, so a string can be fed byte by byte.
-        let mut tokens: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
-        let mut longer: Vec<Vec<u8>> = pieces.iter().map(|p| p.as_bytes().to_vec()).collect();
-        for _ in 0..8 {
-            let a = pieces[rng.random_range(0..pieces.len())];
-            let b = pieces[rng.random_range(0..pieces.len())];
-            longer.push(format!("{a}{b}").into_bytes());
-        }
-        longer.sort();
-        longer.dedup();
-        tokens.extend(longer.into_iter().filter(|t| t.len() > 1));
-        let vocab = Vocabulary::from_tokens_with_eos(tokens.clone(), "</s>");
-        Gcd {
-            bound: Arc::new(BoundGrammar::new(Arc::new(compiled), Arc::new(vocab))),
-            tokens,
-        }
-    }
-
-    /// A complete output drawn uniformly among allowed tokens under a budget
-    /// of the fewest tokens plus `slack`.
-    fn sample(&self, rng: &mut StdRng, slack: usize) -> Option<Vec<u8>> {
-        let m = Matcher::new(self.bound.clone());
-        let min = m.min_tokens_to_complete();
-        if min >= gcd_core::bind::INF as usize {
-            return None;
-        }
-        let mut m = m.with_budget(min + slack).unwrap();
-        let eos = self.tokens.len();
-        loop {
-            let allowed: Vec<usize> = m.compute_mask(eos + 1).iter_ones().collect();
-            assert!(
-                !allowed.is_empty(),
-                "budgeted generation reached a dead end"
-            );
-            let t = allowed[rng.random_range(0..allowed.len())];
-            if t == eos {
-                assert!(m.is_complete());
-                return Some(m.output().to_vec());
-            }
-            match m.advance(t as u32) {
-                Ok(()) => {}
-                // An ambiguous grammar may refuse to follow more derivations.
-                Err(e) if e.kind() == MatchErrorKind::TooManyConfigurations => return None,
-                Err(e) => panic!("the mask allowed a token advance refused: {e}"),
-            }
-        }
-    }
-
-    /// Whether gcd accepts `s` whole, fed byte by byte; `None` where an
-    /// ambiguous grammar exceeds the configuration cap.
-    fn accepts(&self, s: &[u8]) -> Option<bool> {
-        let mut m = Matcher::new(self.bound.clone());
-        for &b in s {
-            match m.advance(b as u32) {
-                Ok(()) => {}
-                Err(e) if e.kind() == MatchErrorKind::TooManyConfigurations => return None,
-                Err(_) => return Some(false),
-            }
-        }
-        Some(m.is_complete())
-    }
-}
-
 /// Samples, their one-edit mutations and random strings of the pieces.
-fn candidate_strings(gcd: &Gcd, pieces: &[&str], rng: &mut StdRng) -> Vec<String> {
+fn candidate_strings(gcd: &ByteFed, pieces: &[&str], rng: &mut StdRng) -> Vec<String> {
     let mut out = Vec::new();
     for _ in 0..6 {
         let slack = rng.random_range(0..6);
@@ -330,7 +255,7 @@ fn compare_random(
         if space {
             pieces.push(" ");
         }
-        let gcd = Gcd::new(compiled, &pieces, &mut rng);
+        let gcd = ByteFed::new(compiled, &pieces, &mut rng);
         let candidates = candidate_strings(&gcd, &pieces, &mut rng);
         let lark_says = match lark.verdicts(&text, "start", "dynamic_complete", &candidates) {
             Ok(v) => v,
@@ -477,7 +402,7 @@ fn samples_of_real_grammars_parse_with_lark() {
         let mut pieces: Vec<&str> = literals.iter().map(String::as_str).collect();
         pieces.extend([" ", "\n", "a", "1"]);
         let mut rng = StdRng::seed_from_u64(grammars as u64);
-        let gcd = Gcd::new(compiled, &pieces, &mut rng);
+        let gcd = ByteFed::new(compiled, &pieces, &mut rng);
         // Lark reads text: a sample that is not UTF-8 (a bytes regex) is left out.
         let mut drawn: Vec<String> = (0..3)
             .filter_map(|_| gcd.sample(&mut rng, 12))
@@ -601,7 +526,7 @@ fn imported_grammar_files_agree_with_lark() {
     let (mut strings, mut accepted) = (0, 0);
     for seed in 0..6 {
         let mut rng = StdRng::seed_from_u64(seed);
-        let gcd = Gcd::new(compiled.clone(), &pieces, &mut rng);
+        let gcd = ByteFed::new(compiled.clone(), &pieces, &mut rng);
         let candidates = candidate_strings(&gcd, &pieces, &mut rng);
         let lark_says = lark
             .verdicts_in_file(&text, Some(&path), "start", "dynamic_complete", &candidates)
@@ -641,7 +566,7 @@ fn python_terminals_agree_with_lark() {
         "\n", "é", "\"\"\"",
     ];
     let mut rng = StdRng::seed_from_u64(7);
-    let gcd = Gcd::new(compiled, &pieces, &mut rng);
+    let gcd = ByteFed::new(compiled, &pieces, &mut rng);
     let mut strings: Vec<String> = [
         "x1",
         "_é",

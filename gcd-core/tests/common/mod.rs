@@ -1,6 +1,7 @@
 //! Random small grammars and vocabularies for the property tests.
 #![allow(dead_code)]
 pub mod budget;
+pub mod byte_fed;
 pub mod data;
 pub mod gbnf;
 pub mod pair;
