@@ -312,15 +312,7 @@ impl PyGrammar {
         lexing: &str,
         start: Option<String>,
     ) -> PyResult<PyGrammar> {
-        let lexing = match lexing {
-            "maximal-munch" => gcd_core::compiled::Lexing::MaximalMunch,
-            "dynamic" => gcd_core::compiled::Lexing::Dynamic,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "lexing must be \"maximal-munch\" or \"dynamic\", not {other:?}"
-                )))
-            }
-        };
+        let lexing = lexing_named(lexing)?;
         let text = text.to_owned();
         let compiled = py
             .detach(move || {
@@ -361,15 +353,7 @@ impl PyGrammar {
         vocab: &PyVocabulary,
         lexing: &str,
     ) -> PyResult<PyGrammar> {
-        let lexing = match lexing {
-            "maximal-munch" => gcd_core::compiled::Lexing::MaximalMunch,
-            "dynamic" => gcd_core::compiled::Lexing::Dynamic,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "lexing must be \"maximal-munch\" or \"dynamic\", not {other:?}"
-                )))
-            }
-        };
+        let lexing = lexing_named(lexing)?;
         let text = text.to_owned();
         let compiled = py
             .detach(move || {
@@ -791,4 +775,15 @@ fn _gcd(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("VocabularyError", py.get_type::<VocabularyError>())?;
     m.add("MatchError", py.get_type::<MatchError>())?;
     Ok(())
+}
+
+/// The `lexing=` argument of the grammar constructors.
+fn lexing_named(name: &str) -> PyResult<gcd_core::compiled::Lexing> {
+    match name {
+        "maximal-munch" => Ok(gcd_core::compiled::Lexing::MaximalMunch),
+        "dynamic" => Ok(gcd_core::compiled::Lexing::Dynamic),
+        other => Err(PyValueError::new_err(format!(
+            "lexing must be \"maximal-munch\" or \"dynamic\", not {other:?}"
+        ))),
+    }
 }
