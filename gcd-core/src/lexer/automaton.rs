@@ -98,7 +98,7 @@ impl LexerAutomaton {
                 row_start.push(edges.len() as u32);
             }
         }
-        let mut states = StateStore::default();
+        let mut states = StateStore::new(row_start.len() - 1);
         let mut starts = Vec::with_capacity(candidate_sets.len());
         let mut buf: Vec<(u32, u32)> = Vec::new();
         for set in candidate_sets {
@@ -108,7 +108,7 @@ impl LexerAutomaton {
                     .filter(|&t| t < dfas.len())
                     .map(|t| (t as u32, 0)),
             );
-            starts.push(states.intern(&buf));
+            starts.push(states.intern(&buf, &row_of_dfa));
         }
         let mut trans = Vec::new();
         // Members are kept in terminal order, so equal sets compare equal.
@@ -126,6 +126,18 @@ impl LexerAutomaton {
                     .check("building the contextual lexer")
                     .map_err(BuildError::OutOfTime)?;
             }
+            // One terminal alive (inside a string, a key, a number): the
+            // state steps as that terminal's DFA does, one state per edge.
+            if let &[(t, q)] = states.members(i) {
+                let row = row_of_dfa[t as usize] + q as usize;
+                let from = trans.len();
+                trans.resize(from + nc, DEAD);
+                for &(c, n) in &edges[row_start[row] as usize..row_start[row + 1] as usize] {
+                    trans[from + c as usize] = states.intern(&[(t, n)], &row_of_dfa);
+                }
+                i += 1;
+                continue;
+            }
             by_class.iter_mut().for_each(Vec::clear);
             for &(t, q) in states.members(i) {
                 let row = row_of_dfa[t as usize] + q as usize;
@@ -138,7 +150,7 @@ impl LexerAutomaton {
                 trans.push(if next.is_empty() {
                     DEAD
                 } else {
-                    states.intern(next)
+                    states.intern(next, &row_of_dfa)
                 });
             }
             i += 1;
@@ -240,8 +252,9 @@ impl LexerAutomaton {
 }
 
 /// The product states built so far: their members stored once, end to
-/// end, and found again by hash.
-#[derive(Default)]
+/// end, and found again by hash, or for a single member by its terminal
+/// state (most product states have one, and hashing them was most of
+/// building the lexer).
 struct StateStore {
     flat: Vec<(u32, u32)>,
     /// State `i`'s members are `flat[bounds[i]..bounds[i + 1]]`.
@@ -250,9 +263,23 @@ struct StateStore {
     /// are chained through `same_hash`.
     by_hash: rustc_hash::FxHashMap<u64, u32>,
     same_hash: Vec<u32>,
+    /// Per terminal DFA state (numbered as the builder's rows), the product
+    /// state with it as its only member, or `u32::MAX`.
+    single: Vec<u32>,
 }
 
 impl StateStore {
+    /// A store for terminal DFAs with `terminal_states` states in all.
+    fn new(terminal_states: usize) -> StateStore {
+        StateStore {
+            flat: Vec::new(),
+            bounds: Vec::new(),
+            by_hash: Default::default(),
+            same_hash: Vec::new(),
+            single: vec![u32::MAX; terminal_states],
+        }
+    }
+
     fn len(&self) -> usize {
         self.same_hash.len()
     }
@@ -262,8 +289,16 @@ impl StateStore {
         &self.flat[from..self.bounds[i]]
     }
 
-    /// The state with exactly these members, added if new.
-    fn intern(&mut self, m: &[(u32, u32)]) -> u32 {
+    /// The state with exactly these members, added if new; `row_of_dfa`
+    /// numbers terminal DFA states as `single` does.
+    fn intern(&mut self, m: &[(u32, u32)], row_of_dfa: &[usize]) -> u32 {
+        if let &[(t, q)] = m {
+            let row = row_of_dfa[t as usize] + q as usize;
+            if self.single[row] == u32::MAX {
+                self.single[row] = self.push(m, u32::MAX);
+            }
+            return self.single[row];
+        }
         use std::hash::{BuildHasher, BuildHasherDefault};
         let h = BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(m);
         let mut at = self.by_hash.get(&h).copied().unwrap_or(u32::MAX);
@@ -273,11 +308,16 @@ impl StateStore {
             }
             at = self.same_hash[at as usize];
         }
+        let earlier = self.by_hash.insert(h, self.len() as u32);
+        self.push(m, earlier.unwrap_or(u32::MAX))
+    }
+
+    /// Adds a state with members `m`, chained to `same_hash`.
+    fn push(&mut self, m: &[(u32, u32)], same_hash: u32) -> u32 {
         let id = self.len() as u32;
         self.flat.extend_from_slice(m);
         self.bounds.push(self.flat.len());
-        self.same_hash
-            .push(self.by_hash.insert(h, id).unwrap_or(u32::MAX));
+        self.same_hash.push(same_hash);
         id
     }
 }

@@ -312,25 +312,45 @@ impl TerminalDfa {
     pub fn intersection(regexes: &[String]) -> Result<TerminalDfa, DfaError> {
         let key = TerminalPattern::Intersection(regexes.to_vec()).to_regex();
         Self::new_with(&key, || {
-            let dfas = regexes.iter().map(|r| Self::build(r, true));
+            let dfas = regexes.iter().map(|r| Self::component(r));
             let dfas = dfas.collect::<Result<Vec<_>, _>>()?;
             Self::product(&dfas)
         })
     }
 
+    /// One operand of an intersection, from the process-wide cache: the
+    /// same string body with length bounds is intersected with pattern
+    /// after pattern, and building it again for each was most of their
+    /// cost. An operand that matches the empty string has a key of its own,
+    /// which no regex spells.
+    fn component(regex: &str) -> Result<TerminalDfa, DfaError> {
+        match Self::new(regex) {
+            Err(DfaError::MatchesEmpty) => {
+                let key = format!("(?allow-empty){regex}");
+                Self::new_with(&key, || Self::build(regex, true))
+            }
+            dfa => dfa,
+        }
+    }
+
+    /// The product automaton, stepped once per class of bytes that every
+    /// operand treats alike (a handful, where the 256 bytes each cost a
+    /// lookup of the state tuple).
     fn product(dfas: &[TerminalDfa]) -> Result<TerminalDfa, DfaError> {
+        let classes = super::ByteClasses::new(dfas);
         let start = vec![0u32; dfas.len()];
         let mut index: HashMap<Vec<u32>, u32> = HashMap::from([(start.clone(), 0)]);
         let mut states = vec![start];
         let (mut trans, mut accepting) = (Vec::new(), Vec::new());
+        let mut by_class = vec![DEAD; classes.len()];
         let mut next = Vec::with_capacity(dfas.len());
         let mut i = 0;
         while i < states.len() {
             accepting.push(dfas.iter().zip(&states[i]).all(|(d, &q)| d.is_accepting(q)));
-            for byte in 0..=255u8 {
+            for (c, &byte) in classes.representatives.iter().enumerate() {
                 next.clear();
                 next.extend(dfas.iter().zip(&states[i]).map(|(d, &q)| d.next(q, byte)));
-                let id = if next.contains(&DEAD) {
+                by_class[c] = if next.contains(&DEAD) {
                     DEAD
                 } else if let Some(&id) = index.get(&next[..]) {
                     id
@@ -342,8 +362,8 @@ impl TerminalDfa {
                     states.push(next.clone());
                     id
                 };
-                trans.push(id);
             }
+            trans.extend(classes.class_of.iter().map(|&c| by_class[c as usize]));
             i += 1;
         }
         Self::from_tables(trans, accepting)

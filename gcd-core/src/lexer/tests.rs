@@ -140,12 +140,14 @@ fn intersection_matches_what_every_part_matches() {
     let parts = vec![r"[a-c]+d?".to_string(), r"(?:.|\n){2,3}".to_string()];
     let both = TerminalDfa::intersection(&parts).unwrap();
     let each: Vec<TerminalDfa> = parts.iter().map(|r| TerminalDfa::new(r).unwrap()).collect();
-    // Every string over a small alphabet up to length 5, against the parts.
+    // Every string over a small alphabet up to length 5, against the parts;
+    // the product steps by byte class, so the alphabet has bytes of classes
+    // that only one part tells apart (`c`, `\n`, a non-ASCII lead byte).
     let mut strings = vec![Vec::new()];
     for _ in 0..5 {
         let longer: Vec<Vec<u8>> = (strings.iter())
             .flat_map(|s| {
-                b"abdz\n".iter().map(move |&b| {
+                b"abcdz\n\xc3".iter().map(move |&b| {
                     let mut t = s.clone();
                     t.push(b);
                     t
@@ -173,6 +175,12 @@ fn intersection_matches_what_every_part_matches() {
         TerminalDfa::intersection(&empty),
         Err(DfaError::MatchesEmpty)
     );
+    // One part may match the empty string; the product then matches what
+    // the other part allows of it.
+    let one_empty = [r"a*".to_string(), r"(?:.|\n){2,3}".to_string()];
+    let both = TerminalDfa::intersection(&one_empty).unwrap();
+    assert!(both.matches(b"aa") && both.matches(b"aaa"));
+    assert!(!both.matches(b"a") && !both.matches(b"aaaa") && !both.matches(b"ab"));
     let big = [r"[ab]*a[ab]{13}".to_string(), r"[ab]{1,40}".to_string()];
     assert_eq!(
         TerminalDfa::intersection(&big),
