@@ -17,7 +17,7 @@ pub const DEFAULT_WHITESPACE: Whitespace = Whitespace::Capped(20);
 
 /// Which spellings of a character constrained strings and object keys
 /// accept (unconstrained strings always accept every spelling).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Escapes {
     /// One spelling per character: raw, else the short escape, else
     /// `\u00XX` (what serializers write). A strict subset of what the schema

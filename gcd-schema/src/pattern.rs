@@ -156,24 +156,65 @@ fn branches(hir: &Hir) -> Vec<Branch<'_>> {
 /// string; such a pattern constrains nothing, and its automaton (5,000
 /// counted repetitions) need not be built.
 pub fn constraint(pattern: &str, esc: Escapes) -> Result<Option<String>, PatternError> {
-    let hir = parse(pattern)?;
-    let every_string = branches(&hir).iter().any(|b| {
-        !(b.start && b.end)
-            && b.items.iter().all(|h| {
-                let p = h.properties();
-                p.minimum_len() == Some(0) && p.look_set().is_empty()
-            })
-    });
-    if every_string {
-        return Ok(None);
-    }
-    translate_hir(&hir, esc).map(Some)
+    cached(Use::Constraint, pattern, esc, || {
+        let hir = parse(pattern)?;
+        let every_string = branches(&hir).iter().any(|b| {
+            !(b.start && b.end)
+                && b.items.iter().all(|h| {
+                    let p = h.properties();
+                    p.minimum_len() == Some(0) && p.look_set().is_empty()
+                })
+        });
+        if every_string {
+            return Ok(None);
+        }
+        translate_hir(&hir, esc).map(Some)
+    })
 }
 
 /// The spelling regex (string content, without quotes) of strings that
 /// `pattern` matches somewhere.
 pub fn translate(pattern: &str, esc: Escapes) -> Result<String, PatternError> {
-    translate_hir(&parse(pattern)?, esc)
+    let spelled = cached(Use::Search, pattern, esc, || {
+        translate_hir(&parse(pattern)?, esc).map(Some)
+    });
+    spelled.map(|s| s.expect("a search always has a spelling"))
+}
+
+/// Which of the two entry points a cached spelling is for.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Use {
+    Constraint,
+    Search,
+}
+
+type Spelled = Result<Option<String>, PatternError>;
+
+/// Spellings by pattern, for the process: formats, dates and identifiers
+/// recur across schemas and within one (a pattern per property), and
+/// parsing a pattern with Unicode classes then spelling every character's
+/// escapes cost a few million instructions each time.
+fn cached(use_: Use, pattern: &str, esc: Escapes, spell: impl FnOnce() -> Spelled) -> Spelled {
+    use std::sync::{Mutex, OnceLock};
+    type Cache = rustc_hash::FxHashMap<(Use, Escapes, String), Spelled>;
+    /// Entries before the cache starts again: a bound on memory for a
+    /// server that sees endless distinct patterns.
+    const MAX_ENTRIES: usize = 4096;
+    static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = (use_, esc, pattern.to_string());
+    // A poisoned lock only means another thread panicked mid-insert; the
+    // map itself is still whole.
+    if let Some(hit) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return hit.clone();
+    }
+    let spelled = spell();
+    let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if map.len() >= MAX_ENTRIES {
+        map.clear();
+    }
+    map.insert(key, spelled.clone());
+    spelled
 }
 
 fn translate_hir(hir: &Hir, esc: Escapes) -> Result<String, PatternError> {
