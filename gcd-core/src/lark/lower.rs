@@ -127,6 +127,21 @@ impl RuleCx<'_> {
                     _ => inner,
                 }
             }
+            Node::And(_, span) | Node::Not(_, span) => {
+                let (op, hint) = match node {
+                    Node::And(..) => ("&", ""),
+                    _ => ("~", " (a repetition is written `item ~ N`)"),
+                };
+                self.diags.push(Diagnostic::new(
+                    DiagnosticKind::Syntax,
+                    Some(*span),
+                    format!(
+                        "`{op}` combines terminals only (a rule's language need not be regular): \
+                         define a terminal `NAME: ...` with it and use `NAME` here{hint}"
+                    ),
+                ));
+                Expr::Seq(Vec::new())
+            }
             // `templates::expand` has replaced every use by its instance's name.
             Node::Template(name, _, span) => {
                 self.diags.push(Diagnostic::new(

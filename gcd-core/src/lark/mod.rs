@@ -59,6 +59,15 @@
 //!   neither: [`parse_with_embeds`] takes what does ([`Embeds`];
 //!   `gcd_schema::parse_lark` passes gcd-schema's JSON Schema compiler),
 //!   and without it they are errors.
+//! - llguidance's `&` (and) and `~` (not) in terminal definitions:
+//!   `ID: /[a-z]+/ & ~KEYWORD`. `&` binds tighter than `|` and looser than
+//!   a sequence, `~` tighter than any postfix operator (`~A+` is `(~A)+`).
+//!   `~X` is every valid UTF-8 string `X` does not match (llguidance's is
+//!   every byte string; they agree on text, see
+//!   [`RegexCombination`](crate::grammar::RegexCombination)). The result
+//!   combines further with `|`, `&` and `~` only: concatenating or
+//!   repeating it is a [`DiagnosticKind::Unsupported`] error, and so is
+//!   either operator in a rule.
 //! - `%ignore NAME`, `%ignore "literal"`, `%ignore /regex/` (and any other
 //!   terminal expression, compiled to one anonymous ignored terminal).
 //! - `%import common.NAME`, `%import common.NAME -> ALIAS`,

@@ -403,7 +403,7 @@ impl Parser<'_, '_> {
         loop {
             self.skip_continuation();
             let start = self.cur().start;
-            let node = self.expansion()?;
+            let node = self.conjunction()?;
             let end = self.prev_end().max(start);
             let mut alias = None;
             if *self.peek() == Tok::Arrow {
@@ -445,6 +445,36 @@ impl Parser<'_, '_> {
         }
     }
 
+    /// `a & b & ...` (llguidance): binds tighter than `|` and looser than
+    /// a sequence, so `A B & C | D` is `((A B) & C) | D`. Only terminals
+    /// may use it; the terminal compiler and the rule lowering check that.
+    fn conjunction(&mut self) -> PResult<Node> {
+        let start = self.cur().start;
+        let first = self.expansion()?;
+        if *self.peek() != Tok::Amp {
+            return Ok(first);
+        }
+        let mut items = vec![first];
+        while *self.peek() == Tok::Amp {
+            let amp = self.advance();
+            self.skip_continuation();
+            items.push(self.expansion()?);
+            if items
+                .iter()
+                .any(|n| matches!(n, Node::Seq(s) if s.is_empty()))
+            {
+                self.error(
+                    DiagnosticKind::Syntax,
+                    self.span_of(&amp),
+                    "`&` needs a terminal expression on each side",
+                );
+                return Err(());
+            }
+        }
+        let span = self.src.span(start, self.prev_end().max(start));
+        Ok(Node::And(items, span))
+    }
+
     fn expansion(&mut self) -> PResult<Node> {
         let mut items = Vec::new();
         loop {
@@ -460,12 +490,24 @@ impl Parser<'_, '_> {
                 | Tok::LBrack => {
                     items.push(self.expr()?);
                 }
-                Tok::Pipe | Tok::RParen | Tok::RBrack | Tok::Arrow | Tok::Newline | Tok::Eof => {
-                    break
-                }
+                Tok::Pipe
+                | Tok::Amp
+                | Tok::RParen
+                | Tok::RBrack
+                | Tok::Arrow
+                | Tok::Newline
+                | Tok::Eof => break,
                 Tok::Question | Tok::Star | Tok::Plus | Tok::Tilde | Tok::LBrace
                     if !items.is_empty()
-                        && (*self.peek() != Tok::LBrace || self.count_brace_ahead()) =>
+                        && match self.peek() {
+                            Tok::LBrace => self.count_brace_ahead(),
+                            // A `~` before an item negates it; before a count
+                            // it is a second repetition.
+                            Tok::Tilde => {
+                                matches!(self.tok_at(self.pos + 1).tok, Tok::Number(_))
+                            }
+                            _ => true,
+                        } =>
                 {
                     let t = self.cur();
                     self.error(
@@ -477,6 +519,9 @@ impl Parser<'_, '_> {
                         ),
                     );
                     return Err(());
+                }
+                Tok::Tilde => {
+                    items.push(self.expr()?);
                 }
                 _ => {
                     let end = if self.depth > 0 {
@@ -521,13 +566,23 @@ impl Parser<'_, '_> {
         }
     }
 
+    /// An item: `~`s (llguidance's negation, binding tighter than any
+    /// postfix operator: `~A+` is `(~A)+`), an atom, and one operator.
     fn expr(&mut self) -> PResult<Node> {
-        let atom = self.atom()?;
+        let mut nots = Vec::new();
+        while *self.peek() == Tok::Tilde {
+            nots.push(self.advance());
+        }
+        let mut atom = self.atom()?;
+        for t in nots.iter().rev() {
+            let span = self.src.span(t.start, self.prev_end());
+            atom = Node::Not(Box::new(atom), span);
+        }
         let node = match self.peek() {
             Tok::Question => Node::Opt(Box::new(atom)),
             Tok::Star => Node::Star(Box::new(atom)),
             Tok::Plus => Node::Plus(Box::new(atom)),
-            Tok::Tilde => {
+            Tok::Tilde if matches!(self.tok_at(self.pos + 1).tok, Tok::Number(_)) => {
                 self.advance();
                 let (min, _) = self.number("`~`")?;
                 let mut max = min;

@@ -363,6 +363,11 @@ fn write_lark(node: &Node, out: &mut String) {
         }
         Node::Seq(items) => join(items, " ", out),
         Node::Alt(items) => join(items, " | ", out),
+        Node::And(items, _) => join(items, " & ", out),
+        Node::Not(e, _) => {
+            out.push('~');
+            operand(e, out);
+        }
         Node::Opt(e) => {
             out.push('[');
             write_lark(e, out);
