@@ -122,6 +122,9 @@ pub(super) enum Node {
     },
     /// `<|im_end|>` or `<[128009]>`: one special token of the vocabulary.
     Special(SpecialToken, Span),
+    /// `<[128000-128010,128020]>`: one token whose id is in these ranges
+    /// (see [`super::lexer`]); each id is a special token of its own.
+    TokenSet(Vec<(u32, u32)>, Span),
     /// `%json { ... }`: the language of a JSON Schema, as a rule.
     Json(Box<serde_json::Value>, Span),
     /// `@Name` (in `grammar!`): the JSON of a Rust type, as a rule.
@@ -159,6 +162,7 @@ impl Node {
             | Node::Re(_)
             | Node::Range { .. }
             | Node::Special(..)
+            | Node::TokenSet(..)
             | Node::Json(..)
             | Node::TypeRef(..) => &[],
         }
@@ -182,6 +186,7 @@ impl Node {
             | Node::Re(_)
             | Node::Range { .. }
             | Node::Special(..)
+            | Node::TokenSet(..)
             | Node::Json(..)
             | Node::TypeRef(..) => &mut [],
         }
@@ -205,6 +210,9 @@ impl Node {
             | Node::Json(..)
             | Node::TypeRef(..)
             | Node::Template(..) => 1,
+            Node::TokenSet(ranges, _) => {
+                ranges.iter().map(|&(lo, hi)| u64::from(hi - lo) + 1).sum()
+            }
             Node::Seq(items) | Node::Alt(items) | Node::And(items, _) => {
                 items.iter().fold(0u64, |a, i| a.saturating_add(i.cost()))
             }

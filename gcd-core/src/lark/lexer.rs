@@ -20,6 +20,9 @@ pub(super) enum Tok {
     Number(i64),
     /// `<|im_end|>`, `<[128009]>`.
     Special(SpecialToken),
+    /// `<[128000-128010,128020]>`: any one token whose id is in these
+    /// inclusive ranges (sorted, disjoint, not adjacent).
+    TokenSet(Vec<(u32, u32)>),
     /// `%json { ... }`: the JSON text of an inline schema.
     Json(String),
     /// `@Name`, `@path::Name`: a Rust type (in `grammar!`).
@@ -64,6 +67,7 @@ pub(super) fn describe(tok: &Tok) -> String {
         Tok::Regex { body, flags } => format!("`/{body}/{flags}`"),
         Tok::Number(n) => format!("`{n}`"),
         Tok::Special(t) => format!("special token `{t}`"),
+        Tok::TokenSet(ranges) => format!("token set `{}`", token_set_text(ranges)),
         Tok::Json(_) => "`%json { ... }`".into(),
         Tok::TypeRef(name) => format!("`@{name}`"),
         Tok::Directive(d) => format!("`%{d}`"),
@@ -368,13 +372,23 @@ impl Lexer<'_, '_> {
         self.i = end;
         let text = &self.text[start..end];
         let token = match text.strip_prefix("<[").and_then(|t| t.strip_suffix("]>")) {
+            Some(set) if set.contains(['-', ',', '*', '^']) => {
+                match token_set(set) {
+                    Ok(ranges) => self.push(Tok::TokenSet(ranges), start, end),
+                    Err((kind, why)) => {
+                        self.error(kind, start, end, format!("`{text}`: {why}"));
+                        self.push(Tok::Invalid, start, end);
+                    }
+                }
+                return;
+            }
             Some(id) => match id.parse::<u32>() {
                 Ok(id) => SpecialToken::Id(id),
                 Err(_) => {
                     let why = if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) {
                         "is past any vocabulary (ids are below 2^32)"
                     } else {
-                        "needs one number (ranges and lists are not supported)"
+                        "needs a number, or a set of them: `<[1-5,9]>`"
                     };
                     self.error(
                         DiagnosticKind::Syntax,
@@ -558,4 +572,80 @@ impl Lexer<'_, '_> {
             j,
         );
     }
+}
+
+/// Most token ids one token set may hold: each becomes one of the grammar's
+/// special tokens, of which there are at most this many.
+const MAX_TOKEN_SET: u64 = crate::grammar::MAX_SPECIAL_TOKENS as u64;
+
+/// The ranges of a token set's text (between `<[` and `]>`): ids and
+/// inclusive ranges `a-b`, separated by commas; merged, sorted.
+/// `*` and `^...` are refused: they take ordinary text tokens by id.
+fn token_set(set: &str) -> Result<Vec<(u32, u32)>, (DiagnosticKind, String)> {
+    let syntax = |why: String| (DiagnosticKind::Syntax, why);
+    if set.trim() == "*" || set.trim_start().starts_with('^') {
+        let what = if set.trim() == "*" {
+            "any token"
+        } else {
+            "any token but these"
+        };
+        return Err((
+            DiagnosticKind::Unsupported,
+            format!(
+                "{what} includes ordinary text tokens, which gcd matches by their text, never \
+                 by id (a token's bytes are text or one grammar symbol, not both); name the \
+                 special tokens instead, e.g. `<[128000-128255]>`"
+            ),
+        ));
+    }
+    let id = |t: &str| {
+        let t = t.trim();
+        t.parse::<u32>().map_err(|_| {
+            syntax(format!(
+                "`{t}` is not a token id (a set is written `<[1-5,9]>`: ids and inclusive ranges)"
+            ))
+        })
+    };
+    let mut ranges = Vec::new();
+    for item in set.split(',') {
+        let (lo, hi) = match item.split_once('-') {
+            Some((lo, hi)) => (id(lo)?, id(hi)?),
+            None => {
+                let n = id(item)?;
+                (n, n)
+            }
+        };
+        if lo > hi {
+            return Err(syntax(format!("the range `{}` is empty", item.trim())));
+        }
+        ranges.push((lo, hi));
+    }
+    ranges.sort_unstable();
+    let mut merged: Vec<(u32, u32)> = Vec::new();
+    for (lo, hi) in ranges {
+        match merged.last_mut() {
+            Some(last) if u64::from(lo) <= u64::from(last.1) + 1 => last.1 = last.1.max(hi),
+            _ => merged.push((lo, hi)),
+        }
+    }
+    let size: u64 = merged.iter().map(|&(lo, hi)| u64::from(hi - lo) + 1).sum();
+    if size > MAX_TOKEN_SET {
+        return Err((
+            DiagnosticKind::TooLarge,
+            format!("the set holds {size} ids; a grammar may name at most {MAX_TOKEN_SET} tokens"),
+        ));
+    }
+    Ok(merged)
+}
+
+/// A token set as written back: `<[1-5,9]>`.
+pub(super) fn token_set_text(ranges: &[(u32, u32)]) -> String {
+    let items: Vec<String> = ranges
+        .iter()
+        .map(|&(lo, hi)| match lo == hi {
+            true => lo.to_string(),
+            false => format!("{lo}-{hi}"),
+        })
+        .collect();
+    format!("<[{}]>", items.join(","))
 }

@@ -11,7 +11,7 @@ use super::regex::range_regex;
 use super::terminals::{check_terminal, non_empty_part, TState, TermCompiler};
 use super::Embeds;
 use crate::error::{Diagnostic, DiagnosticKind, GrammarError, Span};
-use crate::grammar::{Alternative, Expr, Grammar, GrammarBuilder, TerminalPattern};
+use crate::grammar::{Alternative, Expr, Grammar, GrammarBuilder, SpecialToken, TerminalPattern};
 use crate::limits::Limits;
 
 /// What lowering a rule's expression needs besides the expression.
@@ -101,6 +101,15 @@ impl RuleCx<'_> {
             Node::Special(t, span) => {
                 Expr::Pattern(TerminalPattern::Special(t.clone()), Some(*span))
             }
+            // One special token per id: each matches exactly that token.
+            Node::TokenSet(ranges, span) => Expr::Alt(
+                (ranges.iter().flat_map(|&(lo, hi)| lo..=hi))
+                    .map(|id| {
+                        let token = TerminalPattern::Special(SpecialToken::Id(id));
+                        Expr::Pattern(token, Some(*span))
+                    })
+                    .collect(),
+            ),
             Node::Json(schema, span) => self.embedded(
                 format!("json:{schema}"),
                 "the JSON Schema after `%json`",

@@ -52,7 +52,13 @@
 //!   `<NAME>` also finds a token written `[NAME]`) and `<[128009]>` (by id),
 //!   each matching that token id only (see
 //!   [`SpecialToken`](crate::grammar::SpecialToken)); resolved when the
-//!   grammar is bound.
+//!   grammar is bound. Token sets `<[128000-128010,128020]>` (ids and
+//!   inclusive ranges) match one token whose id is in the set: each id is
+//!   a special token of its own (so every id must be a special token of
+//!   the vocabulary, named once). `<[*]>` and `<[^...]>` are
+//!   [`DiagnosticKind::Unsupported`]: they take ordinary text tokens by
+//!   id, and gcd spells a token as its text or as one grammar symbol,
+//!   never both.
 //! - llguidance's inline JSON Schemas in rules: `%json { ... }` stands for
 //!   the JSON documents the schema validates, and (in `grammar!`) `@Name`
 //!   for the JSON of a Rust type deriving `Constrained`. gcd-core compiles

@@ -484,6 +484,7 @@ impl Parser<'_, '_> {
                 | Tok::Str { .. }
                 | Tok::Regex { .. }
                 | Tok::Special(_)
+                | Tok::TokenSet(_)
                 | Tok::Json(_)
                 | Tok::TypeRef(_)
                 | Tok::LParen
@@ -741,6 +742,10 @@ impl Parser<'_, '_> {
             Tok::Special(token) => {
                 self.advance();
                 Ok(Node::Special(token, self.span_of(&t)))
+            }
+            Tok::TokenSet(ranges) => {
+                self.advance();
+                Ok(Node::TokenSet(ranges, self.span_of(&t)))
             }
             Tok::TypeRef(name) => {
                 self.advance();

@@ -356,6 +356,7 @@ fn write_lark(node: &Node, out: &mut String) {
         }
         Node::Re(r) => out.push_str(&r.text),
         Node::Special(t, _) => out.push_str(&t.to_string()),
+        Node::TokenSet(ranges, _) => out.push_str(&super::lexer::token_set_text(ranges)),
         Node::Json(v, _) => out.push_str(&format!("%json {v}")),
         Node::TypeRef(name, _) => out.push_str(&format!("@{name}")),
         Node::Range { lo, hi, .. } => {

@@ -6,6 +6,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::ast::{Frag, Node, Prec, TermBody, TermDef};
+use super::lexer::token_set_text;
 use super::parser::is_terminal_name;
 use super::regex::{range_regex, regex_error};
 use super::{MAX_COMPILE_DEPTH, MAX_TERMINAL_DEPTH};
@@ -174,6 +175,12 @@ impl TermCompiler<'_> {
                 *span,
                 &format!("special token {t}"),
                 "a special token is one token id, not text",
+            ),
+            Node::TokenSet(ranges, span) => self.not_in_terminal(
+                owner,
+                *span,
+                &format!("token set {}", token_set_text(ranges)),
+                "a token set is token ids, not text",
             ),
             Node::TypeRef(name, span) => self.not_in_terminal(
                 owner,
@@ -421,6 +428,7 @@ fn node_span(node: &Node) -> Option<Span> {
         | Node::Lit { span: s, .. }
         | Node::Range { span: s, .. }
         | Node::Special(_, s)
+        | Node::TokenSet(_, s)
         | Node::Json(_, s)
         | Node::TypeRef(_, s)
         | Node::Template(_, _, s)
