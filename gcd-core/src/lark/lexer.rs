@@ -23,8 +23,11 @@ pub(super) enum Tok {
     /// `<[128000-128010,128020]>`: any one token whose id is in these
     /// inclusive ranges (sorted, disjoint, not adjacent).
     TokenSet(Vec<(u32, u32)>),
-    /// `%json { ... }`: the JSON text of an inline schema.
+    /// `%json { ... }`: the JSON text of an inline schema (also the
+    /// object after `%llguidance`).
     Json(String),
+    /// `%regex { ... }`: the JSON text of a structured regex.
+    RegexExt(String),
     /// `@Name`, `@path::Name`: a Rust type (in `grammar!`).
     TypeRef(String),
     Directive(String),
@@ -69,6 +72,7 @@ pub(super) fn describe(tok: &Tok) -> String {
         Tok::Special(t) => format!("special token `{t}`"),
         Tok::TokenSet(ranges) => format!("token set `{}`", token_set_text(ranges)),
         Tok::Json(_) => "`%json { ... }`".into(),
+        Tok::RegexExt(_) => "`%regex { ... }`".into(),
         Tok::TypeRef(name) => format!("`@{name}`"),
         Tok::Directive(d) => format!("`%{d}`"),
         Tok::Colon => "`:`".into(),
@@ -238,7 +242,12 @@ impl Lexer<'_, '_> {
                         );
                         self.push(Tok::Invalid, start, j);
                     } else if &self.text[start + 1..j] == "json" {
-                        self.inline_json(start);
+                        self.inline_json(start, "json");
+                    } else if &self.text[start + 1..j] == "regex" {
+                        self.inline_json(start, "regex");
+                    } else if &self.text[start + 1..j] == "llguidance" {
+                        self.push(Tok::Directive("llguidance".into()), start, j);
+                        self.inline_json(j, "llguidance");
                     } else {
                         self.push(
                             Tok::Directive(self.text[start + 1..j].to_string()),
@@ -297,8 +306,14 @@ impl Lexer<'_, '_> {
 
     /// `%json { ... }`: an inline JSON Schema, taken whole (strings and
     /// nesting followed, so a `}` inside a string does not close it) and
-    /// parsed by the parser. The cursor is after `%json`.
-    fn inline_json(&mut self, start: usize) {
+    /// parsed by the parser. The cursor is after `%json`. The same for the
+    /// JSON objects after `%regex` and `%llguidance` (`directive`).
+    fn inline_json(&mut self, start: usize, directive: &str) {
+        let what = match directive {
+            "json" => "a JSON Schema object",
+            "regex" => "a JSON object",
+            _ => "a JSON object of options",
+        };
         let mut j = self.i;
         while matches!(self.peek_at(j), Some(' ' | '\t' | '\r' | '\n')) {
             j += 1;
@@ -308,7 +323,7 @@ impl Lexer<'_, '_> {
                 DiagnosticKind::Syntax,
                 start,
                 self.i,
-                "`%json` must be followed by a JSON Schema object `{ ... }`",
+                format!("`%{directive}` must be followed by {what} `{{ ... }}`"),
             );
             self.push(Tok::Invalid, start, self.i);
             return;
@@ -326,7 +341,12 @@ impl Lexer<'_, '_> {
                     if depth == 0 {
                         let end = open + k + 1;
                         self.i = end;
-                        self.push(Tok::Json(self.text[open..end].to_string()), start, end);
+                        let text = self.text[open..end].to_string();
+                        let tok = match directive {
+                            "regex" => Tok::RegexExt(text),
+                            _ => Tok::Json(text),
+                        };
+                        self.push(tok, start, end);
                         return;
                     }
                 }
@@ -338,7 +358,7 @@ impl Lexer<'_, '_> {
             DiagnosticKind::Syntax,
             start,
             open + 1,
-            "the JSON Schema after `%json` is not closed: a `}` is missing",
+            format!("{what} after `%{directive}` is not closed: a `}}` is missing"),
         );
         self.push(Tok::Invalid, start, self.i);
     }

@@ -74,6 +74,18 @@
 //!   combines further with `|`, `&` and `~` only: concatenating or
 //!   repeating it is a [`DiagnosticKind::Unsupported`] error, and so is
 //!   either operator in a rule.
+//! - llguidance's structured lexemes `%regex { "substring_chunks": [...] }`,
+//!   `{ "substring_words": "..." }` and `{ "substring_chars": "..." }`, in
+//!   terminals and rules: every contiguous run of the chunks, the empty
+//!   one included (words are cut as llguidance 1.9 cuts them: maximal runs
+//!   of word characters, of blanks, of other characters). Other fields,
+//!   and the documentation's planned `"type": ...` forms, are
+//!   [`DiagnosticKind::Unsupported`].
+//! - `%llguidance { ... }` options: `no_forcing` (masks allow every
+//!   tokenization either way), `allow_invalid_utf8: false` and
+//!   `allow_initial_skip: true` (what gcd does) are accepted; every other
+//!   option or value is [`DiagnosticKind::Unsupported`], by name
+//!   (llguidance ignores options it does not know).
 //! - `%ignore NAME`, `%ignore "literal"`, `%ignore /regex/` (and any other
 //!   terminal expression, compiled to one anonymous ignored terminal).
 //! - `%import common.NAME`, `%import common.NAME -> ALIAS`,
@@ -128,9 +140,11 @@ mod imports;
 mod lexer;
 mod libraries;
 mod lower;
+mod options;
 mod parser;
 mod regex;
 pub(crate) mod source;
+mod substring;
 mod templates;
 mod terminals;
 #[cfg(test)]

@@ -3,9 +3,10 @@
 //! [`super::directives`] and `/regex/` literals are checked in [`super::regex`];
 //! both extend this [`Parser`].
 
-use super::ast::{Node, Parsed, ParsedAlt, RuleDef, TemplateDef, TermBody, TermDef};
+use super::ast::{Node, Parsed, ParsedAlt, Prec, ReLit, RuleDef, TemplateDef, TermBody, TermDef};
 use super::lexer::{describe, lex, Tok, Token};
 use super::source::Source;
+use super::substring;
 use super::MAX_NESTING;
 use crate::error::{Diagnostic, DiagnosticKind, Span};
 use crate::grammar::RuleKind;
@@ -485,6 +486,7 @@ impl Parser<'_, '_> {
                 | Tok::Regex { .. }
                 | Tok::Special(_)
                 | Tok::TokenSet(_)
+                | Tok::RegexExt(_)
                 | Tok::Json(_)
                 | Tok::TypeRef(_)
                 | Tok::LParen
@@ -743,6 +745,10 @@ impl Parser<'_, '_> {
                 self.advance();
                 Ok(Node::Special(token, self.span_of(&t)))
             }
+            Tok::RegexExt(text) => {
+                self.advance();
+                self.structured_regex(&text, &t)
+            }
             Tok::TokenSet(ranges) => {
                 self.advance();
                 Ok(Node::TokenSet(ranges, self.span_of(&t)))
@@ -777,6 +783,43 @@ impl Parser<'_, '_> {
                 Ok(Node::Name(name, self.span_of(&t)))
             }
             _ => self.expected("a name, a \"literal\", a /regex/, a <special token>, `(` or `[`"),
+        }
+    }
+}
+
+impl Parser<'_, '_> {
+    /// `%regex { ... }` (its JSON `text`, at `t`): a pattern like a
+    /// `/regex/`, usable in terminals and rules.
+    fn structured_regex(&mut self, text: &str, t: &Token) -> PResult<Node> {
+        let span = self.span_of(t);
+        let built = serde_json::from_str::<serde_json::Value>(text)
+            .map_err(|e| {
+                let m = format!("the object after `%regex` is not JSON: {e}");
+                (DiagnosticKind::Syntax, m)
+            })
+            .and_then(|spec| substring::chunks(&spec))
+            .and_then(|chunks| match chunks.iter().all(String::is_empty) {
+                // Only the empty string: what `""` means.
+                true => Ok(None),
+                false => substring::substring_regex(&chunks).map(Some),
+            });
+        match built {
+            Ok(None) => Ok(Node::Lit {
+                text: String::new(),
+                ci: false,
+                span,
+            }),
+            Ok(Some(re)) => Ok(Node::Re(Box::new(ReLit {
+                re: Some(re),
+                prec: Prec::Atom,
+                matches_empty: true,
+                text: format!("%regex {text}"),
+                span,
+            }))),
+            Err((kind, msg)) => {
+                self.error(kind, span, msg);
+                Err(())
+            }
         }
     }
 }
