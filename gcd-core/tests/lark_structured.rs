@@ -1,7 +1,8 @@
 //! llguidance's `%regex { ... }` lexemes (substrings of a text at chunk
-//! boundaries) and its `%llguidance { ... }` options header: languages
-//! against the definition (every contiguous run of the chunks), and the
-//! refusals.
+//! boundaries), its `%llguidance { ... }` options header and its rule
+//! attributes (`[lazy]`): languages against the definition (every
+//! contiguous run of the chunks; a lazy lexeme ending at its first match),
+//! and the refusals.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -215,5 +216,98 @@ fn llguidance_options_are_honoured_or_refused_by_name() {
         assert_eq!(d.kind, kind, "{src}: {e}");
         assert!(d.message.contains(says), "{src}: {e}");
         assert_eq!(d.span.map(|s| s.start.line), Some(1), "{src}: {e}");
+    }
+}
+
+#[test]
+fn a_lazy_rule_is_one_lexeme_ended_at_its_first_match() {
+    // llguidance: `foo[lazy]: /[0-9]+/` matches a single digit.
+    let got = language("start: d \"x\"\nd[lazy]: /[0-9]+/", b"12x", 3);
+    assert_eq!(got, BTreeSet::from([b"1x".to_vec(), b"2x".to_vec()]));
+    // Text up to the first `b`, then any `a`s: `a* b a*`.
+    let got = language("start: w \"a\"*\nw[lazy]: /[ab]*b/", b"ab", 4);
+    let want: BTreeSet<Vec<u8>> = (0..=3)
+        .flat_map(|i| {
+            (0..=3 - i).map(move |j| [vec![b'a'; i], b"b".to_vec(), vec![b'a'; j]].concat())
+        })
+        .collect();
+    assert_eq!(got, want);
+    // A body made of several pieces and terminals is still one lexeme.
+    let got = language("start: w+\nw[lazy]: \"<\" A* \">\"\nA: /[a<>]/", b"a<>", 3);
+    assert_eq!(
+        got,
+        BTreeSet::from([b"<>".to_vec(), b"<a>".to_vec(), b"<<>".to_vec()])
+    );
+}
+
+#[test]
+fn rule_attributes_gcd_does_not_take_are_errors_naming_them() {
+    for (src, kind, says) in [
+        (
+            "start: g\ng[max_tokens=10]: /a+/",
+            DiagnosticKind::Unsupported,
+            "`max_tokens` (on `g`) is not supported",
+        ),
+        (
+            "start: g\ng[stop=\"\\n\"]: /a+/",
+            DiagnosticKind::Unsupported,
+            "`stop` (on `g`) is not supported",
+        ),
+        (
+            "start: g\ng[suffix=\"x\"]: /a+/",
+            DiagnosticKind::Unsupported,
+            "`suffix` (on `g`)",
+        ),
+        (
+            "start: g\ng[capture]: /a+/",
+            DiagnosticKind::Unsupported,
+            "`capture` (on `g`) is not supported",
+        ),
+        (
+            "start: g\ng[lazy, capture=\"c\"]: /a+/",
+            DiagnosticKind::Unsupported,
+            "`capture` (on `g`)",
+        ),
+        (
+            "start: g\ng[temperature=0.7]: /a+/",
+            DiagnosticKind::Unsupported,
+            "`temperature` (on `g`)",
+        ),
+        (
+            "start: g\ng[fast]: /a+/",
+            DiagnosticKind::Unsupported,
+            "unknown rule attribute `fast`",
+        ),
+        (
+            "start: g\ng[lazy=1]: /a+/",
+            DiagnosticKind::Syntax,
+            "`lazy` takes no value",
+        ),
+        (
+            "start: g\ng[lazy: /a+/",
+            DiagnosticKind::Syntax,
+            "`,` or `]`",
+        ),
+        (
+            "start: G\nG[lazy]: /a+/",
+            DiagnosticKind::Syntax,
+            "terminal `G` cannot take attributes",
+        ),
+        (
+            "start: g\ng[lazy]: h\nh: \"a\"",
+            DiagnosticKind::Syntax,
+            "cannot use rule `h`",
+        ),
+        (
+            "start: g\ng[lazy]: /a/ & ~/b/",
+            DiagnosticKind::Unsupported,
+            "cannot make lazy",
+        ),
+    ] {
+        let e = gcd_core::lark::parse_grammar(src).unwrap_err();
+        let d = &e.diagnostics()[0];
+        assert_eq!(d.kind, kind, "{src}: {e}");
+        assert!(d.message.contains(says), "{src}: {e}");
+        assert_eq!(d.span.map(|s| s.start.line), Some(2), "{src}: {e}");
     }
 }

@@ -253,6 +253,8 @@ pub(super) struct RuleDef {
     pub(super) name: String,
     pub(super) kind: RuleKind,
     pub(super) keep_all_tokens: bool,
+    /// llguidance's `[lazy]` (see [`super::attributes`]).
+    pub(super) lazy: bool,
     pub(super) alts: Vec<ParsedAlt>,
     pub(super) span: Span,
 }

@@ -46,6 +46,8 @@ pub(super) enum Tok {
     Tilde,
     /// `&`: intersection of terminals (llguidance).
     Amp,
+    /// `=` in rule attributes, `max_tokens=10`.
+    Eq,
     Dot,
     DotDot,
     Arrow,
@@ -89,6 +91,7 @@ pub(super) fn describe(tok: &Tok) -> String {
         Tok::Plus => "`+`".into(),
         Tok::Tilde => "`~`".into(),
         Tok::Amp => "`&`".into(),
+        Tok::Eq => "`=`".into(),
         Tok::Dot => "`.`".into(),
         Tok::DotDot => "`..`".into(),
         Tok::Arrow => "`->`".into(),
@@ -170,6 +173,7 @@ impl Lexer<'_, '_> {
                 '+' => single(Tok::Plus),
                 '~' => single(Tok::Tilde),
                 '&' => single(Tok::Amp),
+                '=' => single(Tok::Eq),
                 '!' => single(Tok::Bang),
                 '.' if next == Some('.') => Some((Tok::DotDot, 2)),
                 '.' => single(Tok::Dot),

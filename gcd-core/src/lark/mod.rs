@@ -86,6 +86,11 @@
 //!   `allow_initial_skip: true` (what gcd does) are accepted; every other
 //!   option or value is [`DiagnosticKind::Unsupported`], by name
 //!   (llguidance ignores options it does not know).
+//! - llguidance's rule attribute `name[lazy]: ...`: the rule's body,
+//!   compiled as one terminal, ends its lexeme at its first match (so
+//!   `d[lazy]: /[0-9]+/` is one digit). `max_tokens`, `stop`, `suffix`,
+//!   `stop_capture`, `capture`, `temperature` and unknown attributes are
+//!   errors naming them (see `attributes.rs` for why each is refused).
 //! - `%ignore NAME`, `%ignore "literal"`, `%ignore /regex/` (and any other
 //!   terminal expression, compiled to one anonymous ignored terminal).
 //! - `%import common.NAME`, `%import common.NAME -> ALIAS`,
@@ -134,6 +139,7 @@
 //! run reports as many problems as it can.
 
 mod ast;
+mod attributes;
 pub mod builtin;
 mod directives;
 mod imports;

@@ -4,6 +4,7 @@
 //! both extend this [`Parser`].
 
 use super::ast::{Node, Parsed, ParsedAlt, Prec, ReLit, RuleDef, TemplateDef, TermBody, TermDef};
+use super::attributes::RuleAttributes;
 use super::lexer::{describe, lex, Tok, Token};
 use super::source::Source;
 use super::substring;
@@ -126,6 +127,13 @@ impl Parser<'_, '_> {
         // `name{a, b}:` defines a template; `name{a, b}` alone uses one.
         if self.tok_at(j).tok == Tok::LBrace {
             while !matches!(self.tok_at(j).tok, Tok::RBrace | Tok::Newline | Tok::Eof) {
+                j += 1;
+            }
+            j += 1;
+        }
+        // `name[lazy]:`: llguidance's rule attributes.
+        if self.tok_at(j).tok == Tok::LBrack {
+            while !matches!(self.tok_at(j).tok, Tok::RBrack | Tok::Newline | Tok::Eof) {
                 j += 1;
             }
             j += 1;
@@ -331,6 +339,21 @@ impl Parser<'_, '_> {
             }
             params = Some(self.template_params(&name)?);
         }
+        let mut attrs = RuleAttributes::default();
+        if *self.peek() == Tok::LBrack {
+            if terminal {
+                let t = self.cur();
+                self.error(
+                    DiagnosticKind::Syntax,
+                    self.span_of(&t),
+                    format!(
+                        "terminal `{name}` cannot take attributes `[...]`: they apply to rules"
+                    ),
+                );
+                return Err(());
+            }
+            attrs = self.rule_attributes(&name)?;
+        }
         let mut priority = 0i32;
         if *self.peek() == Tok::Dot {
             self.advance();
@@ -388,6 +411,7 @@ impl Parser<'_, '_> {
                 name,
                 kind,
                 keep_all_tokens,
+                lazy: attrs.lazy,
                 alts,
                 span: name_span,
             };
