@@ -754,6 +754,15 @@ proptest::proptest! {
         let _ = parse_grammar(&s);
     }
 
+    /// llguidance's extensions: `&`, `~`, token sets, `%regex`,
+    /// `%llguidance` and rule attributes.
+    #[test]
+    fn never_panics_on_llguidance_like_text(s in "(start|T|A|[a-z]|[A-Z]|:|=|&|~|\\||\\(|\\)|\\[|\\]|<\\[|\\]>|\\^|\\*|,|-|[0-9]|/a/|\"b\"|%regex|%llguidance|\\{|\\}|\"substring_words\"|lazy|\n| ){0,40}") {
+        if let Ok(g) = parse_grammar(&s) {
+            let _ = crate::compiled::CompiledGrammar::new(&g);
+        }
+    }
+
     #[test]
     fn never_panics_on_mutated_grammars(edits in proptest::collection::vec((0usize..400, 0usize..4, proptest::char::any()), 1..6)) {
         let mut s: Vec<char> = SAMPLE.chars().collect();
