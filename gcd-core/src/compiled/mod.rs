@@ -722,6 +722,7 @@ fn build_dfas(g: &Grammar) -> Result<Vec<TerminalDfa>, GrammarError> {
     for t in &g.terminals {
         let dfa = match &t.pattern {
             TerminalPattern::Intersection(rs) => TerminalDfa::intersection(rs),
+            TerminalPattern::Combination(c) => TerminalDfa::combination(c),
             TerminalPattern::Special(token) => {
                 let Ok(k) = u16::try_from(specials) else {
                     diags.error(

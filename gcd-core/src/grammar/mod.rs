@@ -8,10 +8,12 @@
 //! fresh nonterminals, right-recursive so that they stay LL(1).
 
 mod builder;
+mod combination;
 
 mod term_set;
 
 pub use builder::{Alternative, Expr, GrammarBuilder};
+pub use combination::{RegexCombination, UTF8_TEXT};
 pub use term_set::TermSet;
 
 use std::fmt;
@@ -90,6 +92,10 @@ pub enum TerminalPattern {
     /// One special token of the vocabulary (`<|im_end|>`), matched as that
     /// token id only, never as its text (see [`SpecialToken`]).
     Special(SpecialToken),
+    /// A boolean combination of regexes (Lark terminals with llguidance's
+    /// `&` and `~`); the lexer builds the product of their automata. See
+    /// [`RegexCombination`] for what `~` complements in.
+    Combination(RegexCombination),
 }
 
 /// A special token a grammar names: chat formats end a turn or open a call
@@ -168,6 +174,7 @@ impl TerminalPattern {
             TerminalPattern::Regex(r) => r.clone(),
             TerminalPattern::Intersection(rs) => rs.join("(?&)"),
             TerminalPattern::Special(t) => t.to_string(),
+            TerminalPattern::Combination(c) => c.key(),
         }
     }
 }
@@ -187,6 +194,7 @@ impl fmt::Display for TerminalPattern {
                 write!(f, "{}", parts.join(" & "))
             }
             TerminalPattern::Special(t) => write!(f, "{t}"),
+            TerminalPattern::Combination(c) => write!(f, "{c}"),
         }
     }
 }

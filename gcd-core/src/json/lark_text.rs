@@ -61,7 +61,7 @@ fn lark_terminal(pattern: &TerminalPattern) -> String {
         TerminalPattern::Literal { text, .. } => lark_literal(text),
         TerminalPattern::Regex(re) => lark_regex(re),
         // Lark has no intersection; Rust types never lower to one.
-        TerminalPattern::Intersection(_) => pattern.to_string(),
+        TerminalPattern::Intersection(_) | TerminalPattern::Combination(_) => pattern.to_string(),
         // Written `<|name|>` in llguidance's Lark, as Display spells it.
         TerminalPattern::Special(_) => pattern.to_string(),
     }

@@ -5,7 +5,7 @@
 //! lowering to a builder share one vocabulary without depending on each other.
 
 use crate::error::Span;
-use crate::grammar::{RuleKind, SpecialToken, TerminalPattern};
+use crate::grammar::{RegexCombination, RuleKind, SpecialToken, TerminalPattern};
 
 /// Binding strength of a regex fragment: what it may be combined with
 /// without parentheses.
@@ -23,8 +23,17 @@ pub(super) enum Prec {
 /// A compiled terminal expression.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Frag {
-    Lit { text: String, ci: bool },
-    Re { re: String, prec: Prec },
+    Lit {
+        text: String,
+        ci: bool,
+    },
+    Re {
+        re: String,
+        prec: Prec,
+    },
+    /// The result of `&` or `~`: no regex spells it, so it can only be
+    /// combined further with `|`, `&` and `~` (see [`super::terminals`]).
+    Comb(RegexCombination),
 }
 
 impl Frag {
@@ -36,6 +45,17 @@ impl Frag {
             }
             .to_regex(),
             Frag::Re { re, .. } => re.clone(),
+            // Never spliced into a regex (the terminal compiler refuses
+            // that); the key is no regex, so a slip could not pass unseen.
+            Frag::Comb(c) => c.key(),
+        }
+    }
+
+    /// This fragment as a leaf or branch of a boolean combination.
+    pub(super) fn combination(&self) -> RegexCombination {
+        match self {
+            Frag::Comb(c) => c.clone(),
+            f => RegexCombination::Regex(f.regex()),
         }
     }
 
@@ -45,6 +65,7 @@ impl Frag {
             Frag::Lit { text, .. } if text.chars().count() == 1 => Prec::Atom,
             Frag::Lit { .. } => Prec::Seq,
             Frag::Re { prec, .. } => *prec,
+            Frag::Comb(_) => Prec::Atom,
         }
     }
 
@@ -65,6 +86,7 @@ impl Frag {
                 case_insensitive: ci,
             },
             Frag::Re { re, .. } => TerminalPattern::Regex(re),
+            Frag::Comb(c) => TerminalPattern::Combination(c),
         }
     }
 }
@@ -100,6 +122,9 @@ pub(super) enum Node {
     },
     /// `<|im_end|>` or `<[128009]>`: one special token of the vocabulary.
     Special(SpecialToken, Span),
+    /// `<[128000-128010,128020]>`: one token whose id is in these ranges
+    /// (see [`super::lexer`]); each id is a special token of its own.
+    TokenSet(Vec<(u32, u32)>, Span),
     /// `%json { ... }`: the language of a JSON Schema, as a rule.
     Json(Box<serde_json::Value>, Span),
     /// `@Name` (in `grammar!`): the JSON of a Rust type, as a rule.
@@ -111,6 +136,11 @@ pub(super) enum Node {
     Plus(Box<Node>),
     Repeat(Box<Node>, u32, u32),
     Template(String, Vec<Node>, Span),
+    /// `A & B` (llguidance, terminals only): the strings both match.
+    And(Vec<Node>, Span),
+    /// `~A` (llguidance, terminals only): the UTF-8 strings `A` does not
+    /// match.
+    Not(Box<Node>, Span),
 }
 
 impl Node {
@@ -118,15 +148,21 @@ impl Node {
     /// arguments included): what the walks that only read descend into.
     pub(super) fn parts(&self) -> &[Node] {
         match self {
-            Node::Seq(items) | Node::Alt(items) | Node::Template(_, items, _) => items,
-            Node::Opt(e) | Node::Star(e) | Node::Plus(e) | Node::Repeat(e, ..) => {
-                std::slice::from_ref(&**e)
-            }
+            Node::Seq(items)
+            | Node::Alt(items)
+            | Node::Template(_, items, _)
+            | Node::And(items, _) => items,
+            Node::Opt(e)
+            | Node::Star(e)
+            | Node::Plus(e)
+            | Node::Repeat(e, ..)
+            | Node::Not(e, _) => std::slice::from_ref(&**e),
             Node::Name(..)
             | Node::Lit { .. }
             | Node::Re(_)
             | Node::Range { .. }
             | Node::Special(..)
+            | Node::TokenSet(..)
             | Node::Json(..)
             | Node::TypeRef(..) => &[],
         }
@@ -136,15 +172,21 @@ impl Node {
     /// instantiate templates and relocate imports).
     pub(super) fn parts_mut(&mut self) -> &mut [Node] {
         match self {
-            Node::Seq(items) | Node::Alt(items) | Node::Template(_, items, _) => items,
-            Node::Opt(e) | Node::Star(e) | Node::Plus(e) | Node::Repeat(e, ..) => {
-                std::slice::from_mut(&mut **e)
-            }
+            Node::Seq(items)
+            | Node::Alt(items)
+            | Node::Template(_, items, _)
+            | Node::And(items, _) => items,
+            Node::Opt(e)
+            | Node::Star(e)
+            | Node::Plus(e)
+            | Node::Repeat(e, ..)
+            | Node::Not(e, _) => std::slice::from_mut(&mut **e),
             Node::Name(..)
             | Node::Lit { .. }
             | Node::Re(_)
             | Node::Range { .. }
             | Node::Special(..)
+            | Node::TokenSet(..)
             | Node::Json(..)
             | Node::TypeRef(..) => &mut [],
         }
@@ -168,10 +210,15 @@ impl Node {
             | Node::Json(..)
             | Node::TypeRef(..)
             | Node::Template(..) => 1,
-            Node::Seq(items) | Node::Alt(items) => {
+            Node::TokenSet(ranges, _) => {
+                ranges.iter().map(|&(lo, hi)| u64::from(hi - lo) + 1).sum()
+            }
+            Node::Seq(items) | Node::Alt(items) | Node::And(items, _) => {
                 items.iter().fold(0u64, |a, i| a.saturating_add(i.cost()))
             }
-            Node::Opt(e) | Node::Star(e) | Node::Plus(e) => e.cost().saturating_add(1),
+            Node::Opt(e) | Node::Star(e) | Node::Plus(e) | Node::Not(e, _) => {
+                e.cost().saturating_add(1)
+            }
             Node::Repeat(e, _, max) => e
                 .cost()
                 .saturating_mul(u64::from(*max).max(1))
@@ -206,6 +253,8 @@ pub(super) struct RuleDef {
     pub(super) name: String,
     pub(super) kind: RuleKind,
     pub(super) keep_all_tokens: bool,
+    /// llguidance's `[lazy]` (see [`super::attributes`]).
+    pub(super) lazy: bool,
     pub(super) alts: Vec<ParsedAlt>,
     pub(super) span: Span,
 }

@@ -7,6 +7,7 @@
 use super::ast::{IgnoreDef, ModuleImport, Node, TermBody, TermDef};
 use super::lexer::{Tok, Token};
 use super::libraries::library_terminals;
+use super::options;
 use super::parser::{alts_node, is_terminal_name, PResult, Parser};
 use crate::error::DiagnosticKind;
 
@@ -36,6 +37,25 @@ impl Parser<'_, '_> {
                 Ok(())
             }
             "import" => self.import(&t),
+            "llguidance" => {
+                let opts = self.cur();
+                let Tok::Json(text) = opts.tok.clone() else {
+                    return self.expected("a JSON object of options after `%llguidance`");
+                };
+                self.advance();
+                let span = self.src.span(t.start, opts.end);
+                let checked = serde_json::from_str::<serde_json::Value>(&text)
+                    .map_err(|e| {
+                        let m = format!("the options after `%llguidance` are not JSON: {e}");
+                        (DiagnosticKind::Syntax, m)
+                    })
+                    .and_then(|v| options::check(&v));
+                if let Err((kind, msg)) = checked {
+                    self.error(kind, span, msg);
+                    return Err(());
+                }
+                self.end_of_definition()
+            }
             "declare" => {
                 self.error(
                     DiagnosticKind::Unsupported,

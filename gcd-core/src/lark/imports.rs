@@ -200,7 +200,12 @@ fn relocate(node: &mut Node, rename: &dyn Fn(&str) -> Option<String>, at: Span) 
         }
         Node::Lit { span, .. } | Node::Range { span, .. } => *span = at,
         Node::Re(re) => re.span = at,
-        Node::Special(_, s) | Node::Json(_, s) | Node::TypeRef(_, s) => *s = at,
+        Node::Special(_, s)
+        | Node::TokenSet(_, s)
+        | Node::Json(_, s)
+        | Node::TypeRef(_, s)
+        | Node::And(_, s)
+        | Node::Not(_, s) => *s = at,
         Node::Seq(_)
         | Node::Alt(_)
         | Node::Opt(_)

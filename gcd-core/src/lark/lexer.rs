@@ -20,8 +20,14 @@ pub(super) enum Tok {
     Number(i64),
     /// `<|im_end|>`, `<[128009]>`.
     Special(SpecialToken),
-    /// `%json { ... }`: the JSON text of an inline schema.
+    /// `<[128000-128010,128020]>`: any one token whose id is in these
+    /// inclusive ranges (sorted, disjoint, not adjacent).
+    TokenSet(Vec<(u32, u32)>),
+    /// `%json { ... }`: the JSON text of an inline schema (also the
+    /// object after `%llguidance`).
     Json(String),
+    /// `%regex { ... }`: the JSON text of a structured regex.
+    RegexExt(String),
     /// `@Name`, `@path::Name`: a Rust type (in `grammar!`).
     TypeRef(String),
     Directive(String),
@@ -38,6 +44,10 @@ pub(super) enum Tok {
     Star,
     Plus,
     Tilde,
+    /// `&`: intersection of terminals (llguidance).
+    Amp,
+    /// `=` in rule attributes, `max_tokens=10`.
+    Eq,
     Dot,
     DotDot,
     Arrow,
@@ -62,7 +72,9 @@ pub(super) fn describe(tok: &Tok) -> String {
         Tok::Regex { body, flags } => format!("`/{body}/{flags}`"),
         Tok::Number(n) => format!("`{n}`"),
         Tok::Special(t) => format!("special token `{t}`"),
+        Tok::TokenSet(ranges) => format!("token set `{}`", token_set_text(ranges)),
         Tok::Json(_) => "`%json { ... }`".into(),
+        Tok::RegexExt(_) => "`%regex { ... }`".into(),
         Tok::TypeRef(name) => format!("`@{name}`"),
         Tok::Directive(d) => format!("`%{d}`"),
         Tok::Colon => "`:`".into(),
@@ -78,6 +90,8 @@ pub(super) fn describe(tok: &Tok) -> String {
         Tok::Star => "`*`".into(),
         Tok::Plus => "`+`".into(),
         Tok::Tilde => "`~`".into(),
+        Tok::Amp => "`&`".into(),
+        Tok::Eq => "`=`".into(),
         Tok::Dot => "`.`".into(),
         Tok::DotDot => "`..`".into(),
         Tok::Arrow => "`->`".into(),
@@ -158,6 +172,8 @@ impl Lexer<'_, '_> {
                 '*' => single(Tok::Star),
                 '+' => single(Tok::Plus),
                 '~' => single(Tok::Tilde),
+                '&' => single(Tok::Amp),
+                '=' => single(Tok::Eq),
                 '!' => single(Tok::Bang),
                 '.' if next == Some('.') => Some((Tok::DotDot, 2)),
                 '.' => single(Tok::Dot),
@@ -230,7 +246,12 @@ impl Lexer<'_, '_> {
                         );
                         self.push(Tok::Invalid, start, j);
                     } else if &self.text[start + 1..j] == "json" {
-                        self.inline_json(start);
+                        self.inline_json(start, "json");
+                    } else if &self.text[start + 1..j] == "regex" {
+                        self.inline_json(start, "regex");
+                    } else if &self.text[start + 1..j] == "llguidance" {
+                        self.push(Tok::Directive("llguidance".into()), start, j);
+                        self.inline_json(j, "llguidance");
                     } else {
                         self.push(
                             Tok::Directive(self.text[start + 1..j].to_string()),
@@ -289,8 +310,14 @@ impl Lexer<'_, '_> {
 
     /// `%json { ... }`: an inline JSON Schema, taken whole (strings and
     /// nesting followed, so a `}` inside a string does not close it) and
-    /// parsed by the parser. The cursor is after `%json`.
-    fn inline_json(&mut self, start: usize) {
+    /// parsed by the parser. The cursor is after `%json`. The same for the
+    /// JSON objects after `%regex` and `%llguidance` (`directive`).
+    fn inline_json(&mut self, start: usize, directive: &str) {
+        let what = match directive {
+            "json" => "a JSON Schema object",
+            "regex" => "a JSON object",
+            _ => "a JSON object of options",
+        };
         let mut j = self.i;
         while matches!(self.peek_at(j), Some(' ' | '\t' | '\r' | '\n')) {
             j += 1;
@@ -300,7 +327,7 @@ impl Lexer<'_, '_> {
                 DiagnosticKind::Syntax,
                 start,
                 self.i,
-                "`%json` must be followed by a JSON Schema object `{ ... }`",
+                format!("`%{directive}` must be followed by {what} `{{ ... }}`"),
             );
             self.push(Tok::Invalid, start, self.i);
             return;
@@ -318,7 +345,12 @@ impl Lexer<'_, '_> {
                     if depth == 0 {
                         let end = open + k + 1;
                         self.i = end;
-                        self.push(Tok::Json(self.text[open..end].to_string()), start, end);
+                        let text = self.text[open..end].to_string();
+                        let tok = match directive {
+                            "regex" => Tok::RegexExt(text),
+                            _ => Tok::Json(text),
+                        };
+                        self.push(tok, start, end);
                         return;
                     }
                 }
@@ -330,7 +362,7 @@ impl Lexer<'_, '_> {
             DiagnosticKind::Syntax,
             start,
             open + 1,
-            "the JSON Schema after `%json` is not closed: a `}` is missing",
+            format!("{what} after `%{directive}` is not closed: a `}}` is missing"),
         );
         self.push(Tok::Invalid, start, self.i);
     }
@@ -364,13 +396,23 @@ impl Lexer<'_, '_> {
         self.i = end;
         let text = &self.text[start..end];
         let token = match text.strip_prefix("<[").and_then(|t| t.strip_suffix("]>")) {
+            Some(set) if set.contains(['-', ',', '*', '^']) => {
+                match token_set(set) {
+                    Ok(ranges) => self.push(Tok::TokenSet(ranges), start, end),
+                    Err((kind, why)) => {
+                        self.error(kind, start, end, format!("`{text}`: {why}"));
+                        self.push(Tok::Invalid, start, end);
+                    }
+                }
+                return;
+            }
             Some(id) => match id.parse::<u32>() {
                 Ok(id) => SpecialToken::Id(id),
                 Err(_) => {
                     let why = if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) {
                         "is past any vocabulary (ids are below 2^32)"
                     } else {
-                        "needs one number (ranges and lists are not supported)"
+                        "needs a number, or a set of them: `<[1-5,9]>`"
                     };
                     self.error(
                         DiagnosticKind::Syntax,
@@ -554,4 +596,80 @@ impl Lexer<'_, '_> {
             j,
         );
     }
+}
+
+/// Most token ids one token set may hold: each becomes one of the grammar's
+/// special tokens, of which there are at most this many.
+const MAX_TOKEN_SET: u64 = crate::grammar::MAX_SPECIAL_TOKENS as u64;
+
+/// The ranges of a token set's text (between `<[` and `]>`): ids and
+/// inclusive ranges `a-b`, separated by commas; merged, sorted.
+/// `*` and `^...` are refused: they take ordinary text tokens by id.
+fn token_set(set: &str) -> Result<Vec<(u32, u32)>, (DiagnosticKind, String)> {
+    let syntax = |why: String| (DiagnosticKind::Syntax, why);
+    if set.trim() == "*" || set.trim_start().starts_with('^') {
+        let what = if set.trim() == "*" {
+            "any token"
+        } else {
+            "any token but these"
+        };
+        return Err((
+            DiagnosticKind::Unsupported,
+            format!(
+                "{what} includes ordinary text tokens, which gcd matches by their text, never \
+                 by id (a token's bytes are text or one grammar symbol, not both); name the \
+                 special tokens instead, e.g. `<[128000-128255]>`"
+            ),
+        ));
+    }
+    let id = |t: &str| {
+        let t = t.trim();
+        t.parse::<u32>().map_err(|_| {
+            syntax(format!(
+                "`{t}` is not a token id (a set is written `<[1-5,9]>`: ids and inclusive ranges)"
+            ))
+        })
+    };
+    let mut ranges = Vec::new();
+    for item in set.split(',') {
+        let (lo, hi) = match item.split_once('-') {
+            Some((lo, hi)) => (id(lo)?, id(hi)?),
+            None => {
+                let n = id(item)?;
+                (n, n)
+            }
+        };
+        if lo > hi {
+            return Err(syntax(format!("the range `{}` is empty", item.trim())));
+        }
+        ranges.push((lo, hi));
+    }
+    ranges.sort_unstable();
+    let mut merged: Vec<(u32, u32)> = Vec::new();
+    for (lo, hi) in ranges {
+        match merged.last_mut() {
+            Some(last) if u64::from(lo) <= u64::from(last.1) + 1 => last.1 = last.1.max(hi),
+            _ => merged.push((lo, hi)),
+        }
+    }
+    let size: u64 = merged.iter().map(|&(lo, hi)| u64::from(hi - lo) + 1).sum();
+    if size > MAX_TOKEN_SET {
+        return Err((
+            DiagnosticKind::TooLarge,
+            format!("the set holds {size} ids; a grammar may name at most {MAX_TOKEN_SET} tokens"),
+        ));
+    }
+    Ok(merged)
+}
+
+/// A token set as written back: `<[1-5,9]>`.
+pub(super) fn token_set_text(ranges: &[(u32, u32)]) -> String {
+    let items: Vec<String> = ranges
+        .iter()
+        .map(|&(lo, hi)| match lo == hi {
+            true => lo.to_string(),
+            false => format!("{lo}-{hi}"),
+        })
+        .collect();
+    format!("<[{}]>", items.join(","))
 }

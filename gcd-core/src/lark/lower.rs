@@ -6,12 +6,14 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::ast::{Frag, Node, Parsed};
+use super::ast::{Frag, Node, Parsed, Prec, ReLit, RuleDef};
+use super::parser::alts_node;
 use super::regex::range_regex;
 use super::terminals::{check_terminal, non_empty_part, TState, TermCompiler};
 use super::Embeds;
 use crate::error::{Diagnostic, DiagnosticKind, GrammarError, Span};
-use crate::grammar::{Alternative, Expr, Grammar, GrammarBuilder, TerminalPattern};
+use crate::grammar::{Alternative, Expr, Grammar, GrammarBuilder, SpecialToken, TerminalPattern};
+use crate::lexer::lookaround;
 use crate::limits::Limits;
 
 /// What lowering a rule's expression needs besides the expression.
@@ -101,6 +103,15 @@ impl RuleCx<'_> {
             Node::Special(t, span) => {
                 Expr::Pattern(TerminalPattern::Special(t.clone()), Some(*span))
             }
+            // One special token per id: each matches exactly that token.
+            Node::TokenSet(ranges, span) => Expr::Alt(
+                (ranges.iter().flat_map(|&(lo, hi)| lo..=hi))
+                    .map(|id| {
+                        let token = TerminalPattern::Special(SpecialToken::Id(id));
+                        Expr::Pattern(token, Some(*span))
+                    })
+                    .collect(),
+            ),
             Node::Json(schema, span) => self.embedded(
                 format!("json:{schema}"),
                 "the JSON Schema after `%json`",
@@ -126,6 +137,21 @@ impl RuleCx<'_> {
                     Node::Repeat(_, a, b) => Expr::Repeat(Box::new(inner), *a, *b),
                     _ => inner,
                 }
+            }
+            Node::And(_, span) | Node::Not(_, span) => {
+                let (op, hint) = match node {
+                    Node::And(..) => ("&", ""),
+                    _ => ("~", " (a repetition is written `item ~ N`)"),
+                };
+                self.diags.push(Diagnostic::new(
+                    DiagnosticKind::Syntax,
+                    Some(*span),
+                    format!(
+                        "`{op}` combines terminals only (a rule's language need not be regular): \
+                         define a terminal `NAME: ...` with it and use `NAME` here{hint}"
+                    ),
+                ));
+                Expr::Seq(Vec::new())
             }
             // `templates::expand` has replaced every use by its instance's name.
             Node::Template(name, _, span) => {
@@ -212,6 +238,7 @@ pub(super) fn compile(
         .enumerate()
         .map(|(i, &u)| if u { tc.term(i) } else { None })
         .collect();
+    let lazy_bodies = lazy_bodies(&rules, &mut tc);
     let mut optional = HashSet::new();
     for (t, frag) in terms.iter().zip(compiled) {
         let Some(frag) = frag else { continue };
@@ -252,6 +279,17 @@ pub(super) fn compile(
         embedded: HashMap::new(),
     };
     for r in &rules {
+        if let Some(body) = lazy_bodies.get(&r.name) {
+            let expr = cx.rule_expr(body);
+            let alt = Alternative {
+                expr,
+                alias: None,
+                span: Some(r.span),
+            };
+            cx.builder
+                .rule_full(&r.name, r.kind, vec![alt], Some(r.span));
+            continue;
+        }
         let mut alternatives = Vec::with_capacity(r.alts.len());
         for a in &r.alts {
             if a.node.cost() > limits.max_rule_expansion {
@@ -285,4 +323,54 @@ pub(super) fn compile(
         sort_diags(&mut diags);
         Err(GrammarError::new(diags))
     }
+}
+
+/// The body of each `[lazy]` rule as one lazy pattern: the rule's
+/// alternatives compiled as a terminal, its regex given a lazy quantifier
+/// on nothing, so the lexer ends the lexeme at its first match (gcd's
+/// meaning of a lazy quantifier, and llguidance's of `[lazy]`).
+fn lazy_bodies(rules: &[RuleDef], tc: &mut TermCompiler<'_>) -> HashMap<String, Node> {
+    let mut out = HashMap::new();
+    for r in rules.iter().filter(|r| r.lazy) {
+        let owner = (format!("rule `{}` with `[lazy]`", r.name), r.span);
+        if let Some((alias, span)) = r.alts.iter().find_map(|a| a.alias.as_ref()) {
+            tc.diags.push(Diagnostic::new(
+                DiagnosticKind::Syntax,
+                Some(*span),
+                format!(
+                    "{} is one lexeme, so its alternatives cannot have an alias (`-> {alias}`)",
+                    owner.0
+                ),
+            ));
+            continue;
+        }
+        let node = alts_node(r.alts.iter().map(|a| a.node.clone()).collect());
+        let Some(frag) = tc.node(&node, &owner) else {
+            continue;
+        };
+        if let Frag::Comb(c) = &frag {
+            tc.diags.push(Diagnostic::new(
+                DiagnosticKind::Unsupported,
+                Some(r.span),
+                format!(
+                    "{} is a combination with `&` or `~` ({c}), which gcd cannot make lazy",
+                    owner.0
+                ),
+            ));
+            continue;
+        }
+        let re = format!("(?:{})(?:)??", frag.regex());
+        let matches_empty = regex_syntax::Parser::new()
+            .parse(&lookaround::without_assertions(&re))
+            .is_ok_and(|h| h.properties().minimum_len() == Some(0));
+        let lit = ReLit {
+            re: Some(re),
+            prec: Prec::Seq,
+            matches_empty,
+            text: format!("the body of {}", owner.0),
+            span: r.span,
+        };
+        out.insert(r.name.clone(), Node::Re(Box::new(lit)));
+    }
+    out
 }

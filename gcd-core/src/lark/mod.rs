@@ -52,13 +52,45 @@
 //!   `<NAME>` also finds a token written `[NAME]`) and `<[128009]>` (by id),
 //!   each matching that token id only (see
 //!   [`SpecialToken`](crate::grammar::SpecialToken)); resolved when the
-//!   grammar is bound.
+//!   grammar is bound. Token sets `<[128000-128010,128020]>` (ids and
+//!   inclusive ranges) match one token whose id is in the set: each id is
+//!   a special token of its own (so every id must be a special token of
+//!   the vocabulary, named once). `<[*]>` and `<[^...]>` are
+//!   [`DiagnosticKind::Unsupported`]: they take ordinary text tokens by
+//!   id, and gcd spells a token as its text or as one grammar symbol,
+//!   never both.
 //! - llguidance's inline JSON Schemas in rules: `%json { ... }` stands for
 //!   the JSON documents the schema validates, and (in `grammar!`) `@Name`
 //!   for the JSON of a Rust type deriving `Constrained`. gcd-core compiles
 //!   neither: [`parse_with_embeds`] takes what does ([`Embeds`];
 //!   `gcd_schema::parse_lark` passes gcd-schema's JSON Schema compiler),
 //!   and without it they are errors.
+//! - llguidance's `&` (and) and `~` (not) in terminal definitions:
+//!   `ID: /[a-z]+/ & ~KEYWORD`. `&` binds tighter than `|` and looser than
+//!   a sequence, `~` tighter than any postfix operator (`~A+` is `(~A)+`).
+//!   `~X` is every valid UTF-8 string `X` does not match (llguidance's is
+//!   every byte string; they agree on text, see
+//!   [`RegexCombination`](crate::grammar::RegexCombination)). The result
+//!   combines further with `|`, `&` and `~` only: concatenating or
+//!   repeating it is a [`DiagnosticKind::Unsupported`] error, and so is
+//!   either operator in a rule.
+//! - llguidance's structured lexemes `%regex { "substring_chunks": [...] }`,
+//!   `{ "substring_words": "..." }` and `{ "substring_chars": "..." }`, in
+//!   terminals and rules: every contiguous run of the chunks, the empty
+//!   one included (words are cut as llguidance 1.9 cuts them: maximal runs
+//!   of word characters, of blanks, of other characters). Other fields,
+//!   and the documentation's planned `"type": ...` forms, are
+//!   [`DiagnosticKind::Unsupported`].
+//! - `%llguidance { ... }` options: `no_forcing` (masks allow every
+//!   tokenization either way), `allow_invalid_utf8: false` and
+//!   `allow_initial_skip: true` (what gcd does) are accepted; every other
+//!   option or value is [`DiagnosticKind::Unsupported`], by name
+//!   (llguidance ignores options it does not know).
+//! - llguidance's rule attribute `name[lazy]: ...`: the rule's body,
+//!   compiled as one terminal, ends its lexeme at its first match (so
+//!   `d[lazy]: /[0-9]+/` is one digit). `max_tokens`, `stop`, `suffix`,
+//!   `stop_capture`, `capture`, `temperature` and unknown attributes are
+//!   errors naming them (see `attributes.rs` for why each is refused).
 //! - `%ignore NAME`, `%ignore "literal"`, `%ignore /regex/` (and any other
 //!   terminal expression, compiled to one anonymous ignored terminal).
 //! - `%import common.NAME`, `%import common.NAME -> ALIAS`,
@@ -107,15 +139,18 @@
 //! run reports as many problems as it can.
 
 mod ast;
+mod attributes;
 pub mod builtin;
 mod directives;
 mod imports;
 mod lexer;
 mod libraries;
 mod lower;
+mod options;
 mod parser;
 mod regex;
 pub(crate) mod source;
+mod substring;
 mod templates;
 mod terminals;
 #[cfg(test)]

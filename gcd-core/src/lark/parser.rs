@@ -3,9 +3,11 @@
 //! [`super::directives`] and `/regex/` literals are checked in [`super::regex`];
 //! both extend this [`Parser`].
 
-use super::ast::{Node, Parsed, ParsedAlt, RuleDef, TemplateDef, TermBody, TermDef};
+use super::ast::{Node, Parsed, ParsedAlt, Prec, ReLit, RuleDef, TemplateDef, TermBody, TermDef};
+use super::attributes::RuleAttributes;
 use super::lexer::{describe, lex, Tok, Token};
 use super::source::Source;
+use super::substring;
 use super::MAX_NESTING;
 use crate::error::{Diagnostic, DiagnosticKind, Span};
 use crate::grammar::RuleKind;
@@ -125,6 +127,13 @@ impl Parser<'_, '_> {
         // `name{a, b}:` defines a template; `name{a, b}` alone uses one.
         if self.tok_at(j).tok == Tok::LBrace {
             while !matches!(self.tok_at(j).tok, Tok::RBrace | Tok::Newline | Tok::Eof) {
+                j += 1;
+            }
+            j += 1;
+        }
+        // `name[lazy]:`: llguidance's rule attributes.
+        if self.tok_at(j).tok == Tok::LBrack {
+            while !matches!(self.tok_at(j).tok, Tok::RBrack | Tok::Newline | Tok::Eof) {
                 j += 1;
             }
             j += 1;
@@ -330,6 +339,21 @@ impl Parser<'_, '_> {
             }
             params = Some(self.template_params(&name)?);
         }
+        let mut attrs = RuleAttributes::default();
+        if *self.peek() == Tok::LBrack {
+            if terminal {
+                let t = self.cur();
+                self.error(
+                    DiagnosticKind::Syntax,
+                    self.span_of(&t),
+                    format!(
+                        "terminal `{name}` cannot take attributes `[...]`: they apply to rules"
+                    ),
+                );
+                return Err(());
+            }
+            attrs = self.rule_attributes(&name)?;
+        }
         let mut priority = 0i32;
         if *self.peek() == Tok::Dot {
             self.advance();
@@ -387,6 +411,7 @@ impl Parser<'_, '_> {
                 name,
                 kind,
                 keep_all_tokens,
+                lazy: attrs.lazy,
                 alts,
                 span: name_span,
             };
@@ -403,7 +428,7 @@ impl Parser<'_, '_> {
         loop {
             self.skip_continuation();
             let start = self.cur().start;
-            let node = self.expansion()?;
+            let node = self.conjunction()?;
             let end = self.prev_end().max(start);
             let mut alias = None;
             if *self.peek() == Tok::Arrow {
@@ -445,6 +470,36 @@ impl Parser<'_, '_> {
         }
     }
 
+    /// `a & b & ...` (llguidance): binds tighter than `|` and looser than
+    /// a sequence, so `A B & C | D` is `((A B) & C) | D`. Only terminals
+    /// may use it; the terminal compiler and the rule lowering check that.
+    fn conjunction(&mut self) -> PResult<Node> {
+        let start = self.cur().start;
+        let first = self.expansion()?;
+        if *self.peek() != Tok::Amp {
+            return Ok(first);
+        }
+        let mut items = vec![first];
+        while *self.peek() == Tok::Amp {
+            let amp = self.advance();
+            self.skip_continuation();
+            items.push(self.expansion()?);
+            if items
+                .iter()
+                .any(|n| matches!(n, Node::Seq(s) if s.is_empty()))
+            {
+                self.error(
+                    DiagnosticKind::Syntax,
+                    self.span_of(&amp),
+                    "`&` needs a terminal expression on each side",
+                );
+                return Err(());
+            }
+        }
+        let span = self.src.span(start, self.prev_end().max(start));
+        Ok(Node::And(items, span))
+    }
+
     fn expansion(&mut self) -> PResult<Node> {
         let mut items = Vec::new();
         loop {
@@ -454,18 +509,32 @@ impl Parser<'_, '_> {
                 | Tok::Str { .. }
                 | Tok::Regex { .. }
                 | Tok::Special(_)
+                | Tok::TokenSet(_)
+                | Tok::RegexExt(_)
                 | Tok::Json(_)
                 | Tok::TypeRef(_)
                 | Tok::LParen
                 | Tok::LBrack => {
                     items.push(self.expr()?);
                 }
-                Tok::Pipe | Tok::RParen | Tok::RBrack | Tok::Arrow | Tok::Newline | Tok::Eof => {
-                    break
-                }
+                Tok::Pipe
+                | Tok::Amp
+                | Tok::RParen
+                | Tok::RBrack
+                | Tok::Arrow
+                | Tok::Newline
+                | Tok::Eof => break,
                 Tok::Question | Tok::Star | Tok::Plus | Tok::Tilde | Tok::LBrace
                     if !items.is_empty()
-                        && (*self.peek() != Tok::LBrace || self.count_brace_ahead()) =>
+                        && match self.peek() {
+                            Tok::LBrace => self.count_brace_ahead(),
+                            // A `~` before an item negates it; before a count
+                            // it is a second repetition.
+                            Tok::Tilde => {
+                                matches!(self.tok_at(self.pos + 1).tok, Tok::Number(_))
+                            }
+                            _ => true,
+                        } =>
                 {
                     let t = self.cur();
                     self.error(
@@ -477,6 +546,9 @@ impl Parser<'_, '_> {
                         ),
                     );
                     return Err(());
+                }
+                Tok::Tilde => {
+                    items.push(self.expr()?);
                 }
                 _ => {
                     let end = if self.depth > 0 {
@@ -521,13 +593,23 @@ impl Parser<'_, '_> {
         }
     }
 
+    /// An item: `~`s (llguidance's negation, binding tighter than any
+    /// postfix operator: `~A+` is `(~A)+`), an atom, and one operator.
     fn expr(&mut self) -> PResult<Node> {
-        let atom = self.atom()?;
+        let mut nots = Vec::new();
+        while *self.peek() == Tok::Tilde {
+            nots.push(self.advance());
+        }
+        let mut atom = self.atom()?;
+        for t in nots.iter().rev() {
+            let span = self.src.span(t.start, self.prev_end());
+            atom = Node::Not(Box::new(atom), span);
+        }
         let node = match self.peek() {
             Tok::Question => Node::Opt(Box::new(atom)),
             Tok::Star => Node::Star(Box::new(atom)),
             Tok::Plus => Node::Plus(Box::new(atom)),
-            Tok::Tilde => {
+            Tok::Tilde if matches!(self.tok_at(self.pos + 1).tok, Tok::Number(_)) => {
                 self.advance();
                 let (min, _) = self.number("`~`")?;
                 let mut max = min;
@@ -687,6 +769,14 @@ impl Parser<'_, '_> {
                 self.advance();
                 Ok(Node::Special(token, self.span_of(&t)))
             }
+            Tok::RegexExt(text) => {
+                self.advance();
+                self.structured_regex(&text, &t)
+            }
+            Tok::TokenSet(ranges) => {
+                self.advance();
+                Ok(Node::TokenSet(ranges, self.span_of(&t)))
+            }
             Tok::TypeRef(name) => {
                 self.advance();
                 Ok(Node::TypeRef(name, self.span_of(&t)))
@@ -717,6 +807,43 @@ impl Parser<'_, '_> {
                 Ok(Node::Name(name, self.span_of(&t)))
             }
             _ => self.expected("a name, a \"literal\", a /regex/, a <special token>, `(` or `[`"),
+        }
+    }
+}
+
+impl Parser<'_, '_> {
+    /// `%regex { ... }` (its JSON `text`, at `t`): a pattern like a
+    /// `/regex/`, usable in terminals and rules.
+    fn structured_regex(&mut self, text: &str, t: &Token) -> PResult<Node> {
+        let span = self.span_of(t);
+        let built = serde_json::from_str::<serde_json::Value>(text)
+            .map_err(|e| {
+                let m = format!("the object after `%regex` is not JSON: {e}");
+                (DiagnosticKind::Syntax, m)
+            })
+            .and_then(|spec| substring::chunks(&spec))
+            .and_then(|chunks| match chunks.iter().all(String::is_empty) {
+                // Only the empty string: what `""` means.
+                true => Ok(None),
+                false => substring::substring_regex(&chunks).map(Some),
+            });
+        match built {
+            Ok(None) => Ok(Node::Lit {
+                text: String::new(),
+                ci: false,
+                span,
+            }),
+            Ok(Some(re)) => Ok(Node::Re(Box::new(ReLit {
+                re: Some(re),
+                prec: Prec::Atom,
+                matches_empty: true,
+                text: format!("%regex {text}"),
+                span,
+            }))),
+            Err((kind, msg)) => {
+                self.error(kind, span, msg);
+                Err(())
+            }
         }
     }
 }

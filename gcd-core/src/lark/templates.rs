@@ -356,6 +356,7 @@ fn write_lark(node: &Node, out: &mut String) {
         }
         Node::Re(r) => out.push_str(&r.text),
         Node::Special(t, _) => out.push_str(&t.to_string()),
+        Node::TokenSet(ranges, _) => out.push_str(&super::lexer::token_set_text(ranges)),
         Node::Json(v, _) => out.push_str(&format!("%json {v}")),
         Node::TypeRef(name, _) => out.push_str(&format!("@{name}")),
         Node::Range { lo, hi, .. } => {
@@ -363,6 +364,11 @@ fn write_lark(node: &Node, out: &mut String) {
         }
         Node::Seq(items) => join(items, " ", out),
         Node::Alt(items) => join(items, " | ", out),
+        Node::And(items, _) => join(items, " & ", out),
+        Node::Not(e, _) => {
+            out.push('~');
+            operand(e, out);
+        }
         Node::Opt(e) => {
             out.push('[');
             write_lark(e, out);

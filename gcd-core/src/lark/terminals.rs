@@ -6,12 +6,13 @@
 use std::collections::{HashMap, HashSet};
 
 use super::ast::{Frag, Node, Prec, TermBody, TermDef};
+use super::lexer::token_set_text;
 use super::parser::is_terminal_name;
 use super::regex::{range_regex, regex_error};
 use super::{MAX_COMPILE_DEPTH, MAX_TERMINAL_DEPTH};
 use crate::error::{Diagnostic, DiagnosticKind, Span};
-use crate::grammar::TerminalPattern;
-use crate::lexer::lookaround;
+use crate::grammar::{RegexCombination, TerminalPattern};
+use crate::lexer::{lookaround, TerminalDfa};
 
 #[derive(Clone, Debug)]
 pub(super) enum TState {
@@ -175,6 +176,12 @@ impl TermCompiler<'_> {
                 &format!("special token {t}"),
                 "a special token is one token id, not text",
             ),
+            Node::TokenSet(ranges, span) => self.not_in_terminal(
+                owner,
+                *span,
+                &format!("token set {}", token_set_text(ranges)),
+                "a token set is token ids, not text",
+            ),
             Node::TypeRef(name, span) => self.not_in_terminal(
                 owner,
                 *span,
@@ -196,8 +203,22 @@ impl TermCompiler<'_> {
                 re: range_regex(*lo, *hi),
                 prec: Prec::Atom,
             }),
+            Node::And(items, _) => {
+                let frags = self.all(items, owner)?;
+                let parts = frags.iter().map(Frag::combination).collect();
+                Some(Frag::Comb(RegexCombination::And(parts)))
+            }
+            Node::Not(item, _) => {
+                let frag = self.node(item, owner)?;
+                Some(Frag::Comb(RegexCombination::Not(Box::new(
+                    frag.combination(),
+                ))))
+            }
             Node::Seq(items) => {
                 let frags = self.all(items, owner)?;
+                if frags.len() > 1 {
+                    self.no_regex_of_combination(&frags, items, owner, "concatenates")?;
+                }
                 if let Some(Frag::Lit { ci, .. }) = frags.first() {
                     let ci = *ci;
                     if frags
@@ -208,7 +229,7 @@ impl TermCompiler<'_> {
                             .iter()
                             .map(|f| match f {
                                 Frag::Lit { text, .. } => text.as_str(),
-                                Frag::Re { .. } => "",
+                                Frag::Re { .. } | Frag::Comb(_) => "",
                             })
                             .collect();
                         if text.len() > self.max_regex_len {
@@ -234,6 +255,10 @@ impl TermCompiler<'_> {
                 if frags.len() == 1 {
                     return frags.into_iter().next();
                 }
+                if frags.iter().any(|f| matches!(f, Frag::Comb(_))) {
+                    let parts = frags.iter().map(Frag::combination).collect();
+                    return Some(Frag::Comb(RegexCombination::Or(parts)));
+                }
                 let re = frags
                     .iter()
                     .map(|f| f.at(Prec::Alt))
@@ -243,6 +268,12 @@ impl TermCompiler<'_> {
             }
             Node::Opt(e) | Node::Star(e) | Node::Plus(e) | Node::Repeat(e, ..) => {
                 let f = self.node(e, owner)?;
+                self.no_regex_of_combination(
+                    std::slice::from_ref(&f),
+                    std::slice::from_ref(&**e),
+                    owner,
+                    "repeats",
+                )?;
                 let op = match node {
                     Node::Opt(_) => "?".to_string(),
                     Node::Star(_) => "*".to_string(),
@@ -255,6 +286,35 @@ impl TermCompiler<'_> {
                 self.sized(re, Prec::Seq, owner)
             }
         }
+    }
+
+    /// Refuses to splice the result of `&` or `~` into a regex (`how`:
+    /// what the expression would do with it, e.g. "repeats"): the lexer
+    /// builds those as a product of automata, which `|`, `&` and `~`
+    /// combine further but a sequence or repetition does not.
+    fn no_regex_of_combination(
+        &mut self,
+        frags: &[Frag],
+        items: &[Node],
+        owner: &(String, Span),
+        how: &str,
+    ) -> Option<()> {
+        let Some(i) = frags.iter().position(|f| matches!(f, Frag::Comb(_))) else {
+            return Some(());
+        };
+        let span = node_span(&items[i]).unwrap_or(owner.1);
+        self.diags.push(Diagnostic::new(
+            DiagnosticKind::Unsupported,
+            Some(span),
+            format!(
+                "{} {how} the result of `&` or `~` ({}): gcd combines such results \
+                 only with `|`, `&` and `~`; write the sequence or repetition inside the \
+                 operands (e.g. `/[a-z]+/ & ~/(?s:.*)__(?s:.*)/` instead of `(~KEYWORD)+`)",
+                owner.0,
+                frags[i].combination()
+            ),
+        ));
+        None
     }
 
     /// Compiles every item (so that every error is reported); `None` if any failed.
@@ -282,6 +342,14 @@ const NON_EMPTY: &str = "(?s:.)+";
 /// (an empty literal, lookaround assertions, an invalid regex): those go
 /// through [`check_terminal`] as before.
 pub(super) fn non_empty_part(pattern: &TerminalPattern) -> Option<TerminalPattern> {
+    if let TerminalPattern::Combination(c) = pattern {
+        // `~X` matches "" unless X does: `~KEYWORD` alone is common.
+        let empty = TerminalDfa::combination_matches_empty(c).ok()?;
+        return empty.then(|| {
+            let non_empty = RegexCombination::Regex(NON_EMPTY.to_string());
+            TerminalPattern::Combination(RegexCombination::And(vec![c.clone(), non_empty]))
+        });
+    }
     let TerminalPattern::Regex(re) = pattern else {
         return None;
     };
@@ -306,6 +374,23 @@ pub(super) fn check_terminal(
         TerminalPattern::Literal { text, .. } => text.is_empty(),
         // Not written in Lark; the DFA build checks it.
         TerminalPattern::Intersection(_) => false,
+        // Its non-empty part was taken (`non_empty_part`); each leaf must
+        // be a valid regex.
+        TerminalPattern::Combination(c) => {
+            for leaf in c.leaves() {
+                let plain = lookaround::without_assertions(leaf);
+                if let Err(e) = regex_syntax::Parser::new().parse(&plain) {
+                    let (msg, _) = regex_error(&e);
+                    diags.push(Diagnostic::new(
+                        DiagnosticKind::InvalidRegex,
+                        Some(span),
+                        format!("{what} combines an invalid regex: {msg}"),
+                    ));
+                    return false;
+                }
+            }
+            false
+        }
         TerminalPattern::Special(_) => false,
         TerminalPattern::Regex(re) => {
             match regex_syntax::Parser::new().parse(&lookaround::without_assertions(re)) {
@@ -334,4 +419,23 @@ pub(super) fn check_terminal(
         return false;
     }
     true
+}
+
+/// Where a node is written, when it says so itself.
+fn node_span(node: &Node) -> Option<Span> {
+    match node {
+        Node::Name(_, s)
+        | Node::Lit { span: s, .. }
+        | Node::Range { span: s, .. }
+        | Node::Special(_, s)
+        | Node::TokenSet(_, s)
+        | Node::Json(_, s)
+        | Node::TypeRef(_, s)
+        | Node::Template(_, _, s)
+        | Node::And(_, s)
+        | Node::Not(_, s) => Some(*s),
+        Node::Re(r) => Some(r.span),
+        Node::Seq(items) | Node::Alt(items) => items.iter().find_map(node_span),
+        Node::Opt(e) | Node::Star(e) | Node::Plus(e) | Node::Repeat(e, ..) => node_span(e),
+    }
 }

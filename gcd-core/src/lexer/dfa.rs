@@ -333,10 +333,30 @@ impl TerminalDfa {
         }
     }
 
-    /// The product automaton, stepped once per class of bytes that every
-    /// operand treats alike (a handful, where the 256 bytes each cost a
-    /// lookup of the state tuple).
+    /// The intersection's product: every operand alive, every one
+    /// accepting.
     fn product(dfas: &[TerminalDfa]) -> Result<TerminalDfa, DfaError> {
+        Self::product_by(
+            dfas,
+            |states| dfas.iter().zip(states).all(|(d, &q)| d.is_accepting(q)),
+            |states| !states.contains(&DEAD),
+        )
+    }
+
+    /// The product of `dfas` read in lockstep: a state is the tuple of
+    /// their states ([`DEAD`] for one that has stopped), which accepts
+    /// where `accept` says so. A tuple that `alive` rejects can never
+    /// accept and is not kept (states `alive` keeps but that cannot reach
+    /// a match are dropped after). Intersections and boolean combinations
+    /// (`combination.rs`) are this one construction with other rules.
+    /// Stepped once per class of bytes that every operand treats alike (a
+    /// handful, where the 256 bytes each cost a lookup of the tuple).
+    /// Refused past `MAX_PRODUCT_STATES`.
+    pub(super) fn product_by(
+        dfas: &[TerminalDfa],
+        accept: impl Fn(&[u32]) -> bool,
+        alive: impl Fn(&[u32]) -> bool,
+    ) -> Result<TerminalDfa, DfaError> {
         let classes = super::ByteClasses::new(dfas);
         let start = vec![0u32; dfas.len()];
         let mut index: HashMap<Vec<u32>, u32> = HashMap::from([(start.clone(), 0)]);
@@ -346,11 +366,14 @@ impl TerminalDfa {
         let mut next = Vec::with_capacity(dfas.len());
         let mut i = 0;
         while i < states.len() {
-            accepting.push(dfas.iter().zip(&states[i]).all(|(d, &q)| d.is_accepting(q)));
+            accepting.push(accept(&states[i]));
             for (c, &byte) in classes.representatives.iter().enumerate() {
                 next.clear();
-                next.extend(dfas.iter().zip(&states[i]).map(|(d, &q)| d.next(q, byte)));
-                by_class[c] = if next.contains(&DEAD) {
+                next.extend(dfas.iter().zip(&states[i]).map(|(d, &q)| match q {
+                    DEAD => DEAD,
+                    q => d.next(q, byte),
+                }));
+                by_class[c] = if !alive(&next) {
                     DEAD
                 } else if let Some(&id) = index.get(&next[..]) {
                     id

@@ -16,6 +16,7 @@
 
 pub mod automaton;
 mod classes;
+mod combination;
 mod counted;
 mod determinize;
 mod dfa;
