@@ -11,6 +11,7 @@ use gcd_core::bind::BoundGrammar;
 use gcd_core::compiled::{CompiledGrammar, Lexing};
 use gcd_core::runtime::matcher::Matcher;
 use gcd_core::vocab::Vocabulary;
+use gcd_schema::PropertyOrder;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -35,8 +36,13 @@ struct Cli {
     /// lexeme grows while it can; grammars where that swallows the next
     /// terminal are refused) or `dynamic` (a lexeme may end wherever a
     /// terminal matches, as in Lark's Earley parser; slower masks, no budget).
-    #[arg(long, global = true, value_enum, default_value_t = LexingArg::MaximalMunch)]
-    lexing: LexingArg,
+    #[arg(
+        long,
+        global = true,
+        value_parser = named::<Lexing>(&Lexing::NAMES),
+        default_value_t = Lexing::MaximalMunch
+    )]
+    lexing: Lexing,
     /// Print one JSON object for tools instead of text (`sample` prints one
     /// JSON line per output either way). Errors come as `{"error": ...}` on
     /// stdout, with exit code 2.
@@ -52,6 +58,17 @@ struct Cli {
     format: Option<FormatArg>,
 }
 
+/// A flag taking one of an option type's names: `--help` and clap's
+/// errors list them, and the type's own `FromStr` reads them.
+fn named<T>(names: &'static [&'static str]) -> impl clap::builder::TypedValueParser<Value = T>
+where
+    T: std::str::FromStr<Err = gcd_core::UnknownOptionName> + Clone + Send + Sync + 'static,
+{
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(names.iter().copied())
+        .try_map(|name| name.parse::<T>())
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum FormatArg {
     Lark,
@@ -64,21 +81,6 @@ static FORMAT: std::sync::OnceLock<Option<FormatArg>> = std::sync::OnceLock::new
 /// `--start`, set once from the command line: every Lark grammar this
 /// process reads takes it.
 static START_RULE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum LexingArg {
-    MaximalMunch,
-    Dynamic,
-}
-
-impl From<LexingArg> for Lexing {
-    fn from(a: LexingArg) -> Lexing {
-        match a {
-            LexingArg::MaximalMunch => Lexing::MaximalMunch,
-            LexingArg::Dynamic => Lexing::Dynamic,
-        }
-    }
-}
 
 #[derive(Subcommand)]
 enum Command {
@@ -190,8 +192,12 @@ enum Command {
         max_lexer_states: usize,
         /// Member order: `any` (what JSON Schema allows; MaskBench's valid
         /// instances keep their own order) or `schema`.
-        #[arg(long, default_value = "any", value_parser = ["any", "schema"])]
-        properties: String,
+        #[arg(
+            long,
+            default_value = "any",
+            value_parser = named::<PropertyOrder>(&PropertyOrder::NAMES)
+        )]
+        properties: PropertyOrder,
         /// Replay each instance under a token budget of its own length plus
         /// this many tokens (and time the first mask under a budget).
         #[arg(long)]
@@ -215,7 +221,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     START_RULE.get_or_init(|| cli.start.clone());
     FORMAT.get_or_init(|| cli.format);
-    let lexing = Lexing::from(cli.lexing);
+    let lexing = cli.lexing;
     let json = cli.json;
     let result = match cli.command {
         Command::Check {
@@ -273,22 +279,16 @@ fn main() -> ExitCode {
             properties,
             budget_slack,
             timings,
-        } => {
-            let order = match properties.as_str() {
-                "schema" => gcd_schema::PropertyOrder::Schema,
-                _ => gcd_schema::PropertyOrder::Any,
-            };
-            bench::maskbench(
-                &tokenizer,
-                data,
-                stride,
-                max_lexer_states,
-                order,
-                budget_slack,
-                timings,
-                json,
-            )
-        }
+        } => bench::maskbench(
+            &tokenizer,
+            data,
+            stride,
+            max_lexer_states,
+            properties,
+            budget_slack,
+            timings,
+            json,
+        ),
     };
     match result {
         Ok(code) => code,

@@ -220,23 +220,13 @@ struct PyGrammar {
     bound: Arc<BoundGrammar>,
 }
 
-fn parse_whitespace(s: &str) -> PyResult<gcd_schema::Whitespace> {
-    use gcd_schema::Whitespace as W;
-    Ok(match s {
-        "compact" => W::Compact,
-        "spaced" => W::Spaced,
-        "single_space" => W::SingleSpace,
-        "json" => W::Json,
-        "capped" => gcd_schema::DEFAULT_WHITESPACE,
-        _ => match s.strip_prefix("capped:").map(str::parse::<u8>) {
-            Some(Ok(n)) => W::Capped(n),
-            _ => {
-                return Err(PyValueError::new_err(format!(
-                    "whitespace={s:?}: expected \"compact\", \"spaced\", \"single_space\", \"json\", \
-                     \"capped\" or \"capped:N\" (N from 0 to 255)"
-                )))
-            }
-        },
+/// The `whitespace=` argument of `from_json_schema`.
+fn whitespace_named(name: &str) -> PyResult<gcd_schema::Whitespace> {
+    name.parse().map_err(|e: gcd_core::UnknownOptionName| {
+        PyValueError::new_err(format!(
+            "whitespace={name:?}: expected {}",
+            e.expected_list()
+        ))
     })
 }
 
@@ -281,7 +271,7 @@ impl PyGrammar {
         any_order: bool,
     ) -> PyResult<PyGrammar> {
         let value = schema_value(schema)?;
-        let mut options = gcd_schema::Options::default().whitespace(parse_whitespace(whitespace)?);
+        let mut options = gcd_schema::Options::default().whitespace(whitespace_named(whitespace)?);
         if any_order {
             options = options.properties(gcd_schema::PropertyOrder::Any);
         }
@@ -779,11 +769,10 @@ fn _gcd(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
 /// The `lexing=` argument of the grammar constructors.
 fn lexing_named(name: &str) -> PyResult<gcd_core::compiled::Lexing> {
-    match name {
-        "maximal-munch" => Ok(gcd_core::compiled::Lexing::MaximalMunch),
-        "dynamic" => Ok(gcd_core::compiled::Lexing::Dynamic),
-        other => Err(PyValueError::new_err(format!(
-            "lexing must be \"maximal-munch\" or \"dynamic\", not {other:?}"
-        ))),
-    }
+    name.parse().map_err(|e: gcd_core::UnknownOptionName| {
+        PyValueError::new_err(format!(
+            "lexing must be {}, not {name:?}",
+            e.expected_list()
+        ))
+    })
 }
