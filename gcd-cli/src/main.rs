@@ -11,7 +11,7 @@ use gcd_core::bind::BoundGrammar;
 use gcd_core::compiled::{CompiledGrammar, Lexing};
 use gcd_core::runtime::matcher::Matcher;
 use gcd_core::vocab::Vocabulary;
-use gcd_schema::PropertyOrder;
+use gcd_schema::{GrammarFormat, GrammarReader, PropertyOrder};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -54,8 +54,8 @@ struct Cli {
     start: Option<String>,
     /// The language of grammar files: Lark (the default) or GBNF
     /// (llama.cpp's; also picked by a `.gbnf` extension).
-    #[arg(long, global = true, value_enum)]
-    format: Option<FormatArg>,
+    #[arg(long, global = true, value_parser = named::<GrammarFormat>(&GrammarFormat::NAMES))]
+    format: Option<GrammarFormat>,
 }
 
 /// A flag taking one of an option type's names: `--help` and clap's
@@ -69,14 +69,8 @@ where
         .try_map(|name| name.parse::<T>())
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum FormatArg {
-    Lark,
-    Gbnf,
-}
-
 /// `--format`, set once from the command line.
-static FORMAT: std::sync::OnceLock<Option<FormatArg>> = std::sync::OnceLock::new();
+static FORMAT: std::sync::OnceLock<Option<GrammarFormat>> = std::sync::OnceLock::new();
 
 /// `--start`, set once from the command line: every Lark grammar this
 /// process reads takes it.
@@ -326,53 +320,32 @@ fn load_grammar(spec: &str, lexing: Lexing) -> Result<Arc<CompiledGrammar>> {
             format!("{spec}: {e}")
         }
     })?;
-    let g = read_grammar(spec, &text).map_err(|e| format!("{spec}:\n{e}"))?;
     let config = gcd_core::compiled::Config::default().lexing(lexing);
-    CompiledGrammar::with_config(&g, &config)
+    grammar_reader(spec)
+        .compile(&text, &config)
         .map(Arc::new)
         .map_err(|e| format!("{spec}:\n{e}"))
 }
 
-/// The grammar `text` of file `spec`: GBNF under `--format gbnf` or for a
-/// `.gbnf` file, else Lark.
+/// The grammar `text` of file `spec`, as `--format` and `--start` say.
 fn read_grammar(
     spec: &str,
     text: &str,
 ) -> std::result::Result<gcd_core::grammar::Grammar, gcd_core::GrammarError> {
-    let format = FORMAT.get().copied().flatten();
-    let gbnf = match format {
-        Some(f) => f == FormatArg::Gbnf,
-        None => spec.ends_with(".gbnf"),
-    };
-    if !gbnf {
-        return read_lark(spec, text);
-    }
-    let mut builder = gcd_core::gbnf::parse(text)?;
-    if let Some(Some(start)) = START_RULE.get() {
-        builder.start(start);
-    }
-    builder.build()
+    grammar_reader(spec).read(text)
 }
 
-/// The Lark grammar `text` of file `spec`: with gcd-schema's compiler for
-/// inline `%json { ... }` schemas, and relative imports read beside it.
-fn read_lark(
-    spec: &str,
-    text: &str,
-) -> std::result::Result<gcd_core::grammar::Grammar, gcd_core::GrammarError> {
-    let options = gcd_schema::Options::default();
-    let dir = std::path::Path::new(spec)
-        .parent()
-        .unwrap_or(std::path::Path::new("."));
-    let embeds = gcd_core::lark::FileImports {
-        dir: dir.to_path_buf(),
-        inner: &options,
-    };
-    let mut builder = gcd_core::lark::parse_with_embeds(text, &options.limits, &embeds)?;
-    if let Some(Some(start)) = START_RULE.get() {
-        builder.start(start);
+/// How to read the file `spec`: by its name unless `--format` says, from
+/// `--start` if given.
+fn grammar_reader(spec: &str) -> GrammarReader {
+    let mut reader = GrammarReader::for_file(std::path::Path::new(spec));
+    if let Some(Some(format)) = FORMAT.get() {
+        reader = reader.format(*format);
     }
-    builder.build()
+    if let Some(Some(start)) = START_RULE.get() {
+        reader = reader.start(start);
+    }
+    reader
 }
 
 /// A JSON Schema file, compiled with the default options.

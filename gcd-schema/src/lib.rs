@@ -73,6 +73,7 @@ pub(crate) mod decimal;
 mod emit;
 pub mod error;
 pub mod format;
+mod grammar_text;
 pub(crate) mod language;
 pub(crate) mod node;
 mod options;
@@ -92,6 +93,7 @@ use gcd_core::grammar::Grammar;
 use serde_json::Value;
 
 pub use error::{SchemaError, SchemaErrorKind};
+pub use grammar_text::{GrammarFormat, GrammarReader};
 pub use options::{
     Draft, Escapes, Integers, Limits, Options, PropertyOrder, Whitespace, DEFAULT_WHITESPACE,
 };

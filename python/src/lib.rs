@@ -12,6 +12,7 @@ use std::sync::{Arc, OnceLock};
 
 use gcd_core::vocab::trie::TokenTrie;
 use gcd_core::{BoundGrammar, CompiledGrammar, Vocabulary};
+use gcd_schema::{GrammarFormat, GrammarReader};
 use pyo3::buffer::PyBuffer;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -304,26 +305,16 @@ impl PyGrammar {
     ) -> PyResult<PyGrammar> {
         let lexing = lexing_named(lexing)?;
         let text = text.to_owned();
+        let mut reader = GrammarReader::new(GrammarFormat::Lark);
+        if let Some(dir) = import_dir {
+            reader = reader.import_dir(dir);
+        }
+        if let Some(start) = start {
+            reader = reader.start(start);
+        }
+        let config = gcd_core::compiled::Config::default().lexing(lexing);
         let compiled = py
-            .detach(move || {
-                let options = gcd_schema::Options::default();
-                let mut builder = match import_dir {
-                    Some(dir) => {
-                        let files = gcd_core::lark::FileImports {
-                            dir,
-                            inner: &options,
-                        };
-                        gcd_core::lark::parse_with_embeds(&text, &options.limits, &files)?
-                    }
-                    None => gcd_core::lark::parse_with_embeds(&text, &options.limits, &options)?,
-                };
-                if let Some(start) = &start {
-                    builder.start(start);
-                }
-                let g = builder.build()?;
-                let config = gcd_core::compiled::Config::default().lexing(lexing);
-                CompiledGrammar::with_config(&g, &config)
-            })
+            .detach(move || reader.compile(&text, &config))
             .map_err(|e| GrammarError::new_err(e.to_string()))?;
         PyGrammar::bind(py, compiled, vocab)
     }
@@ -347,9 +338,8 @@ impl PyGrammar {
         let text = text.to_owned();
         let compiled = py
             .detach(move || {
-                let g = gcd_core::gbnf::parse_grammar(&text)?;
                 let config = gcd_core::compiled::Config::default().lexing(lexing);
-                CompiledGrammar::with_config(&g, &config)
+                GrammarReader::new(GrammarFormat::Gbnf).compile(&text, &config)
             })
             .map_err(|e| GrammarError::new_err(e.to_string()))?;
         PyGrammar::bind(py, compiled, vocab)
