@@ -9,9 +9,8 @@ mod common;
 use std::sync::Arc;
 
 use gcd::core::runtime::decode;
-use gcd::core::runtime::matcher::Matcher;
 use gcd::core::runtime::tree::Node;
-use gcd::core::vocab::Vocabulary;
+use gcd::{Matcher, Vocabulary};
 
 gcd::grammar! {
     pub Command;

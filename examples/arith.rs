@@ -9,8 +9,7 @@ mod common;
 use std::sync::Arc;
 
 use gcd::core::runtime::decode;
-use gcd::core::runtime::matcher::Matcher;
-use gcd::core::vocab::Vocabulary;
+use gcd::{Matcher, Vocabulary};
 
 gcd::grammar! {
     /// Integer arithmetic with the usual precedence and left associativity.

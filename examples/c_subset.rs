@@ -9,13 +9,11 @@ mod common;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use gcd::core::bind::BoundGrammar;
 use gcd::core::compiled::CompiledGrammar;
 use gcd::core::lark::parse_grammar;
 use gcd::core::runtime::decode;
-use gcd::core::runtime::matcher::Matcher;
 use gcd::core::runtime::tree;
-use gcd::core::vocab::Vocabulary;
+use gcd::{BoundGrammar, Matcher, Vocabulary};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args()

@@ -12,8 +12,7 @@ mod common;
 use std::sync::Arc;
 use std::time::Instant;
 
-use gcd::core::vocab::Vocabulary;
-use gcd::{Chat, Constrained};
+use gcd::{Chat, Constrained, Vocabulary};
 use serde::Deserialize;
 
 // The fields are read through `Debug` only, in this example.

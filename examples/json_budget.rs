@@ -8,11 +8,9 @@ mod common;
 
 use std::sync::Arc;
 
-use gcd::core::bind::BoundGrammar;
 use gcd::core::lark::builtin;
 use gcd::core::runtime::decode;
-use gcd::core::runtime::matcher::Matcher;
-use gcd::core::vocab::Vocabulary;
+use gcd::{BoundGrammar, Matcher, Vocabulary};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let vocab = Arc::new(Vocabulary::o200k_base()?);

@@ -9,9 +9,7 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use gcd::core::runtime::decode::LogitsSource;
-use gcd::core::vocab::Vocabulary;
-use gcd::{Constrained, Decoder};
+use gcd::{Constrained, Decoder, LogitsSource, Vocabulary};
 use serde::Deserialize;
 
 // The fields are read through `Debug` only, in this example.

@@ -233,7 +233,7 @@ impl<T: serde::de::DeserializeOwned> Decoder<T> {
     ///
     /// ```
     /// # use std::sync::Arc;
-    /// let vocab = Arc::new(gcd::core::Vocabulary::o200k_base()?);
+    /// let vocab = Arc::new(gcd::Vocabulary::o200k_base()?);
     /// let schema = serde_json::json!({
     ///     "type": "object",
     ///     "properties": {"city": {"type": "string"}},

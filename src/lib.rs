@@ -22,7 +22,7 @@
 //!     Stop,
 //! }
 //!
-//! let vocab = Arc::new(gcd::core::Vocabulary::o200k_base()?);
+//! let vocab = Arc::new(gcd::Vocabulary::o200k_base()?);
 //! let mut decoder = gcd::Decoder::<ToolCall>::new(vocab.clone())?.with_budget(32)?;
 //! // A model would pick among the allowed tokens; here the text is given.
 //! for token in vocab.encode(r#"{"tool":"search","args":{"query":"rust","limit":3}}"#)? {
@@ -40,7 +40,7 @@
 //!
 //! ```
 //! # use std::sync::Arc;
-//! let vocab = Arc::new(gcd::core::Vocabulary::o200k_base()?);
+//! let vocab = Arc::new(gcd::Vocabulary::o200k_base()?);
 //! let schema = serde_json::json!({"type": "array", "items": {"type": "integer"}, "maxItems": 2});
 //! let options = gcd::schema::Options::default();
 //! let mut decoder = gcd::Decoder::<Vec<i64>>::from_schema(&schema, &options, vocab.clone())?;
@@ -64,8 +64,8 @@
 //! }
 //! let tree = Sums::parse("1+2+3")?;
 //! assert_eq!(tree.to_string(), "(start (add (add 1 2) 3))");
-//! let vocab = Arc::new(gcd::core::Vocabulary::o200k_base()?);
-//! let matcher = gcd::core::Matcher::new(Sums::bind(vocab));
+//! let vocab = Arc::new(gcd::Vocabulary::o200k_base()?);
+//! let matcher = gcd::Matcher::new(Sums::bind(vocab));
 //! assert!(matcher.accepts_bytes(b"12+"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -74,14 +74,14 @@
 //!
 //! ```
 //! # use std::sync::Arc;
-//! let vocab = Arc::new(gcd::core::Vocabulary::o200k_base()?);
-//! let bound = Arc::new(gcd::core::BoundGrammar::new(
+//! let vocab = Arc::new(gcd::Vocabulary::o200k_base()?);
+//! let bound = Arc::new(gcd::BoundGrammar::new(
 //!     gcd::core::lark::builtin::json_compiled(),
 //!     vocab.clone(),
 //! ));
 //! // Open three arrays, then ask for at most 4 tokens in all: only tokens
 //! // that still leave a way to close them in time are allowed.
-//! let mut m = gcd::core::Matcher::new(bound).with_budget(4)?;
+//! let mut m = gcd::Matcher::new(bound).with_budget(4)?;
 //! let open = vocab.encode("[[")?;
 //! for &t in &open {
 //!     m.advance(t)?;
@@ -90,7 +90,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Models plug in through [`core::runtime::decode::LogitsSource`] (greedy
+//! Models plug in through [`LogitsSource`] (greedy
 //! and beam search), the `candle` feature (`candle`: logits tensors and a
 //! typed generation loop), `int32` bitmasks for serving engines
 //! ([`core::runtime::batch`], and the Python package in `python/`).
@@ -114,5 +114,10 @@ pub mod constrained;
 pub use chat::{Chat, ChatDecoder, ChatFormat, ChatTurn};
 pub use constrained::{Constrained, ConstraintError, Decoder};
 pub use gcd_core as core;
+// What every user names, at the top: a vocabulary, a grammar bound to it,
+// a matcher per request, and the model behind `greedy` and beam search.
+// The rest stays under `core::`.
+pub use gcd_core::runtime::decode::LogitsSource;
+pub use gcd_core::{BoundGrammar, Matcher, Vocabulary};
 pub use gcd_macros::{grammar, Constrained};
 pub use gcd_schema as schema;

@@ -20,8 +20,7 @@ use std::time::Instant;
 use candle_core::{DType, Device};
 use candle_transformers::generation::{LogitsProcessor, Sampling};
 use gcd::candle::{generate, NextTokenLogits};
-use gcd::core::vocab::Vocabulary;
-use gcd::Constrained;
+use gcd::{Constrained, Vocabulary};
 use serde::Deserialize;
 
 #[allow(dead_code)] // read through Debug

@@ -1,7 +1,6 @@
 //! What the examples share: a stand-in for a real model.
 
-use gcd::core::runtime::decode::LogitsSource;
-use gcd::core::vocab::Vocabulary;
+use gcd::{LogitsSource, Vocabulary};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

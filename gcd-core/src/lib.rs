@@ -53,6 +53,7 @@ pub mod json;
 pub mod lark;
 pub mod lexer;
 pub mod limits;
+mod option_name;
 // Without `vocab` the matcher and the budget, which use most of the
 // parser's stack API, are not built.
 #[cfg_attr(not(feature = "vocab"), allow(dead_code, unused_imports))]
@@ -70,6 +71,7 @@ pub use codec::SnapshotError;
 pub use compiled::{CompiledGrammar, Config, Lexing};
 pub use error::{Diagnostic, DiagnosticKind, GrammarError, Pos, Span};
 pub use limits::Limits;
+pub use option_name::UnknownOptionName;
 #[cfg(feature = "vocab")]
 pub use runtime::{MatchError, MatchErrorKind, Matcher};
 #[cfg(feature = "vocab")]

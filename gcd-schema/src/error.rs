@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use gcd_core::GrammarError;
+
 /// What went wrong, for callers that branch on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -26,6 +28,9 @@ pub struct SchemaError {
     keyword: Option<String>,
     pointer: String,
     message: String,
+    /// What gcd-core said, for [`SchemaErrorKind::Grammar`].
+    #[source]
+    grammar: Option<GrammarError>,
 }
 
 impl fmt::Display for SchemaError {
@@ -51,7 +56,14 @@ impl SchemaError {
             keyword: keyword.map(str::to_string),
             pointer: pointer.to_string(),
             message,
+            grammar: None,
         }
+    }
+
+    /// Keeps gcd-core's error as the source of this one.
+    pub(crate) fn caused_by(mut self, e: GrammarError) -> Self {
+        self.grammar = Some(e);
+        self
     }
 
     /// `unsupported keyword "K"` (or value of it), with details.

@@ -73,6 +73,7 @@ pub(crate) mod decimal;
 mod emit;
 pub mod error;
 pub mod format;
+mod grammar_text;
 pub(crate) mod language;
 pub(crate) mod node;
 mod options;
@@ -92,6 +93,7 @@ use gcd_core::grammar::Grammar;
 use serde_json::Value;
 
 pub use error::{SchemaError, SchemaErrorKind};
+pub use grammar_text::{GrammarFormat, GrammarReader};
 pub use options::{
     Draft, Escapes, Integers, Limits, Options, PropertyOrder, Whitespace, DEFAULT_WHITESPACE,
 };
@@ -141,7 +143,7 @@ fn lower_now(schema: &Value, options: &Options) -> Result<(Grammar, Vec<Diagnost
     c.limits = options.limits.clone();
     let root = c.root_id();
     let b = emit::Emitter::new(&mut c, options.whitespace, options.properties).run(root)?;
-    let g = b.build().map_err(|e| grammar_error(&e))?;
+    let g = b.build().map_err(grammar_error)?;
     let ignored = (c.ignored_formats.take().into_iter())
         .map(|(ptr, f)| {
             let at = if ptr.is_empty() { "the root" } else { &ptr };
@@ -163,7 +165,7 @@ pub fn compile(schema: &Value, options: &Options) -> Result<CompiledGrammar, Sch
     let (g, ignored) = lower(schema, options)
         .map_err(|e| unsatisfiable::explain(schema, &|doc| lower(doc, options).is_ok(), e))?;
     let config = gcd_core::compiled::Config::default().limits(options.limits.clone());
-    let mut compiled = CompiledGrammar::with_config(&g, &config).map_err(|e| grammar_error(&e))?;
+    let mut compiled = CompiledGrammar::with_config(&g, &config).map_err(grammar_error)?;
     for d in ignored {
         compiled.add_warning(d);
     }
@@ -210,7 +212,10 @@ fn check_depth(schema: &Value, max: usize) -> Result<(), SchemaError> {
     Ok(())
 }
 
-fn grammar_error(e: &gcd_core::error::GrammarError) -> SchemaError {
+/// gcd-core refused the grammar a schema lowered to. The message keeps the
+/// first line, which names the problem; the whole error, every diagnostic
+/// with its span, is the [`source`](std::error::Error::source).
+fn grammar_error(e: gcd_core::error::GrammarError) -> SchemaError {
     let first = e.to_string();
     let first = first.lines().next().unwrap_or("").to_string();
     SchemaError::new(
@@ -219,4 +224,5 @@ fn grammar_error(e: &gcd_core::error::GrammarError) -> SchemaError {
         "",
         format!("generated grammar rejected by gcd-core: {first}"),
     )
+    .caused_by(e)
 }

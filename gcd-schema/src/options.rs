@@ -13,7 +13,7 @@ pub use gcd_core::Limits;
 /// depth 4). Compact output, Python's `json.dumps` and pretty-printed JSON
 /// all pass, but a model cannot spend its budget on blank lines. For
 /// validating documents with any whitespace, take [`Whitespace::Json`].
-pub const DEFAULT_WHITESPACE: Whitespace = Whitespace::Capped(20);
+pub const DEFAULT_WHITESPACE: Whitespace = Whitespace::Capped(Whitespace::DEFAULT_CAP);
 
 /// Which spellings of a character constrained strings and object keys
 /// accept (unconstrained strings always accept every spelling).
@@ -71,6 +71,37 @@ pub enum PropertyOrder {
     /// what the schema allows. Several object shapes in one union are then
     /// refused (nothing tells them apart at the first key).
     Any,
+}
+
+impl PropertyOrder {
+    /// The names `FromStr` reads and `Display` writes, in the order
+    /// `gcd maskbench --properties` lists them.
+    pub const NAMES: [&'static str; 2] = ["any", "schema"];
+}
+
+impl std::str::FromStr for PropertyOrder {
+    type Err = gcd_core::UnknownOptionName;
+
+    fn from_str(name: &str) -> Result<PropertyOrder, Self::Err> {
+        match name {
+            "schema" => Ok(PropertyOrder::Schema),
+            "any" => Ok(PropertyOrder::Any),
+            _ => Err(gcd_core::UnknownOptionName::new(
+                "property order",
+                name,
+                &PropertyOrder::NAMES,
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for PropertyOrder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PropertyOrder::Schema => "schema",
+            PropertyOrder::Any => "any",
+        })
+    }
 }
 
 /// Compilation options: start from `Options::default()` and chain the

@@ -81,6 +81,44 @@ pub enum Lexing {
     Dynamic,
 }
 
+impl Lexing {
+    /// The names [`FromStr`](std::str::FromStr) reads and
+    /// [`Display`](std::fmt::Display) writes, in the order error messages
+    /// and `gcd --help` list them.
+    pub const NAMES: [&'static str; 2] = ["maximal-munch", "dynamic"];
+
+    fn name(self) -> &'static str {
+        match self {
+            Lexing::MaximalMunch => "maximal-munch",
+            Lexing::Dynamic => "dynamic",
+        }
+    }
+}
+
+impl std::str::FromStr for Lexing {
+    type Err = crate::UnknownOptionName;
+
+    /// `maximal-munch` or `dynamic`, as `gcd --lexing` and Python's
+    /// `lexing=` spell them.
+    fn from_str(name: &str) -> Result<Lexing, Self::Err> {
+        match name {
+            "maximal-munch" => Ok(Lexing::MaximalMunch),
+            "dynamic" => Ok(Lexing::Dynamic),
+            _ => Err(crate::UnknownOptionName::new(
+                "lexing",
+                name,
+                &Lexing::NAMES,
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for Lexing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {

@@ -3,7 +3,10 @@
 //! same separators and ignored whitespace whichever front end builds the
 //! grammar.
 
+use std::fmt;
+
 use crate::grammar::TerminalPattern;
+use crate::UnknownOptionName;
 
 /// Where whitespace may go. The default is [`Whitespace::Json`]; the front
 /// ends choose their own defaults explicitly (`Constrained::WHITESPACE` is
@@ -111,5 +114,80 @@ fn literal(text: String) -> TerminalPattern {
     TerminalPattern::Literal {
         text,
         case_insensitive: false,
+    }
+}
+
+/// The policies by name, as Python's `whitespace=` and the derive's
+/// `#[constrained(whitespace = "...")]` spell them. [`Whitespace::Within`]
+/// has no name: embedding a value chooses it, a caller does not.
+impl Whitespace {
+    /// The cap the name `capped` stands for, gcd-schema's default
+    /// (`DEFAULT_WHITESPACE`): an indent of 2 to depth 9, of 4 to depth 4.
+    pub const DEFAULT_CAP: u8 = 20;
+
+    /// The names [`from_name`](Self::from_name) reads; `FromStr` reads
+    /// them and `capped:N`.
+    pub const NAMES: [&'static str; 5] = ["compact", "spaced", "single_space", "json", "capped"];
+
+    /// What `FromStr` reads, as its error lists them.
+    const SPELLINGS: [&'static str; 6] = [
+        "compact",
+        "spaced",
+        "single_space",
+        "json",
+        "capped",
+        "capped:N",
+    ];
+
+    /// The policy a plain name stands for (`capped` is
+    /// `Capped(DEFAULT_CAP)`). A derive attribute names a policy this way;
+    /// a cap of its own takes `FromStr`'s `capped:N`.
+    pub fn from_name(name: &str) -> Result<Whitespace, UnknownOptionName> {
+        Ok(match name {
+            "compact" => Whitespace::Compact,
+            "spaced" => Whitespace::Spaced,
+            "single_space" => Whitespace::SingleSpace,
+            "json" => Whitespace::Json,
+            "capped" => Whitespace::Capped(Whitespace::DEFAULT_CAP),
+            _ => {
+                return Err(UnknownOptionName::new(
+                    "whitespace policy",
+                    name,
+                    &Whitespace::NAMES,
+                ))
+            }
+        })
+    }
+}
+
+impl std::str::FromStr for Whitespace {
+    type Err = UnknownOptionName;
+
+    /// A name of [`Whitespace::NAMES`], or `capped:N` for a cap of N bytes
+    /// (0 to 255).
+    fn from_str(s: &str) -> Result<Whitespace, UnknownOptionName> {
+        let unknown = || {
+            UnknownOptionName::new("whitespace policy", s, &Whitespace::SPELLINGS)
+                .with_note("N from 0 to 255")
+        };
+        match s.strip_prefix("capped:") {
+            Some(n) => n.parse().map(Whitespace::Capped).map_err(|_| unknown()),
+            None => Whitespace::from_name(s).map_err(|_| unknown()),
+        }
+    }
+}
+
+/// The name `FromStr` reads back; `Capped(n)` is written `capped:n`.
+/// `Within` is written `within`, which nothing reads (see above).
+impl fmt::Display for Whitespace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Whitespace::Compact => f.write_str("compact"),
+            Whitespace::Spaced => f.write_str("spaced"),
+            Whitespace::SingleSpace => f.write_str("single_space"),
+            Whitespace::Json => f.write_str("json"),
+            Whitespace::Capped(n) => write!(f, "capped:{n}"),
+            Whitespace::Within => f.write_str("within"),
+        }
     }
 }

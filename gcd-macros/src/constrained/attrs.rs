@@ -1,6 +1,7 @@
 //! serde's and gcd's attributes, read into plain values. Attributes that
 //! change the JSON in ways gcd cannot follow are errors, never ignored.
 
+use gcd_core::json::Whitespace;
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, ExprLit, ExprRange, Lit, LitStr, RangeLimits};
 
@@ -32,8 +33,8 @@ pub struct Container {
     pub transparent: bool,
     /// `#[serde(default)]` on the container: every field may be left out.
     pub default: bool,
-    /// `#[constrained(whitespace = "...")]`: the variant name of `Whitespace`.
-    pub whitespace: Option<&'static str>,
+    /// `#[constrained(whitespace = "...")]`.
+    pub whitespace: Option<Whitespace>,
     /// Where an enum-only attribute (`tag`, `content`, `untagged`) was written.
     pub enum_only: Option<proc_macro2::Span>,
 }
@@ -160,20 +161,9 @@ pub fn container(attrs: &[Attribute], errors: &mut Errors) -> Container {
                 return Err(meta.error("on a type, `#[constrained(...)]` takes `whitespace = \"compact\" | \"spaced\" | \"single_space\" | \"capped\" | \"json\"`"));
             }
             let s: LitStr = meta.value()?.parse()?;
-            c.whitespace = Some(match s.value().as_str() {
-                "compact" => "Compact",
-                "spaced" => "Spaced",
-                "single_space" => "SingleSpace",
-                // gcd-schema's default cap (`DEFAULT_WHITESPACE`).
-                "capped" => "Capped(20)",
-                "json" => "Json",
-                other => {
-                    return Err(syn::Error::new(
-                        s.span(),
-                        format!("unknown whitespace policy `{other}`: expected compact, spaced, single_space, capped or json"),
-                    ))
-                }
-            });
+            let policy = Whitespace::from_name(&s.value())
+                .map_err(|e| syn::Error::new(s.span(), e))?;
+            c.whitespace = Some(policy);
             Ok(())
         });
         if let Err(e) = r {

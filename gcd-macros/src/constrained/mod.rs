@@ -73,7 +73,7 @@ fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
         });
     }
     let whitespace = c.whitespace.map(|w| {
-        let w: TokenStream = w.parse().expect("a policy's variant parses");
+        let w = whitespace_variant(w);
         quote!(const WHITESPACE: ::gcd::constrained::Whitespace = ::gcd::constrained::Whitespace::#w;)
     });
     Ok(quote! {
@@ -94,6 +94,19 @@ fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
 }
 
 /// The shape of one field's type with its `#[constrained]` rules.
+/// The `Whitespace` variant the generated impl names for `w`.
+fn whitespace_variant(w: gcd_core::json::Whitespace) -> TokenStream {
+    use gcd_core::json::Whitespace;
+    match w {
+        Whitespace::Compact => quote!(Compact),
+        Whitespace::Spaced => quote!(Spaced),
+        Whitespace::SingleSpace => quote!(SingleSpace),
+        Whitespace::Json => quote!(Json),
+        Whitespace::Capped(n) => quote!(Capped(#n)),
+        Whitespace::Within => quote!(Within),
+    }
+}
+
 fn field_type_shape(ty: &Type, field: &str, rules: &Rules) -> TokenStream {
     let shape = quote_spanned!(ty.span()=> <#ty as ::gcd::Constrained>::shape);
     let opt = |v: Option<usize>| {

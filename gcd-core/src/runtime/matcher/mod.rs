@@ -77,6 +77,55 @@ impl MatchError {
     }
 }
 
+/// One constructor per kind, so that each refusal names its case where it
+/// is made and the messages with fixed wording are written once.
+impl MatchError {
+    fn new(kind: MatchErrorKind, message: String) -> MatchError {
+        MatchError { kind, message }
+    }
+
+    fn token_out_of_range(token: u32, vocab_len: usize) -> MatchError {
+        MatchError::new(
+            MatchErrorKind::TokenOutOfRange,
+            format!("token id {token} is out of range (vocabulary has {vocab_len} ids)"),
+        )
+    }
+
+    fn token_not_allowed(message: String) -> MatchError {
+        MatchError::new(MatchErrorKind::TokenNotAllowed, message)
+    }
+
+    fn rollback_too_far(steps: usize, accepted: usize) -> MatchError {
+        MatchError::new(
+            MatchErrorKind::RollbackTooFar,
+            format!("cannot roll back {steps} tokens: only {accepted} were accepted"),
+        )
+    }
+
+    fn finished(message: String) -> MatchError {
+        MatchError::new(MatchErrorKind::Finished, message)
+    }
+
+    fn budget_too_small(budget: usize, need: usize) -> MatchError {
+        MatchError::new(
+            MatchErrorKind::BudgetTooSmall,
+            format!("a budget of {budget} tokens is too small: the output needs at least {need}"),
+        )
+    }
+
+    fn too_many_configurations(message: String) -> MatchError {
+        MatchError::new(MatchErrorKind::TooManyConfigurations, message)
+    }
+
+    fn lexeme_cap(message: String) -> MatchError {
+        MatchError::new(MatchErrorKind::LexemeCap, message)
+    }
+
+    fn budget_unavailable(why: String) -> MatchError {
+        MatchError::new(MatchErrorKind::BudgetUnavailable, why)
+    }
+}
+
 impl fmt::Display for MatchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
@@ -345,24 +394,15 @@ impl Matcher {
     /// Accepts `token`. EOS is accepted only when the output is complete.
     pub fn advance(&mut self, token: u32) -> Result<(), MatchError> {
         if self.finished {
-            return Err(MatchError {
-                kind: MatchErrorKind::Finished,
-                message: format!("token {token} after end of sequence"),
-            });
+            return Err(MatchError::finished(format!(
+                "token {token} after end of sequence"
+            )));
         }
         let bound = Arc::clone(&self.bound);
         let vocab = &bound.vocab;
         let bytes = match vocab.token_bytes(token) {
             Ok(b) => b,
-            Err(_) => {
-                return Err(MatchError {
-                    kind: MatchErrorKind::TokenOutOfRange,
-                    message: format!(
-                        "token id {token} is out of range (vocabulary has {} ids)",
-                        vocab.len()
-                    ),
-                })
-            }
+            Err(_) => return Err(MatchError::token_out_of_range(token, vocab.len())),
         };
         if vocab.is_eos(token) {
             if !self.is_complete() {
@@ -394,20 +434,19 @@ impl Matcher {
     /// tokens, it is refused. [`rollback`](Self::rollback) undoes it as
     /// one step. Errors leave the matcher unchanged.
     pub fn advance_bytes(&mut self, bytes: &[u8]) -> Result<(), MatchError> {
-        let refuse = |kind, why: &str| MatchError {
-            kind,
-            message: format!(
+        let refuse = |case: fn(String) -> MatchError, why: &str| {
+            case(format!(
                 "{} bytes not allowed after {} bytes: {why}",
                 bytes.len(),
                 self.output.len()
-            ),
+            ))
         };
         if self.finished {
-            return Err(refuse(MatchErrorKind::Finished, "the output has ended"));
+            return Err(refuse(MatchError::finished, "the output has ended"));
         }
         if self.caps.is_some() {
             return Err(refuse(
-                MatchErrorKind::LexemeCap,
+                MatchError::lexeme_cap,
                 "lexeme caps count tokens, and bytes fed directly are none",
             ));
         }
@@ -430,15 +469,12 @@ impl Matcher {
                 return Err(self.refused(bytes, &what, "the grammar does not allow it here"))
             }
             Err(RunError::TooMany(n)) => {
-                return Err(MatchError {
-                    kind: MatchErrorKind::TooManyConfigurations,
-                    message: format!(
+                return Err(MatchError::too_many_configurations(format!(
                         "{what} would leave {n} parser configurations alive, more than the \
                          limit of {} (the grammar is ambiguous here; raise Limits::max_configurations \
                          or make the grammar less ambiguous)",
                         self.bound.grammar.max_configurations()
-                    ),
-                })
+                    )))
             }
         };
         let mut configs = smallvec::SmallVec::with_capacity(runs.len());
@@ -498,14 +534,11 @@ impl Matcher {
 
     /// `what` (spelling `bytes`) refused after the output so far.
     fn refused(&self, bytes: &[u8], what: &str, why: &str) -> MatchError {
-        MatchError {
-            kind: MatchErrorKind::TokenNotAllowed,
-            message: format!(
-                "{what} ({:?}) not allowed after {} bytes: {why}",
-                String::from_utf8_lossy(bytes),
-                self.output.len()
-            ),
-        }
+        MatchError::token_not_allowed(format!(
+            "{what} ({:?}) not allowed after {} bytes: {why}",
+            String::from_utf8_lossy(bytes),
+            self.output.len()
+        ))
     }
 
     fn push_history(&mut self) {
@@ -525,13 +558,7 @@ impl Matcher {
     /// [`advance_bytes`](Self::advance_bytes) (one step each).
     pub fn rollback(&mut self, n: usize) -> Result<(), MatchError> {
         if n > self.history_len {
-            return Err(MatchError {
-                kind: MatchErrorKind::RollbackTooFar,
-                message: format!(
-                    "cannot roll back {n} tokens: only {} were accepted",
-                    self.history_len
-                ),
-            });
+            return Err(MatchError::rollback_too_far(n, self.history_len));
         }
         if n == 0 {
             return Ok(());
@@ -640,10 +667,7 @@ impl Matcher {
         max_tokens: Option<usize>,
     ) -> Result<(), MatchError> {
         let g = &self.bound.grammar;
-        let error = |message: String| MatchError {
-            kind: MatchErrorKind::LexemeCap,
-            message,
-        };
+        let error = MatchError::lexeme_cap;
         let Some(w) = (g.grammar.terminals.iter()).position(|t| t.name == terminal) else {
             return Err(error(format!("the grammar has no terminal {terminal}")));
         };
@@ -653,10 +677,7 @@ impl Matcher {
             )));
         }
         if let (Some(_), Err(why)) = (max_tokens, self.bound.budget_available()) {
-            return Err(MatchError {
-                kind: MatchErrorKind::BudgetUnavailable,
-                message: why,
-            });
+            return Err(MatchError::budget_unavailable(why));
         }
         // Counting starts with the first cap.
         if self.caps.is_none() && !self.tokens.is_empty() {
@@ -701,22 +722,14 @@ impl Matcher {
     /// complete at the end. Fails if the output can no longer fit.
     pub fn set_budget(&mut self, n: Option<usize>) -> Result<(), MatchError> {
         if let (Some(_), Err(why)) = (n, self.bound.budget_available()) {
-            return Err(MatchError {
-                kind: MatchErrorKind::BudgetUnavailable,
-                message: why,
-            });
+            return Err(MatchError::budget_unavailable(why));
         }
         if let Some(n) = n {
             // EOS, once taken, is in `tokens` but not in the budget.
             let need =
                 self.tokens.len() - usize::from(self.finished) + self.min_tokens_to_complete();
             if n < need {
-                return Err(MatchError {
-                    kind: MatchErrorKind::BudgetTooSmall,
-                    message: format!(
-                        "a budget of {n} tokens is too small: the output needs at least {need}"
-                    ),
-                });
+                return Err(MatchError::budget_too_small(n, need));
             }
         }
         self.budget = n;

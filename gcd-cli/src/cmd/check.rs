@@ -1,11 +1,28 @@
 //! `gcd check`: whether a grammar or schema is LL(1), generalized or
 //! unusable, as text for people or one JSON object for tools.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use gcd_core::compiled::{CompiledGrammar, Lexing};
 
-use crate::{load_schema, Result};
+use crate::args::{load_schema, GlobalArgs, Result};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A Lark-subset grammar file, a GBNF file (`.gbnf` or `--format gbnf`), a JSON Schema (`.json`), or a
+    /// built-in name (`json`).
+    grammar: String,
+    /// Refuse anything that is not LL(1) after the transforms (conflicts
+    /// and unused rules are errors).
+    #[arg(long)]
+    ll1: bool,
+    /// Instead, read each file against the grammar and print whether it
+    /// is a whole sentence, a valid prefix, or where it is rejected
+    /// (exit 1 unless every file is a whole sentence).
+    #[arg(long, num_args = 1.., value_name = "FILE")]
+    accepts: Vec<PathBuf>,
+}
 
 /// What `gcd check` found: printed as the text lines, or with `--json` as
 /// one JSON object for tools.
@@ -58,11 +75,16 @@ impl CheckReport {
     }
 }
 
-pub fn check(spec: &str, ll1_only: bool, lexing: Lexing, json: bool) -> Result<ExitCode> {
-    Ok(check_report(spec, ll1_only, lexing)?.print(json))
+pub fn run(args: Args, global: &GlobalArgs) -> Result<ExitCode> {
+    if !args.accepts.is_empty() {
+        let grammar = global.load_grammar(&args.grammar)?;
+        return super::accepts::accepts(grammar, &args.accepts, global.json);
+    }
+    Ok(check_report(&args.grammar, args.ll1, global)?.print(global.json))
 }
 
-fn check_report(spec: &str, ll1_only: bool, lexing: Lexing) -> Result<CheckReport> {
+fn check_report(spec: &str, ll1_only: bool, global: &GlobalArgs) -> Result<CheckReport> {
+    let lexing = global.lexing;
     let mut r = CheckReport::new(spec);
     if spec.ends_with(".json") {
         match load_schema(spec) {
@@ -88,7 +110,7 @@ fn check_report(spec: &str, ll1_only: bool, lexing: Lexing) -> Result<CheckRepor
         Some(_) if spec == "json" => gcd_core::lark::builtin::JSON_LARK.to_string(),
         _ => std::fs::read_to_string(spec).map_err(|e| format!("{spec}: {e}"))?,
     };
-    let g = match crate::read_grammar(spec, &text) {
+    let g = match global.read_grammar(spec, &text) {
         Ok(g) => g,
         Err(e) => {
             r.errors = e.diagnostics().iter().map(ToString::to_string).collect();

@@ -8,21 +8,25 @@ use std::time::{Duration, Instant};
 
 use gcd_cli::stats::Summary;
 use gcd_core::bind::BoundGrammar;
-use gcd_core::compiled::Lexing;
 use gcd_core::runtime::matcher::{MatchErrorKind, Matcher};
 
-use crate::{bind, load_grammar, load_vocab, Result};
+use crate::args::{bind, load_vocab, GlobalArgs, GrammarArgs, Result};
 
 /// What to replay and how to report it.
-pub struct Replay<'a> {
-    pub grammar: &'a str,
-    pub tokenizer: &'a str,
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    grammar: GrammarArgs,
     /// Succeed only if every file is rejected.
-    pub expect_reject: bool,
-    pub passes: usize,
-    pub files: &'a [PathBuf],
-    pub lexing: Lexing,
-    pub json: bool,
+    #[arg(long)]
+    expect_reject: bool,
+    /// Replay the files this many times with one binding, reporting mask
+    /// times per pass: the first pass builds the tables masks cache (a
+    /// server's first requests), later ones find them built.
+    #[arg(long, default_value_t = 1)]
+    passes: usize,
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
 }
 
 /// What one pass over the files measured.
@@ -32,9 +36,9 @@ struct ReplayStats {
     peak_configurations: usize,
 }
 
-pub fn replay(r: &Replay) -> Result<ExitCode> {
-    let g = load_grammar(r.grammar, r.lexing)?;
-    let vocab = load_vocab(r.tokenizer)?;
+pub fn run(r: Args, global: &GlobalArgs) -> Result<ExitCode> {
+    let g = global.load_grammar(&r.grammar.grammar)?;
+    let vocab = load_vocab(&r.grammar.tokenizer)?;
     let t0 = Instant::now();
     let bound = bind(g, vocab)?;
     // Encoded as the grammar reads the vocabulary: the names of special
@@ -42,7 +46,7 @@ pub fn replay(r: &Replay) -> Result<ExitCode> {
     let vocab = bound.vocab().clone();
     let bind_ms = t0.elapsed().as_secs_f64() * 1e3;
     let mut texts = Vec::with_capacity(r.files.len());
-    for f in r.files {
+    for f in &r.files {
         let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
         texts.push(vocab.encode(&text).map_err(|e| e.to_string())?);
     }
@@ -62,7 +66,7 @@ pub fn replay(r: &Replay) -> Result<ExitCode> {
         ));
     }
     let all_as_expected = verdicts.iter().all(|v| v.is_ok() != r.expect_reject);
-    if r.json {
+    if global.json {
         let files: Vec<_> = r
             .files
             .iter()
@@ -82,7 +86,7 @@ pub fn replay(r: &Replay) -> Result<ExitCode> {
             })
             .collect();
         let report = serde_json::json!({
-            "grammar": r.grammar,
+            "grammar": r.grammar.grammar,
             "tokenizer": bound.vocab().name(),
             "bind_ms": bind_ms,
             "files": files,

@@ -1,29 +1,37 @@
-//! `gcd bench` (load, bind and mask times of one grammar over a corpus) and
-//! `gcd maskbench` (the MaskBench protocol, schema by schema).
+//! `gcd bench`: load, bind and mask times of one grammar over a corpus of
+//! MaskBench files.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gcd_cli::stats::Summary;
 use gcd_core::bind::BoundGrammar;
-use gcd_core::compiled::{CompiledGrammar, Lexing};
+use gcd_core::compiled::CompiledGrammar;
 use gcd_core::runtime::matcher::Matcher;
 use gcd_core::vocab::trie::TokenTrie;
 use serde_json::json;
 
-use crate::{load_grammar, load_vocab, ms, timed, Result};
+use super::{ms, summarize, timed};
+use crate::args::{load_vocab, GlobalArgs, GrammarArgs, Result};
 
-pub fn bench(
-    grammar: &str,
-    tokenizer: &str,
-    data: &Path,
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    grammar: GrammarArgs,
+    /// A directory of MaskBench files (their test instances are replayed).
+    #[arg(long)]
+    data: PathBuf,
+    /// Use every N-th file.
+    #[arg(long, default_value_t = 1)]
     stride: usize,
-    lexing: Lexing,
-    json: bool,
-) -> Result<ExitCode> {
-    let (g, t_compile) = timed(|| load_grammar(grammar, lexing))?;
+}
+
+pub fn run(args: Args, global: &GlobalArgs) -> Result<ExitCode> {
+    let GrammarArgs { grammar, tokenizer } = &args.grammar;
+    let (data, stride, json) = (&args.data, args.stride, global.json);
+    let (g, t_compile) = timed(|| global.load_grammar(grammar))?;
     let (vocab, t_vocab) = timed(|| load_vocab(tokenizer))?;
     let t0 = Instant::now();
     let trie = Arc::new(TokenTrie::new(&vocab));
@@ -158,7 +166,7 @@ pub fn bench(
         );
         println!(
             "replayed {docs} documents ({rejected} rejected), masks {}",
-            crate::summarize(&masks)
+            summarize(&masks)
         );
         println!(
             "slowest mask {:.1}us: {}",
@@ -171,70 +179,4 @@ pub fn bench(
     } else {
         ExitCode::from(1)
     })
-}
-
-pub fn maskbench(
-    tokenizer: &str,
-    data: PathBuf,
-    stride: usize,
-    max_lexer_states: usize,
-    properties: gcd_schema::PropertyOrder,
-    budget_slack: Option<usize>,
-    timings: bool,
-    json: bool,
-) -> Result<ExitCode> {
-    let vocab = load_vocab(tokenizer)?;
-    let cfg = gcd_cli::maskbench::Config {
-        budget_slack,
-        data,
-        stride,
-        // MaskBench's documents: any JSON whitespace, as the protocol has it.
-        options: gcd_schema::Options::default()
-            .whitespace(gcd_schema::Whitespace::Json)
-            .integers(gcd_schema::Integers::Json)
-            .max_lexer_states(max_lexer_states)
-            .properties(properties),
-    };
-    let bar = crate::progress_bar("{bar:30} {pos}/{len} schema files");
-    let report = gcd_cli::maskbench::run(&cfg, vocab, &mut |done, total| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-    })
-    .map_err(|e| {
-        format!(
-            "--data {}: {e} (pass the folder of MaskBench's JSON files)",
-            cfg.data.display()
-        )
-    })?;
-    bar.finish_and_clear();
-    use gcd_core::counters;
-    if json {
-        let mut v = report.to_json();
-        v["lexer_state_tables"] = json!({
-            "walked": counters::state_tables_walked(),
-            "shared": counters::state_tables_shared(),
-            "regexes_determinized": counters::regex_compilations(),
-        });
-        println!("{v:#}");
-        return Ok(ExitCode::SUCCESS);
-    }
-    print!("{}", report.summary());
-    print!("{}", report.breakdown());
-    if timings {
-        print!("{}", report.stage_breakdown());
-        print!("{}", report.slowest());
-    }
-    for e in &report.compile_errors {
-        eprintln!("REFUSED {e}");
-    }
-    for f in &report.failures {
-        eprintln!("FAIL {f}");
-    }
-    println!(
-        "lexer-state token tables: {} walked, {} shared from other schemas; {} terminal regexes determinized",
-        counters::state_tables_walked(),
-        counters::state_tables_shared(),
-        counters::regex_compilations()
-    );
-    Ok(ExitCode::SUCCESS)
 }

@@ -10,7 +10,7 @@ use gcd_core::compiled::CompiledGrammar;
 use gcd_core::runtime::matcher::Matcher;
 use gcd_core::vocab::Vocabulary;
 
-use crate::Result;
+use crate::args::Result;
 
 /// Bytes fed at once; a refused chunk is fed again byte by byte to find
 /// where the file stops.
