@@ -3,13 +3,15 @@
 //! short string, and whole grammars through the matcher, plus the misuses
 //! that must be errors.
 
+mod common;
+
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::Arc;
 
+use common::byte_tokens::byte_matcher as matcher;
 use gcd_core::grammar::RegexCombination;
 use gcd_core::lexer::{DfaError, TerminalDfa};
-use gcd_core::{BoundGrammar, CompiledGrammar, Matcher, Vocabulary};
+use gcd_core::{CompiledGrammar, Matcher};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use regex_automata::meta::Regex;
@@ -130,15 +132,6 @@ fn combination_automata_match_a_brute_force_check() {
         built > 50 && empty > 20 && never > 0,
         "{built} {empty} {never}"
     );
-}
-
-/// One token per byte of `alphabet`.
-fn matcher(src: &str, alphabet: &[u8]) -> Matcher {
-    let g = gcd_core::lark::parse_grammar(src).unwrap_or_else(|e| panic!("{src}\n{e}"));
-    let tokens = alphabet.iter().map(|&b| vec![b]).collect();
-    let vocab = Arc::new(Vocabulary::from_tokens(tokens, vec![]));
-    let compiled = Arc::new(CompiledGrammar::new(&g).unwrap_or_else(|e| panic!("{src}\n{e}")));
-    Matcher::new(Arc::new(BoundGrammar::new(compiled, vocab)))
 }
 
 /// Whether `m` accepts all of `s` (tokens are `alphabet`'s bytes).

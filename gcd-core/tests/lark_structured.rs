@@ -4,42 +4,19 @@
 //! contiguous run of the chunks; a lazy lexeme ending at its first match),
 //! and the refusals.
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::sync::Arc;
 
-use gcd_core::{BoundGrammar, CompiledGrammar, DiagnosticKind, Matcher, Vocabulary};
-
-/// One token per byte of `alphabet`.
-fn matcher(src: &str, alphabet: &[u8]) -> Matcher {
-    let g = gcd_core::lark::parse_grammar(src).unwrap_or_else(|e| panic!("{src}\n{e}"));
-    let tokens = alphabet.iter().map(|&b| vec![b]).collect();
-    let vocab = Arc::new(Vocabulary::from_tokens(tokens, vec![]));
-    let compiled = Arc::new(CompiledGrammar::new(&g).unwrap_or_else(|e| panic!("{src}\n{e}")));
-    Matcher::new(Arc::new(BoundGrammar::new(compiled, vocab)))
-}
+use common::byte_tokens::byte_matcher;
+use gcd_core::DiagnosticKind;
 
 /// Every string over `alphabet` up to `len` bytes that `src` accepts whole.
 fn language(src: &str, alphabet: &[u8], len: usize) -> BTreeSet<Vec<u8>> {
-    let mut out = BTreeSet::new();
-    let mut frontier = vec![(Vec::new(), matcher(src, alphabet))];
-    for _ in 0..=len {
-        let mut next = Vec::new();
-        for (s, m) in frontier {
-            if m.is_complete() {
-                out.insert(s.clone());
-            }
-            for (t, &b) in alphabet.iter().enumerate() {
-                let mut m2 = m.clone();
-                if m2.advance(t as u32).is_ok() {
-                    let mut s2 = s.clone();
-                    s2.push(b);
-                    next.push((s2, m2));
-                }
-            }
-        }
-        frontier = next;
-    }
-    out
+    let m = byte_matcher(src, alphabet);
+    common::byte_tokens::language(&m, alphabet, len)
+        .into_iter()
+        .collect()
 }
 
 /// `lst[n:m].join("")` for every `n <= m`, wrapped in `before` and `after`,

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 pub mod budget;
 pub mod byte_fed;
+pub mod byte_tokens;
 pub mod data;
 pub mod gbnf;
 pub mod pair;
