@@ -294,3 +294,10 @@ pub(super) struct Parsed {
     pub(super) ignores: Vec<IgnoreDef>,
     pub(super) imports: Vec<ModuleImport>,
 }
+
+/// What the attributes of one rule ask for, as far as gcd honours them.
+#[derive(Clone, Debug, Default)]
+pub(super) struct RuleAttributes {
+    /// `[lazy]`: the rule's body is one lexeme, ended at its first match.
+    pub(super) lazy: bool,
+}

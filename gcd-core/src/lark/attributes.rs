@@ -5,16 +5,10 @@
 //! close it validly, and each is an error naming it rather than an
 //! attribute silently dropped.
 
+use super::ast::RuleAttributes;
 use super::lexer::{describe, Tok};
 use super::parser::{PResult, Parser};
 use crate::error::DiagnosticKind;
-
-/// What the attributes of one rule ask for, as far as gcd honours them.
-#[derive(Clone, Debug, Default)]
-pub(super) struct RuleAttributes {
-    /// `[lazy]`: the rule's body is one lexeme, ended at its first match.
-    pub(super) lazy: bool,
-}
 
 /// Why gcd does not take an attribute llguidance knows.
 fn refusal(name: &str) -> Option<&'static str> {

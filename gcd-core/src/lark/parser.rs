@@ -3,8 +3,9 @@
 //! [`super::directives`] and `/regex/` literals are checked in [`super::regex`];
 //! both extend this [`Parser`].
 
-use super::ast::{Node, Parsed, ParsedAlt, Prec, ReLit, RuleDef, TemplateDef, TermBody, TermDef};
-use super::attributes::RuleAttributes;
+use super::ast::{
+    Node, Parsed, ParsedAlt, Prec, ReLit, RuleAttributes, RuleDef, TemplateDef, TermBody, TermDef,
+};
 use super::lexer::{describe, lex, Tok, Token};
 use super::source::Source;
 use super::substring;
