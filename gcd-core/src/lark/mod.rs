@@ -141,6 +141,7 @@
 mod ast;
 mod attributes;
 pub mod builtin;
+mod counts;
 mod directives;
 mod imports;
 mod lexer;

@@ -1,14 +1,15 @@
 //! Tokens to definitions: the token cursor, error recovery, rule and terminal
 //! definitions and their expressions. `%` directives are in
-//! [`super::directives`] and `/regex/` literals are checked in [`super::regex`];
-//! both extend this [`Parser`].
+//! [`super::directives`], `/regex/` literals are checked in [`super::regex`],
+//! repetition counts are read in [`super::counts`], `%regex { ... }` in
+//! [`super::substring`] and rule attributes in [`super::attributes`]; all
+//! extend this [`Parser`].
 
 use super::ast::{
-    Node, Parsed, ParsedAlt, Prec, ReLit, RuleAttributes, RuleDef, TemplateDef, TermBody, TermDef,
+    Node, Parsed, ParsedAlt, RuleAttributes, RuleDef, TemplateDef, TermBody, TermDef,
 };
 use super::lexer::{describe, lex, Tok, Token};
 use super::source::Source;
-use super::substring;
 use super::MAX_NESTING;
 use crate::error::{Diagnostic, DiagnosticKind, Span};
 use crate::grammar::RuleKind;
@@ -48,7 +49,7 @@ pub(super) fn parse_text(src: &Source<'_>) -> (Parsed, Vec<Diagnostic>) {
 }
 
 impl Parser<'_, '_> {
-    fn tok_at(&self, i: usize) -> &Token {
+    pub(super) fn tok_at(&self, i: usize) -> &Token {
         &self.toks[i.min(self.toks.len() - 1)]
     }
 
@@ -570,30 +571,6 @@ impl Parser<'_, '_> {
         })
     }
 
-    fn number(&mut self, after: &str) -> PResult<(u32, Span)> {
-        let t = self.cur();
-        match t.tok {
-            Tok::Number(n) => {
-                self.advance();
-                match u32::try_from(n) {
-                    Ok(n) => Ok((n, self.span_of(&t))),
-                    Err(_) => {
-                        self.error(
-                            DiagnosticKind::Syntax,
-                            self.span_of(&t),
-                            format!(
-                                "expected a count from 0 to {} after {after}, found `{n}`",
-                                u32::MAX
-                            ),
-                        );
-                        Err(())
-                    }
-                }
-            }
-            _ => self.expected(&format!("a number after {after}")),
-        }
-    }
-
     /// An item: `~`s (llguidance's negation, binding tighter than any
     /// postfix operator: `~A+` is `(~A)+`), an atom, and one operator.
     fn expr(&mut self) -> PResult<Node> {
@@ -625,67 +602,6 @@ impl Parser<'_, '_> {
         };
         self.advance();
         Ok(node)
-    }
-
-    /// A repetition's maximum, read after `after`: at least `min`, else an
-    /// error quoting the range as `spelled(max)` writes it.
-    fn repetition_max(
-        &mut self,
-        min: u32,
-        after: &str,
-        spelled: impl Fn(u32) -> String,
-    ) -> PResult<u32> {
-        let (max, span) = self.number(after)?;
-        if max < min {
-            self.error(
-                DiagnosticKind::Syntax,
-                span,
-                format!(
-                    "empty repetition range `{}`: the maximum must be at least the minimum",
-                    spelled(max)
-                ),
-            );
-            return Err(());
-        }
-        Ok(max)
-    }
-
-    /// Whether the `{` at the cursor opens a repetition count rather than a
-    /// template's arguments: a template argument is never a number.
-    fn count_brace_ahead(&self) -> bool {
-        *self.peek() == Tok::LBrace
-            && matches!(self.tok_at(self.pos + 1).tok, Tok::Number(_) | Tok::Comma)
-    }
-
-    /// `atom{n}`, `atom{m,n}`, `atom{m,}`, `atom{,n}`: llguidance's (and
-    /// regex) spelling of Lark's `atom ~ m..n`, so grammars written for it
-    /// load unchanged. An open maximum repeats without bound.
-    fn count_repetition(&mut self, atom: Node) -> PResult<Node> {
-        self.advance();
-        let min = match self.peek() {
-            Tok::Comma => 0,
-            _ => self.number("`{`")?.0,
-        };
-        let max = if *self.peek() == Tok::Comma {
-            self.advance();
-            match self.peek() {
-                Tok::RBrace => None,
-                _ => Some(self.repetition_max(min, "`,`", |m| format!("{{{min},{m}}}"))?),
-            }
-        } else {
-            Some(min)
-        };
-        if *self.peek() != Tok::RBrace {
-            return self.expected("`}` to close the repetition count");
-        }
-        self.advance();
-        Ok(match max {
-            Some(max) => Node::Repeat(Box::new(atom), min, max),
-            None => Node::Seq(vec![
-                Node::Repeat(Box::new(atom.clone()), min, min),
-                Node::Star(Box::new(atom)),
-            ]),
-        })
     }
 
     fn atom(&mut self) -> PResult<Node> {
@@ -808,43 +724,6 @@ impl Parser<'_, '_> {
                 Ok(Node::Name(name, self.span_of(&t)))
             }
             _ => self.expected("a name, a \"literal\", a /regex/, a <special token>, `(` or `[`"),
-        }
-    }
-}
-
-impl Parser<'_, '_> {
-    /// `%regex { ... }` (its JSON `text`, at `t`): a pattern like a
-    /// `/regex/`, usable in terminals and rules.
-    fn structured_regex(&mut self, text: &str, t: &Token) -> PResult<Node> {
-        let span = self.span_of(t);
-        let built = serde_json::from_str::<serde_json::Value>(text)
-            .map_err(|e| {
-                let m = format!("the object after `%regex` is not JSON: {e}");
-                (DiagnosticKind::Syntax, m)
-            })
-            .and_then(|spec| substring::chunks(&spec))
-            .and_then(|chunks| match chunks.iter().all(String::is_empty) {
-                // Only the empty string: what `""` means.
-                true => Ok(None),
-                false => substring::substring_regex(&chunks).map(Some),
-            });
-        match built {
-            Ok(None) => Ok(Node::Lit {
-                text: String::new(),
-                ci: false,
-                span,
-            }),
-            Ok(Some(re)) => Ok(Node::Re(Box::new(ReLit {
-                re: Some(re),
-                prec: Prec::Atom,
-                matches_empty: true,
-                text: format!("%regex {text}"),
-                span,
-            }))),
-            Err((kind, msg)) => {
-                self.error(kind, span, msg);
-                Err(())
-            }
         }
     }
 }

@@ -4,6 +4,9 @@
 //! included). Kept apart from `regex.rs`, which translates Python regexes:
 //! this builds a regex from a JSON description instead.
 
+use super::ast::{Node, Prec, ReLit};
+use super::lexer::Token;
+use super::parser::{PResult, Parser};
 use crate::error::DiagnosticKind;
 use crate::limits::Limits;
 
@@ -143,4 +146,41 @@ pub(super) fn substring_regex(chunks: &[String]) -> Result<String, Refusal> {
     }
     runs.reverse();
     Ok(format!("(?:|{})", runs.join("|")))
+}
+
+impl Parser<'_, '_> {
+    /// `%regex { ... }` (its JSON `text`, at `t`): a pattern like a
+    /// `/regex/`, usable in terminals and rules.
+    pub(super) fn structured_regex(&mut self, text: &str, t: &Token) -> PResult<Node> {
+        let span = self.span_of(t);
+        let built = serde_json::from_str::<serde_json::Value>(text)
+            .map_err(|e| {
+                let m = format!("the object after `%regex` is not JSON: {e}");
+                (DiagnosticKind::Syntax, m)
+            })
+            .and_then(|spec| chunks(&spec))
+            .and_then(|chunks| match chunks.iter().all(String::is_empty) {
+                // Only the empty string: what `""` means.
+                true => Ok(None),
+                false => substring_regex(&chunks).map(Some),
+            });
+        match built {
+            Ok(None) => Ok(Node::Lit {
+                text: String::new(),
+                ci: false,
+                span,
+            }),
+            Ok(Some(re)) => Ok(Node::Re(Box::new(ReLit {
+                re: Some(re),
+                prec: Prec::Atom,
+                matches_empty: true,
+                text: format!("%regex {text}"),
+                span,
+            }))),
+            Err((kind, msg)) => {
+                self.error(kind, span, msg);
+                Err(())
+            }
+        }
+    }
 }
