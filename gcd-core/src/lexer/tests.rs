@@ -139,6 +139,10 @@ fn automaton_ties_and_ends() {
 fn intersection_matches_what_every_part_matches() {
     let parts = vec![r"[a-c]+d?".to_string(), r"(?:.|\n){2,3}".to_string()];
     let both = TerminalDfa::intersection(&parts).unwrap();
+    // In the other order too: the first part's classes alone cannot tell
+    // the bytes the second splits, and the other way round.
+    let reversed: Vec<String> = parts.iter().rev().cloned().collect();
+    let both_reversed = TerminalDfa::intersection(&reversed).unwrap();
     let each: Vec<TerminalDfa> = parts.iter().map(|r| TerminalDfa::new(r).unwrap()).collect();
     // Every string over a small alphabet up to length 5, against the parts;
     // the product steps by byte class, so the alphabet has bytes of classes
@@ -161,6 +165,12 @@ fn intersection_matches_what_every_part_matches() {
     for s in &strings {
         let want = each.iter().all(|d| d.matches(s));
         assert_eq!(both.matches(s), want, "{:?}", String::from_utf8_lossy(s));
+        assert_eq!(
+            both_reversed.matches(s),
+            want,
+            "{:?}",
+            String::from_utf8_lossy(s)
+        );
         matched += want as usize;
     }
     assert!(matched > 10, "{matched}");

@@ -43,28 +43,25 @@ fn apply_words(words: &[u64], logits: &mut [f32]) {
 
 #[cfg(test)]
 mod tests {
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+
     use super::*;
 
     /// Every word shape (none, all, one, all but one, random bits) and a
     /// ragged last word, against setting each forbidden logit by itself.
     #[test]
     fn apply_mask_forbids_exactly_the_unset_bits() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut random = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = StdRng::seed_from_u64(0x2545_f491_4f6c_dd1d);
         for width in [1usize, 63, 64, 65, 1000, 4099] {
             let mut mask = bitvec![u64, Lsb0; 0; width];
             for (k, word) in mask.as_raw_mut_slice().iter_mut().enumerate() {
                 *word = match k % 5 {
                     0 => 0,
                     1 => u64::MAX,
-                    2 => 1 << (random() % 64),
-                    3 => !(1 << (random() % 64)),
-                    _ => random(),
+                    2 => 1 << rng.random_range(0..64),
+                    3 => !(1 << rng.random_range(0..64)),
+                    _ => rng.random(),
                 };
             }
             let logits: Vec<f32> = (0..width).map(|i| i as f32 * 0.25 - 3.0).collect();
