@@ -113,12 +113,15 @@ pub(super) struct Collected {
     /// Tokens that stay within the lexeme, by the state they end in.
     by_end: Vec<(u32, EndTokens)>,
     end_slot: FxHashMap<u32, usize>,
-    /// Direct-mapped memos in front of `end_slot` and `first_ends`: the
-    /// tokens of a subtree end in few states, but not in one (inside a
-    /// string with a length bound, the state counts each token's
-    /// characters), and a map lookup per token was a third of a walk.
+    /// A direct-mapped memo in front of `end_slot`: the tokens of a
+    /// subtree end in few states, but not in one (inside a string with a
+    /// length bound, the state counts each token's characters), and a map
+    /// lookup per token was a third of a walk.
     recent_slot: [(u32, u32); RECENT],
-    recent_first_end: [(u8, u32); RECENT],
+    /// Per slot of `by_end`, the first byte of its last token, plus one
+    /// (0: none yet). A walk meets each first byte in one run of the trie,
+    /// so `first_ends` is only touched when the run changes.
+    last_first: Vec<u16>,
     first_ends: FxHashSet<(u8, u32)>,
     by_winner: FxHashMap<u32, Vec<u32>>,
 }
@@ -130,7 +133,7 @@ impl Collected {
             by_end: Vec::new(),
             end_slot: FxHashMap::default(),
             recent_slot: [(DEAD, 0); RECENT],
-            recent_first_end: [(0, DEAD); RECENT],
+            last_first: Vec::new(),
             first_ends: FxHashSet::default(),
             by_winner: FxHashMap::default(),
         }
@@ -146,9 +149,8 @@ impl Collected {
             _ => self.slot_of(end),
         };
         self.by_end[slot].1.add(toks, self.width);
-        let r = (end as usize ^ (first as usize).wrapping_mul(0x9e37)) % RECENT;
-        if self.recent_first_end[r] != (first, end) {
-            self.note_first_end(r, first, end);
+        if self.last_first[slot] != u16::from(first) + 1 {
+            self.note_first_end(slot, first, end);
         }
     }
 
@@ -161,14 +163,15 @@ impl Collected {
             by_end.push((end, EndTokens::List(Vec::new())));
             by_end.len() - 1
         });
+        self.last_first.resize(self.by_end.len(), 0);
         self.recent_slot[end as usize % RECENT] = (end, slot as u32);
         slot
     }
 
     #[cold]
     #[inline(never)]
-    fn note_first_end(&mut self, r: usize, first: u8, end: u32) {
-        self.recent_first_end[r] = (first, end);
+    fn note_first_end(&mut self, slot: usize, first: u8, end: u32) {
+        self.last_first[slot] = u16::from(first) + 1;
         self.first_ends.insert((first, end));
     }
 
@@ -286,33 +289,39 @@ impl BoundGrammar {
     ) {
         let lx = &self.grammar.lexer;
         let trie = &*self.trie;
+        // Every node of the walk once: the arrays cut to `to` and the
+        // transition table read directly, so that the loop checks no
+        // bounds it already knows (they were a fifth of its instructions).
+        let (bytes, depths, ends) = (&trie.byte[..to], &trie.depth[..to], &trie.subtree_end[..to]);
+        let token_off = &trie.token_off[..=to];
+        let (trans, class_of, k) = (&lx.trans[..], &lx.classes.class_of, lx.classes.len());
         let mut i = from;
         while i < to {
-            let d = trie.depth[i] as usize;
+            let (d, byte) = (depths[i] as usize, bytes[i]);
             if d == 1 {
-                first = trie.byte[i];
+                first = byte;
             }
             let s = depth_state[d - 1];
-            let mut ns = lx.next(s, trie.byte[i]);
+            let mut ns = trans[s as usize * k + class_of[byte as usize] as usize];
             if ns == DEAD && d > top {
                 match lx.winner(s) {
                     // An ignored lexeme from a transparent start: the next
                     // one starts here again.
                     Some(w) if restart.is_some() && self.grammar.is_ignored(w) => {
-                        ns = restart.map_or(DEAD, |q| lx.next(q, trie.byte[i]));
+                        ns = restart.map_or(DEAD, |q| lx.next(q, byte));
                     }
                     Some(w) => out.by_winner.entry(w).or_default().push(i as u32),
                     None => {}
                 }
             }
             if ns == DEAD {
-                i = trie.subtree_end[i] as usize;
+                i = ends[i] as usize;
                 continue;
             }
             depth_state[d] = ns;
-            let toks = trie.tokens_at(i);
-            if !toks.is_empty() {
-                out.tokens(toks, first, ns);
+            let (lo, hi) = (token_off[i] as usize, token_off[i + 1] as usize);
+            if lo != hi {
+                out.tokens(&trie.tokens[lo..hi], first, ns);
             }
             i += 1;
         }
