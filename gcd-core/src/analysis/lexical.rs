@@ -117,29 +117,8 @@ pub(crate) fn lexical_hazards(
     // forward fixpoint in rounds needs as many as the longest lexeme and
     // dominated compile time on long strings).
     let nc = lx.classes.len();
-    // Sources in increasing order, each pushed once per target (`last`):
-    // every list comes out sorted and without repeats.
-    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); states];
-    let mut last = vec![u32::MAX; states];
-    for s in 0..states {
-        for k in 0..nc {
-            let t = lx.trans[s * nc + k];
-            if t != DEAD && t as usize != s && last[t as usize] != s as u32 {
-                last[t as usize] = s as u32;
-                preds[t as usize].push(s as u32);
-            }
-        }
-    }
-    // Each state's own winner, then through the predecessor edges, once
-    // per component (`propagate`); a backward search per terminal
-    // visited each state once per terminal it reaches.
-    let mut reach = vec![TermSet::new(n); states];
-    for (s, r) in reach.iter_mut().enumerate() {
-        if let Some(w) = lx.winner(s as u32).filter(|&w| (w as usize) < n) {
-            r.insert(w as usize);
-        }
-    }
-    super::propagate(&mut reach, &preds);
+    let preds = Predecessors::new(lx);
+    let reach = Reach::new(lx, n, &preds);
     // clean_first[Y]: bytes that start a lexeme Y wins, in every candidate
     // set with Y. Per set, the first bytes are grouped by the state they
     // lead to, so each member costs a few word operations, not 256
@@ -185,7 +164,7 @@ pub(crate) fn lexical_hazards(
                 slot[w] &= !dead[w];
             }
             for (t, bytes) in &groups {
-                if !reach[*t as usize].contains(y) {
+                if !reach.contains(*t as usize, y) {
                     for w in 0..4 {
                         slot[w] &= !bytes[w];
                     }
@@ -232,14 +211,14 @@ pub(crate) fn lexical_hazards(
             }
         }
         while let Some(q) = stack.pop() {
-            for &p in &preds[q] {
+            for &p in preds.of(q) {
                 if !good[p as usize] {
                     good[p as usize] = true;
                     stack.push(p as usize);
                 }
             }
         }
-        (0..states).all(|s| good[s] || !reach[s].contains(x))
+        (0..states).all(|s| good[s] || !reach.contains(s, x))
     };
     let ignored_ids: Vec<usize> = ignored.iter().collect();
     let separable = |x: usize, y: usize| {
@@ -306,4 +285,193 @@ pub(crate) fn lexical_hazards(
         );
     }
     diags
+}
+
+/// Per lexer state, the states with a transition into it (not itself),
+/// in increasing order and each once: one array for all states, since a
+/// list per state was an allocation per state of every schema's lexer.
+struct Predecessors {
+    /// `sources[off[s]..off[s + 1]]` are the predecessors of `s`.
+    off: Vec<u32>,
+    sources: Vec<u32>,
+}
+
+impl Predecessors {
+    fn new(lx: &LexerAutomaton) -> Predecessors {
+        let (states, nc) = (lx.num_states(), lx.classes.len());
+        // Each source counted once per target (`last`), in two passes:
+        // the counts, then the sources at their offsets.
+        let each_edge = |f: &mut dyn FnMut(usize, u32)| {
+            let mut last = vec![u32::MAX; states];
+            for s in 0..states {
+                for &t in &lx.trans[s * nc..(s + 1) * nc] {
+                    if t != DEAD && t as usize != s && last[t as usize] != s as u32 {
+                        last[t as usize] = s as u32;
+                        f(t as usize, s as u32);
+                    }
+                }
+            }
+        };
+        let mut off = vec![0u32; states + 1];
+        each_edge(&mut |t, _| off[t + 1] += 1);
+        for s in 0..states {
+            off[s + 1] += off[s];
+        }
+        let mut fill = off.clone();
+        let mut sources = vec![0u32; off[states] as usize];
+        each_edge(&mut |t, s| {
+            sources[fill[t] as usize] = s;
+            fill[t] += 1;
+        });
+        Predecessors { off, sources }
+    }
+
+    fn of(&self, s: usize) -> &[u32] {
+        &self.sources[self.off[s] as usize..self.off[s + 1] as usize]
+    }
+}
+
+/// Per lexer state, the terminals that win in some state reachable from
+/// it.
+///
+/// Most states of a schema's lexer have one terminal alive (inside a
+/// string, a number, a key), and everything reachable from such a state
+/// has that terminal alone, so its set is that terminal or nothing. Those
+/// are found by one backward search; only the other states get a set of
+/// their own, propagated over their own edges once per component. A set
+/// per state, propagated over every edge, was most of this analysis on
+/// string-heavy schemas.
+struct Reach {
+    /// Per state: `Single(t, reaches)` or the index of its set in `sets`.
+    of: Vec<ReachOf>,
+    sets: Vec<TermSet>,
+}
+
+#[derive(Clone, Copy)]
+enum ReachOf {
+    /// One terminal alive; whether a state where it wins is reachable.
+    Single(u32, bool),
+    Set(u32),
+}
+
+impl Reach {
+    fn new(lx: &LexerAutomaton, n: usize, preds: &Predecessors) -> Reach {
+        let states = lx.num_states();
+        let single = |s: usize| match lx.alive[s][..] {
+            [t] => Some(t),
+            _ => None,
+        };
+        let mut next_set = 0u32;
+        let mut of: Vec<ReachOf> = (0..states)
+            .map(|s| match single(s) {
+                Some(t) => ReachOf::Single(t, false),
+                None => {
+                    next_set += 1;
+                    ReachOf::Set(next_set - 1)
+                }
+            })
+            .collect();
+        // A single state's predecessors that are single have the same
+        // terminal (alive sets only shrink along a transition).
+        let mut stack: Vec<u32> = (0..states as u32)
+            .filter(|&s| matches!(single(s as usize), Some(t) if (t as usize) < n && lx.winner(s) == Some(t)))
+            .collect();
+        for &s in &stack {
+            if let ReachOf::Single(_, r) = &mut of[s as usize] {
+                *r = true;
+            }
+        }
+        while let Some(s) = stack.pop() {
+            for &p in preds.of(s as usize) {
+                if let ReachOf::Single(_, r @ false) = &mut of[p as usize] {
+                    *r = true;
+                    stack.push(p);
+                }
+            }
+        }
+        let mut sets = vec![TermSet::new(n); next_set as usize];
+        let mut edges: Vec<Vec<u32>> = vec![Vec::new(); next_set as usize];
+        for s in 0..states {
+            match of[s] {
+                ReachOf::Set(i) => {
+                    if let Some(w) = lx.winner(s as u32).filter(|&w| (w as usize) < n) {
+                        sets[i as usize].insert(w as usize);
+                    }
+                    for &p in preds.of(s) {
+                        if let ReachOf::Set(j) = of[p as usize] {
+                            edges[i as usize].push(j);
+                        }
+                    }
+                }
+                ReachOf::Single(t, true) => {
+                    for &p in preds.of(s) {
+                        if let ReachOf::Set(j) = of[p as usize] {
+                            sets[j as usize].insert(t as usize);
+                        }
+                    }
+                }
+                ReachOf::Single(_, false) => {}
+            }
+        }
+        super::propagate(&mut sets, &edges);
+        Reach { of, sets }
+    }
+
+    fn contains(&self, s: usize, y: usize) -> bool {
+        match self.of[s] {
+            ReachOf::Single(t, reaches) => reaches && t as usize == y,
+            ReachOf::Set(i) => self.sets[i as usize].contains(y),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::CompiledGrammar;
+
+    /// `Reach` against a forward search from every state, on lexers with
+    /// single-terminal chains (strings, bounded strings), shared prefixes
+    /// (keywords against names) and ignored terminals.
+    #[test]
+    fn reach_is_what_a_search_from_each_state_finds() {
+        let grammars = [
+            crate::lark::builtin::json(),
+            crate::lark::parse_grammar(
+                r#"start: (KW | NAME | SHORT | NUM)+
+                KW: "if" | "iffy" | "then"
+                NAME: /[a-z]+/
+                SHORT: /"[a-z]{0,12}"/
+                NUM: /-?[0-9]+(\.[0-9]+)?/
+                %ignore /[ \t]+/"#,
+            )
+            .expect("the grammar parses"),
+        ];
+        for g in &grammars {
+            let c = CompiledGrammar::new(g).expect("the grammar compiles");
+            let lx = &c.lexer;
+            let n = c.grammar.terminals.len();
+            let reach = Reach::new(lx, n, &Predecessors::new(lx));
+            let nc = lx.classes.len();
+            for s in 0..lx.num_states() {
+                let mut seen = vec![false; lx.num_states()];
+                let (mut stack, mut want) = (vec![s], vec![false; n]);
+                seen[s] = true;
+                while let Some(q) = stack.pop() {
+                    if let Some(w) = lx.winner(q as u32).filter(|&w| (w as usize) < n) {
+                        want[w as usize] = true;
+                    }
+                    for &t in &lx.trans[q * nc..(q + 1) * nc] {
+                        if t != DEAD && !seen[t as usize] {
+                            seen[t as usize] = true;
+                            stack.push(t as usize);
+                        }
+                    }
+                }
+                for (y, &w) in want.iter().enumerate() {
+                    assert_eq!(reach.contains(s, y), w, "state {s}, terminal {y}");
+                }
+            }
+        }
+    }
 }
