@@ -49,6 +49,19 @@ pub fn state_tables_shallow() -> usize {
     STATE_TABLES_SHALLOW.load(Ordering::Relaxed)
 }
 
+static STATE_TABLES_DERIVED: AtomicUsize = AtomicUsize::new(0);
+
+/// How many lexer states' token tables were derived from another count of
+/// the same length-bounded string, without a walk.
+pub fn state_tables_derived() -> usize {
+    STATE_TABLES_DERIVED.load(Ordering::Relaxed)
+}
+
+#[cfg(feature = "vocab")]
+pub(crate) fn count_derived_table() {
+    STATE_TABLES_DERIVED.fetch_add(1, Ordering::Relaxed);
+}
+
 #[cfg(feature = "vocab")]
 pub(crate) fn count_shallow_table() {
     STATE_TABLES_SHALLOW.fetch_add(1, Ordering::Relaxed);

@@ -23,6 +23,7 @@
 mod budget;
 mod cache;
 mod capped;
+mod chains;
 mod cost;
 mod heads;
 mod lexeme_costs;
@@ -125,6 +126,11 @@ pub struct BoundGrammar {
     /// Whole-trie walks take root subtrees with at least this many nodes
     /// from other grammars' pieces (see [`pieces`]).
     pub(crate) piece_min_nodes: usize,
+    /// The lexer states of length-bounded strings' counts (see
+    /// [`chains`]), found on first use.
+    pub(crate) chains: OnceLock<chains::ChainStates>,
+    /// Per reference count state, where its tokens leave the string.
+    pub(crate) chain_exits: Mutex<FxHashMap<u32, Arc<chains::ChainExits>>>,
     /// Head masks, built on first use.
     pub(crate) heads: Mutex<HeadMasks>,
     /// Per (conflicting nonterminal, terminal), the derivations mask walks
@@ -301,6 +307,8 @@ impl BoundGrammar {
             forests: Mutex::default(),
             rooted_min_nodes: ROOTED_MIN_NODES,
             piece_min_nodes: PIECE_MIN_NODES,
+            chains: OnceLock::new(),
+            chain_exits: Mutex::default(),
             heads: Mutex::default(),
             expansions: Mutex::default(),
             head_masks_on: true,
@@ -562,13 +570,18 @@ impl BoundGrammar {
         ))
     }
 
-    /// The tables of lexer state `q`: from the process-wide cache when
+    /// The tables of lexer state `q`: derived from another count's when
+    /// `q` counts a length-bounded string near its bound (see [`chains`]);
+    /// from the process-wide cache when
     /// another grammar bound to this vocabulary had a state that behaves
     /// the same (JSON string bodies, numbers, formats recur in every
     /// schema), else by walking the trie. A behaviour keyed over fewer
     /// bytes than the longest token shares the short tokens only, and the
     /// rest are walked here (see [`shallow`]).
     fn build_state(&self, q: u32) -> StateTables {
+        if let Some(tables) = self.chain_tables(q) {
+            return tables;
+        }
         let end_filter = self.end_filter_of[q as usize];
         let lx = &self.grammar.lexer;
         let behaviour = Behaviour::of(lx, q, self.key_depth(q), cache::MAX_STATE_BEHAVIOUR);

@@ -27,8 +27,51 @@ const MAX_CHAIN_STATES: usize = 1 << 18;
 /// A byte table (`state * 256 + byte`) and its accepting states.
 type Table = (Vec<u32>, Vec<bool>);
 
-/// The table of `hir` if it has the shape above, else `None`.
-pub(super) fn table(hir: &Hir) -> Result<Option<Table>, DfaError> {
+/// Where a chain with an upper bound keeps its counts: state
+/// `body + k * item_states + s` has read `k` whole items and is in item
+/// state `s` of the next (`s = 0` between items), for `k < max`; at
+/// `k = max` only `s = 0` exists; the states from `post_start` on read
+/// `post`. A state's behaviour depends on its count only through how many
+/// items are left, which is what lets bound tables of one count be
+/// derived from another's (`bind/chains.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ChainLayout {
+    /// The first counted state (after `pre`'s bytes).
+    pub body: u32,
+    /// States per count: the item automaton's, less its accepting one.
+    pub item_states: u32,
+    /// Fewest items before `post` may start.
+    pub min: u32,
+    /// Most items.
+    pub max: u32,
+    /// The state after `post`'s first byte.
+    pub post_start: u32,
+    /// Bytes of `post`.
+    pub post_len: u32,
+}
+
+impl ChainLayout {
+    /// `(count, item state)` of chain state `x`; `None` before or after
+    /// the repetition.
+    pub fn count_of(&self, x: u32) -> Option<(u32, u32)> {
+        if x < self.body || x >= self.post_start {
+            return None;
+        }
+        let r = x - self.body;
+        Some((r / self.item_states, r % self.item_states))
+    }
+
+    /// The state with `count` items read and in item state `s`, if the
+    /// chain has it.
+    pub fn state(&self, count: u32, s: u32) -> Option<u32> {
+        let exists = (count < self.max && s < self.item_states) || (count == self.max && s == 0);
+        exists.then(|| self.body + count * self.item_states + s)
+    }
+}
+
+/// The table of `hir` if it has the shape above, else `None`; with its
+/// layout when the repetition has an upper bound.
+pub(super) fn table(hir: &Hir) -> Result<Option<(Table, Option<ChainLayout>)>, DfaError> {
     let Some(shape) = Shape::of(hir) else {
         return Ok(None);
     };
@@ -39,7 +82,19 @@ pub(super) fn table(hir: &Hir) -> Result<Option<Table>, DfaError> {
     if (shape.post.first()).is_some_and(|&b| item.trans[b as usize] != DEAD) {
         return Ok(None);
     }
-    Ok(chain(&shape, &item))
+    let layout = shape.max.map(|max| {
+        let body = shape.pre.len() as u32;
+        let item_states = item.states as u32;
+        ChainLayout {
+            body,
+            item_states,
+            min: shape.min,
+            max,
+            post_start: body + max * item_states + 1,
+            post_len: shape.post.len() as u32,
+        }
+    });
+    Ok(chain(&shape, &item).map(|t| (t, layout)))
 }
 
 /// `pre item{min,max} post` with literal `pre` and `post`.
@@ -260,7 +315,7 @@ mod tests {
                     let re = format!("{pre}(?:{item}){bound}{post}");
                     let h = hir(&re);
                     let reference = raw_table(&h).expect("determinizes");
-                    match table(&h).expect("no error") {
+                    match table(&h).expect("no error").map(|(t, _)| t) {
                         Some(chain) => {
                             chained += 1;
                             assert!(same_language(&chain, &reference), "{re}");
@@ -300,7 +355,7 @@ mod tests {
     #[test]
     fn a_long_json_string_is_chained() {
         let re = format!("\"{JSON_CHAR}{{0,1000}}\"");
-        let (trans, accepting) = table(&hir(&re)).expect("no error").expect("chained");
+        let ((trans, accepting), _) = table(&hir(&re)).expect("no error").expect("chained");
         assert_eq!(trans.len(), accepting.len() * 256);
         assert!(same_language(
             &(trans, accepting),

@@ -31,6 +31,11 @@ pub struct TerminalDfa {
     /// schema is read through once, not once per schema.
     #[serde(skip)]
     derived: Arc<Derived>,
+    /// Where the counts are, for a table built as a chain with an upper
+    /// bound (see [`counted::ChainLayout`]); kept in snapshots, so that a
+    /// derive's or `grammar!`'s strings get it too.
+    #[serde(default)]
+    chain: Option<super::counted::ChainLayout>,
 }
 
 /// See [`TerminalDfa`]'s `derived`.
@@ -250,6 +255,7 @@ fn literal_dfa(bytes: &[u8]) -> TerminalDfa {
             distances: OnceLock::from(distances),
             looks_past_end: OnceLock::from(false),
         }),
+        chain: None,
     }
 }
 
@@ -409,6 +415,7 @@ impl TerminalDfa {
             trans: trans.into(),
             accepting: accepting.into(),
             derived: Arc::default(),
+            chain: None,
         })
     }
 
@@ -435,9 +442,18 @@ impl TerminalDfa {
     /// Every transition lands on a state; state 0 exists.
     pub(crate) fn is_consistent(&self) -> bool {
         let n = self.accepting.len();
+        // A layout's states all exist (its counts are read as states).
+        let chain_fits = self.chain.is_none_or(|c| {
+            let states = (c.max as u64) * c.item_states as u64 + 1 + c.post_len as u64;
+            c.item_states > 0
+                && c.min <= c.max
+                && c.post_start as u64 == c.body as u64 + c.max as u64 * c.item_states as u64 + 1
+                && c.body as u64 + states <= n as u64
+        });
         n > 0
             && self.trans.len() == n * 256
             && self.trans.iter().all(|&t| t == DEAD || (t as usize) < n)
+            && chain_fits
     }
 
     fn build_uncached(regex: &str) -> Result<TerminalDfa, DfaError> {
@@ -478,6 +494,7 @@ impl TerminalDfa {
             }
         }
         let mut looks_past_end = false;
+        let mut layout = None;
         let (trans, accepting) = match (&split, hir.kind()) {
             (Some(split), _) => {
                 let (trans, accepting, past_end) = lookaround::table(split)?;
@@ -485,7 +502,10 @@ impl TerminalDfa {
                 (trans, accepting)
             }
             (None, _) => match counted::table(&hir)? {
-                Some(chain) => chain,
+                Some((chain, chain_layout)) => {
+                    layout = chain_layout;
+                    chain
+                }
                 None if minimize => minimal_table(&super::factor::factor(&hir))?,
                 None => raw_table(&super::factor::factor(&hir))?,
             },
@@ -493,10 +513,15 @@ impl TerminalDfa {
         if accepting[0] && !allow_empty {
             return Err(DfaError::MatchesEmpty);
         }
+        let states = accepting.len();
         let (mut trans, accepting) = keep_live(trans, accepting)?;
-        if has_lazy_quantifier(&hir) {
+        let lazy = has_lazy_quantifier(&hir);
+        if lazy {
             stop_at_first_match(&mut trans, &accepting);
         }
+        // The layout names states as the chain built them: only while
+        // nothing renumbered or cut them.
+        let chain = layout.filter(|_| accepting.len() == states && !lazy);
         Ok(TerminalDfa {
             trans: trans.into(),
             accepting: accepting.into(),
@@ -504,6 +529,7 @@ impl TerminalDfa {
                 looks_past_end: OnceLock::from(looks_past_end),
                 ..Derived::default()
             }),
+            chain,
         })
     }
 
@@ -512,6 +538,12 @@ impl TerminalDfa {
     /// built ahead of time).
     pub fn looks_past_end(&self) -> Option<bool> {
         self.derived.looks_past_end.get().copied()
+    }
+
+    /// Where a counted repetition with an upper bound keeps its counts,
+    /// for a table built as one (`None` otherwise).
+    pub fn chain_layout(&self) -> Option<super::counted::ChainLayout> {
+        self.chain
     }
 
     /// The state after `byte` from `state`, or [`DEAD`] when no match can

@@ -26,6 +26,7 @@ mod table;
 
 pub use automaton::{LexerAutomaton, NO_TERMINAL};
 pub use classes::ByteClasses;
+pub use counted::ChainLayout;
 pub use dfa::{DfaError, TerminalDfa};
 
 /// Marks "no state": the lexeme cannot take this byte.

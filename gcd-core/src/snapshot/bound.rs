@@ -136,6 +136,8 @@ impl BoundGrammar {
             forests: Default::default(),
             rooted_min_nodes: crate::bind::ROOTED_MIN_NODES,
             piece_min_nodes: crate::bind::PIECE_MIN_NODES,
+            chains: OnceLock::new(),
+            chain_exits: Default::default(),
             heads: std::sync::Mutex::default(),
             expansions: std::sync::Mutex::default(),
             head_masks_on: true,

@@ -1,0 +1,257 @@
+//! Token tables of a length-bounded string's counts, derived from one
+//! count's instead of walked.
+//!
+//! Inside a string with `maxLength: n` the lexer is in state (count `k`,
+//! item state `s`), and the first mask at each count walked the whole trie
+//! (3–5 ms on o200k), once per count near the bound, where the counts
+//! behave each their own way within a token (see `shallow.rs`). But a
+//! token read from (`k`, `s`) does what it does from (`min`, `s`), shifted
+//! by `k - min` items, as long as it needs no more items than are left: the
+//! chain's rows differ only in their count ([`ChainLayout`]). So the tables
+//! of (`k`, `s`) are those of (`min`, `s`), each end state shifted and the
+//! tokens that would read past the bound dropped. For the tokens that
+//! leave the string (its closing quote) the count where they left is
+//! worked out once per reference state, from their bytes. Only chains
+//! closed by a literal (`"`) qualify: without one a lexeme can also end
+//! at the bound itself, which no lower count shows.
+
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
+use super::{BoundGrammar, StateTables, TokenSet};
+use crate::compiled::CompiledGrammar;
+use crate::lexer::{ChainLayout, DEAD};
+
+/// The lexer states that hold a bounded chain's terminal alone, with the
+/// chain state they are in.
+#[derive(Debug, Default)]
+pub(crate) struct ChainStates {
+    /// Lexer state → (terminal, terminal DFA state).
+    of: FxHashMap<u32, (u32, u32)>,
+    /// (terminal, terminal DFA state) → lexer state.
+    at: FxHashMap<(u32, u32), u32>,
+}
+
+impl ChainStates {
+    /// Follows the lexer from its start states, tracking the state of
+    /// every chain terminal alive (alive sets only shrink, so no state
+    /// without one is entered).
+    pub(crate) fn new(g: &CompiledGrammar) -> ChainStates {
+        let layouts: Vec<Option<ChainLayout>> = g.dfas.iter().map(|d| d.chain_layout()).collect();
+        let mut out = ChainStates::default();
+        if layouts.iter().all(Option::is_none) {
+            return out;
+        }
+        let lx = &g.lexer;
+        let nc = lx.classes.len();
+        let mut seen = vec![false; lx.num_states()];
+        let mut todo: Vec<(u32, Vec<(u32, u32)>)> = Vec::new();
+        for &q in &lx.starts {
+            let members: Vec<(u32, u32)> = (lx.alive[q as usize].iter())
+                .filter(|&&t| layouts.get(t as usize).is_some_and(Option::is_some))
+                .map(|&t| (t, 0))
+                .collect();
+            if !members.is_empty() && !seen[q as usize] {
+                seen[q as usize] = true;
+                todo.push((q, members));
+            }
+        }
+        while let Some((q, members)) = todo.pop() {
+            if let ([(t, x)], [alone]) = (&members[..], &lx.alive[q as usize][..]) {
+                if t == alone {
+                    out.of.insert(q, (*t, *x));
+                    out.at.insert((*t, *x), q);
+                }
+            }
+            for (c, &b) in lx.classes.representatives.iter().enumerate() {
+                let q2 = lx.trans[q as usize * nc + c];
+                if q2 == DEAD || seen[q2 as usize] {
+                    continue;
+                }
+                let next: Vec<(u32, u32)> = (members.iter())
+                    .map(|&(t, x)| (t, g.dfas[t as usize].next(x, b)))
+                    .filter(|&(_, x)| x != DEAD)
+                    .collect();
+                if !next.is_empty() {
+                    seen[q2 as usize] = true;
+                    todo.push((q2, next));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// What a reference state's tables do not say about the tokens that leave
+/// the repetition: how many items each had read when it left.
+#[derive(Debug)]
+pub(crate) struct ChainExits {
+    /// Per end state past the repetition: (items read, token), by items.
+    tokens: Vec<(u32, Vec<(u32, u32)>)>,
+    /// Per boundary winner: (items read, trie node), by items.
+    nodes: Vec<(u32, Vec<(u32, u32)>)>,
+}
+
+impl BoundGrammar {
+    fn chain_states(&self) -> &ChainStates {
+        self.chains.get_or_init(|| ChainStates::new(&self.grammar))
+    }
+
+    /// The tables of lexer state `q` derived from its chain's reference
+    /// count, when `q` is a count of a bounded chain closer to the bound
+    /// than the shallow depth (further from it, tables are shared by
+    /// behaviour). `None`: walk as usual.
+    pub(super) fn chain_tables(&self, q: u32) -> Option<StateTables> {
+        let chains = self.chain_states();
+        let &(t, x) = chains.of.get(&q)?;
+        let layout = self.grammar.dfas[t as usize].chain_layout()?;
+        let (k, s) = layout.count_of(x)?;
+        let left = layout.max - k;
+        // Without `post` a lexeme may end at the bound itself, where the
+        // next item's byte is a boundary that no lower count has.
+        if k <= layout.min || left as usize >= self.shallow_depth || layout.post_len == 0 {
+            return None;
+        }
+        let x_ref = layout.state(layout.min, s)?;
+        let q_ref = *chains.at.get(&(t, x_ref))?;
+        // A transparent start's tables read on through ignored lexemes
+        // (a run of blanks with a bound is such a chain): not a count's.
+        if self.transparent[q_ref as usize] {
+            return None;
+        }
+        let exits = self.chain_exits(q_ref, t, x_ref, &layout)?;
+        let reference = self.state(q_ref);
+        let width = self.trie.vocab_len;
+        let mut within_by_end: Vec<(u32, TokenSet)> = Vec::new();
+        let mut first_ends: Vec<(u8, u32)> = Vec::new();
+        let mut firsts_by_end: Vec<(u32, u8)> =
+            reference.first_ends.iter().map(|&(b, e)| (e, b)).collect();
+        firsts_by_end.sort_unstable();
+        for (e, set) in &reference.within_by_end {
+            let &(_, xe) = chains.of.get(e)?;
+            let Some((ke, se)) = layout.count_of(xe) else {
+                continue; // past the repetition: from `exits` below
+            };
+            let Some(x2) = layout.state(k + (ke - layout.min), se) else {
+                continue;
+            };
+            let e2 = *chains.at.get(&(t, x2))?;
+            within_by_end.push((e2, set.clone()));
+            let from = firsts_by_end.partition_point(|&(f, _)| f < *e);
+            let to = firsts_by_end.partition_point(|&(f, _)| f <= *e);
+            first_ends.extend(firsts_by_end[from..to].iter().map(|&(_, b)| (b, e2)));
+        }
+        for (e, by_items) in &exits.tokens {
+            let ids: Vec<u32> = (by_items.iter())
+                .take_while(|(items, _)| *items <= left)
+                .map(|&(_, id)| id)
+                .collect();
+            let firsts = ids
+                .iter()
+                .filter_map(|&id| self.trie.first_byte[id as usize]);
+            first_ends.extend(firsts.map(|b| (b, *e)));
+            if !ids.is_empty() {
+                within_by_end.push((*e, TokenSet::from_list(ids, width)));
+            }
+        }
+        within_by_end.sort_by_key(|(e, _)| *e);
+        first_ends.sort_unstable();
+        first_ends.dedup();
+        let count: usize = within_by_end.iter().map(|(_, set)| set.len()).sum();
+        let within = match TokenSet::is_sparse(count, width) {
+            true => {
+                let lists: Vec<Vec<u32>> = within_by_end.iter().map(|(_, set)| set.ids()).collect();
+                TokenSet::from_lists(lists.iter().map(Vec::as_slice), width)
+            }
+            false => TokenSet::dense_union(within_by_end.iter().map(|(_, set)| set), width),
+        };
+        let boundaries = (exits.nodes.iter())
+            .filter_map(|(w, by_items)| {
+                let nodes: Vec<u32> = (by_items.iter())
+                    .take_while(|(items, _)| *items <= left)
+                    .map(|&(_, n)| n)
+                    .collect();
+                (!nodes.is_empty()).then(|| self.boundary(*w, nodes))
+            })
+            .collect();
+        crate::counters::count_derived_table();
+        Some(StateTables {
+            within,
+            within_by_end,
+            first_ends,
+            boundaries,
+            end_filter: self.end_filter_of[q as usize],
+        })
+    }
+
+    /// How many items each token of `q_ref`'s tables that leaves the
+    /// repetition had read when it left, counted from its bytes once per
+    /// reference state.
+    fn chain_exits(
+        &self,
+        q_ref: u32,
+        t: u32,
+        x_ref: u32,
+        layout: &ChainLayout,
+    ) -> Option<Arc<ChainExits>> {
+        let lock = || self.chain_exits.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(e) = lock().get(&q_ref) {
+            return Some(e.clone());
+        }
+        let dfa = &self.grammar.dfas[t as usize];
+        let chains = self.chain_states();
+        // Items read when `bytes` (read from the reference) left the
+        // repetition, counted from the reference's.
+        let items_at_exit = |bytes: &[u8]| -> Option<u32> {
+            let (mut x, mut items) = (x_ref, layout.min);
+            for &b in bytes {
+                x = dfa.next(x, b);
+                if x == DEAD {
+                    return None;
+                }
+                if let Some((k, _)) = layout.count_of(x) {
+                    items = k;
+                }
+            }
+            Some(items - layout.min)
+        };
+        let reference = self.state(q_ref);
+        let mut tokens = Vec::new();
+        for (e, set) in &reference.within_by_end {
+            let &(_, xe) = chains.of.get(e)?;
+            if layout.count_of(xe).is_some() {
+                continue;
+            }
+            let mut by_items = Vec::new();
+            for id in set.ids() {
+                let bytes = self.vocab.token_bytes(id).ok()?;
+                by_items.push((items_at_exit(bytes)?, id));
+            }
+            by_items.sort_unstable();
+            tokens.push((*e, by_items));
+        }
+        let trie = &*self.trie;
+        let mut nodes = Vec::new();
+        for b in &reference.boundaries {
+            let mut by_items = Vec::new();
+            for &n in &b.nodes {
+                // The node's path is the start of any token below it; the
+                // lexeme ended before the node's own byte.
+                let n = n as usize;
+                let mut j = n;
+                while trie.tokens_at(j).is_empty() {
+                    j += 1;
+                }
+                let bytes = self.vocab.token_bytes(trie.tokens_at(j)[0]).ok()?;
+                let depth = trie.depth[n] as usize;
+                by_items.push((items_at_exit(bytes.get(..depth - 1)?)?, n as u32));
+            }
+            by_items.sort_unstable();
+            nodes.push((b.winner, by_items));
+        }
+        let exits = Arc::new(ChainExits { tokens, nodes });
+        lock().insert(q_ref, exits.clone());
+        Some(exits)
+    }
+}
