@@ -23,63 +23,27 @@ use super::{BoundGrammar, StateTables, TokenSet};
 use crate::compiled::CompiledGrammar;
 use crate::lexer::{ChainLayout, DEAD};
 
-/// The lexer states that hold a bounded chain's terminal alone, with the
-/// chain state they are in.
+/// The lexer states that hold a bounded chain's terminal alone, by the
+/// chain state they are in (the lexer keeps a single terminal's DFA
+/// state, so this is one pass over the states, no search).
 #[derive(Debug, Default)]
 pub(crate) struct ChainStates {
-    /// Lexer state → (terminal, terminal DFA state).
-    of: FxHashMap<u32, (u32, u32)>,
     /// (terminal, terminal DFA state) → lexer state.
     at: FxHashMap<(u32, u32), u32>,
 }
 
 impl ChainStates {
-    /// Follows the lexer from its start states, tracking the state of
-    /// every chain terminal alive (alive sets only shrink, so no state
-    /// without one is entered).
     pub(crate) fn new(g: &CompiledGrammar) -> ChainStates {
-        let layouts: Vec<Option<ChainLayout>> = g.dfas.iter().map(|d| d.chain_layout()).collect();
-        let mut out = ChainStates::default();
-        if layouts.iter().all(Option::is_none) {
-            return out;
-        }
         let lx = &g.lexer;
-        let nc = lx.classes.len();
-        let mut seen = vec![false; lx.num_states()];
-        let mut todo: Vec<(u32, Vec<(u32, u32)>)> = Vec::new();
-        for &q in &lx.starts {
-            let members: Vec<(u32, u32)> = (lx.alive[q as usize].iter())
-                .filter(|&&t| layouts.get(t as usize).is_some_and(Option::is_some))
-                .map(|&t| (t, 0))
-                .collect();
-            if !members.is_empty() && !seen[q as usize] {
-                seen[q as usize] = true;
-                todo.push((q, members));
-            }
-        }
-        while let Some((q, members)) = todo.pop() {
-            if let ([(t, x)], [alone]) = (&members[..], &lx.alive[q as usize][..]) {
-                if t == alone {
-                    out.of.insert(q, (*t, *x));
-                    out.at.insert((*t, *x), q);
-                }
-            }
-            for (c, &b) in lx.classes.representatives.iter().enumerate() {
-                let q2 = lx.trans[q as usize * nc + c];
-                if q2 == DEAD || seen[q2 as usize] {
-                    continue;
-                }
-                let next: Vec<(u32, u32)> = (members.iter())
-                    .map(|&(t, x)| (t, g.dfas[t as usize].next(x, b)))
-                    .filter(|&(_, x)| x != DEAD)
-                    .collect();
-                if !next.is_empty() {
-                    seen[q2 as usize] = true;
-                    todo.push((q2, next));
+        let mut at = FxHashMap::default();
+        for (q, (&x, alive)) in lx.single.iter().zip(&lx.alive).enumerate() {
+            if let [t] = alive[..] {
+                if g.dfas[t as usize].chain_layout().is_some() {
+                    at.insert((t, x), q as u32);
                 }
             }
         }
-        out
+        ChainStates { at }
     }
 }
 
@@ -98,14 +62,23 @@ impl BoundGrammar {
         self.chains.get_or_init(|| ChainStates::new(&self.grammar))
     }
 
+    /// The terminal and its DFA state of lexer state `q`, if it has one
+    /// terminal alive and that terminal is a bounded chain.
+    fn chain_state_of(&self, q: u32) -> Option<(u32, u32, ChainLayout)> {
+        let lx = &self.grammar.lexer;
+        let (&[t], &x) = (&lx.alive.get(q as usize)?[..], lx.single.get(q as usize)?) else {
+            return None;
+        };
+        let layout = self.grammar.dfas[t as usize].chain_layout()?;
+        Some((t, x, layout))
+    }
+
     /// The tables of lexer state `q` derived from its chain's reference
     /// count, when `q` is a count of a bounded chain closer to the bound
     /// than the shallow depth (further from it, tables are shared by
     /// behaviour). `None`: walk as usual.
     pub(super) fn chain_tables(&self, q: u32) -> Option<StateTables> {
-        let chains = self.chain_states();
-        let &(t, x) = chains.of.get(&q)?;
-        let layout = self.grammar.dfas[t as usize].chain_layout()?;
+        let (t, x, layout) = self.chain_state_of(q)?;
         let (k, s) = layout.count_of(x)?;
         let left = layout.max - k;
         // Without `post` a lexeme may end at the bound itself, where the
@@ -113,6 +86,7 @@ impl BoundGrammar {
         if k <= layout.min || left as usize >= self.shallow_depth || layout.post_len == 0 {
             return None;
         }
+        let chains = self.chain_states();
         let x_ref = layout.state(layout.min, s)?;
         let q_ref = *chains.at.get(&(t, x_ref))?;
         // A transparent start's tables read on through ignored lexemes
@@ -129,7 +103,7 @@ impl BoundGrammar {
             reference.first_ends.iter().map(|&(b, e)| (e, b)).collect();
         firsts_by_end.sort_unstable();
         for (e, set) in &reference.within_by_end {
-            let &(_, xe) = chains.of.get(e)?;
+            let (_, xe, _) = self.chain_state_of(*e)?;
             let Some((ke, se)) = layout.count_of(xe) else {
                 continue; // past the repetition: from `exits` below
             };
@@ -200,7 +174,6 @@ impl BoundGrammar {
             return Some(e.clone());
         }
         let dfa = &self.grammar.dfas[t as usize];
-        let chains = self.chain_states();
         // Items read when `bytes` (read from the reference) left the
         // repetition, counted from the reference's.
         let items_at_exit = |bytes: &[u8]| -> Option<u32> {
@@ -219,7 +192,7 @@ impl BoundGrammar {
         let reference = self.state(q_ref);
         let mut tokens = Vec::new();
         for (e, set) in &reference.within_by_end {
-            let &(_, xe) = chains.of.get(e)?;
+            let (_, xe, _) = self.chain_state_of(*e)?;
             if layout.count_of(xe).is_some() {
                 continue;
             }

@@ -26,6 +26,10 @@ pub struct LexerAutomaton {
     pub starts: Vec<u32>,
     /// Which terminals each state still has alive (for analysis and tests).
     pub alive: Vec<Vec<u32>>,
+    /// Per state with one terminal alive, that terminal's DFA state
+    /// (`u32::MAX` for the others): binding reads a length-bounded
+    /// string's count from it (`bind/chains.rs`).
+    pub single: Vec<u32>,
 }
 
 /// Why the lexer automaton was not built.
@@ -186,12 +190,19 @@ impl LexerAutomaton {
         let alive = (0..members.len())
             .map(|i| members.members(i).iter().map(|&(t, _)| t).collect())
             .collect();
+        let single = (0..members.len())
+            .map(|i| match members.members(i) {
+                [(_, x)] => *x,
+                _ => u32::MAX,
+            })
+            .collect();
         let automaton = LexerAutomaton {
             classes,
             trans,
             winner,
             starts,
             alive,
+            single,
         };
         Ok((automaton, matching))
     }

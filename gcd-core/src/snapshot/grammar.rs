@@ -38,8 +38,17 @@ impl CompiledGrammar {
         let lx = &self.lexer;
         let states = lx.winner.len();
         let classes = lx.classes.len();
+        let single_ok = lx.single.len() == states
+            && (lx.single.iter().zip(&lx.alive)).all(|(&x, alive)| match alive[..] {
+                [t] => self
+                    .dfas
+                    .get(t as usize)
+                    .is_some_and(|d| (x as usize) < d.len()),
+                _ => x == u32::MAX,
+            });
         let checks = [
             (self.dfas.len() == n, "one DFA per terminal"),
+            (single_ok, "single-terminal lexer states"),
             (
                 self.completion.rule.len() == nts
                     && self
