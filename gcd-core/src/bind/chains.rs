@@ -9,7 +9,10 @@
 //! by `k - min` items, as long as it needs no more items than are left: the
 //! chain's rows differ only in their count ([`ChainLayout`]). So the tables
 //! of (`k`, `s`) are those of (`min`, `s`), each end state shifted and the
-//! tokens that would read past the bound dropped. For the tokens that
+//! tokens that would read past the bound dropped. Below `min` the same
+//! holds for the tokens that stay inside, and those that close the string
+//! must have read up to `min` first (a `minLength: 50` key counts its way
+//! up to 50 as it does down to `maxLength`). For the tokens that
 //! leave the string (its closing quote) the count where they left is
 //! worked out once per reference state, from their bytes. Only chains
 //! closed by a literal (`"`) qualify: without one a lexeme can also end
@@ -74,20 +77,31 @@ impl BoundGrammar {
     }
 
     /// The tables of lexer state `q` derived from its chain's reference
-    /// count, when `q` is a count of a bounded chain closer to the bound
-    /// than the shallow depth (further from it, tables are shared by
-    /// behaviour). `None`: walk as usual.
+    /// count (`min`), when `q` is a count of a bounded chain closer to one
+    /// of its bounds than the shallow depth. `None`: walk as usual.
     pub(super) fn chain_tables(&self, q: u32) -> Option<StateTables> {
         let (t, x, layout) = self.chain_state_of(q)?;
         let (k, s) = layout.count_of(x)?;
-        let left = layout.max - k;
+        let (min, max) = (layout.min, layout.max);
+        // The items a token may read before it leaves the string: enough
+        // to reach `min`, no more than are left.
+        let (fewest, left) = (min.saturating_sub(k), max - k);
+        let shallow = self.shallow_depth as u64;
+        // Near the upper bound, the counts above the reference; near the
+        // lower one, those below it, if the reference has room for every
+        // token the count could take (`max - min` items at least the
+        // longest token's bytes). Further from both, tables are shared by
+        // behaviour (`shallow.rs`).
+        let near_max = k > min && u64::from(left) < shallow;
+        let near_min =
+            k < min && u64::from(min - k) < shallow && (max - min) as usize >= self.trie.max_depth;
         // Without `post` a lexeme may end at the bound itself, where the
         // next item's byte is a boundary that no lower count has.
-        if k <= layout.min || left as usize >= self.shallow_depth || layout.post_len == 0 {
+        if !(near_max || near_min) || layout.post_len == 0 {
             return None;
         }
         let chains = self.chain_states();
-        let x_ref = layout.state(layout.min, s)?;
+        let x_ref = layout.state(min, s)?;
         let q_ref = *chains.at.get(&(t, x_ref))?;
         // A transparent start's tables read on through ignored lexemes
         // (a run of blanks with a bound is such a chain): not a count's.
@@ -107,7 +121,7 @@ impl BoundGrammar {
             let Some((ke, se)) = layout.count_of(xe) else {
                 continue; // past the repetition: from `exits` below
             };
-            let Some(x2) = layout.state(k + (ke - layout.min), se) else {
+            let Some(x2) = layout.state(k + (ke - min), se) else {
                 continue;
             };
             let e2 = *chains.at.get(&(t, x2))?;
@@ -118,6 +132,7 @@ impl BoundGrammar {
         }
         for (e, by_items) in &exits.tokens {
             let ids: Vec<u32> = (by_items.iter())
+                .skip_while(|(items, _)| *items < fewest)
                 .take_while(|(items, _)| *items <= left)
                 .map(|&(_, id)| id)
                 .collect();
@@ -143,6 +158,7 @@ impl BoundGrammar {
         let boundaries = (exits.nodes.iter())
             .filter_map(|(w, by_items)| {
                 let nodes: Vec<u32> = (by_items.iter())
+                    .skip_while(|(items, _)| *items < fewest)
                     .take_while(|(items, _)| *items <= left)
                     .map(|&(_, n)| n)
                     .collect();
