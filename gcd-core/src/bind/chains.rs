@@ -227,14 +227,12 @@ impl BoundGrammar {
             for &n in &b.nodes {
                 // The node's path is the start of any token below it; the
                 // lexeme ended before the node's own byte.
-                let n = n as usize;
-                let mut j = n;
-                while trie.tokens_at(j).is_empty() {
-                    j += 1;
-                }
-                let bytes = self.vocab.token_bytes(trie.tokens_at(j)[0]).ok()?;
-                let depth = trie.depth[n] as usize;
-                by_items.push((items_at_exit(bytes.get(..depth - 1)?)?, n as u32));
+                let bytes = self
+                    .vocab
+                    .token_bytes(trie.first_token_below(n as usize))
+                    .ok()?;
+                let depth = trie.depth[n as usize] as usize;
+                by_items.push((items_at_exit(bytes.get(..depth - 1)?)?, n));
             }
             by_items.sort_unstable();
             nodes.push((b.winner, by_items));

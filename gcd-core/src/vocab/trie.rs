@@ -173,15 +173,20 @@ impl TokenTrie {
         &self.tokens[self.token_off[node] as usize..self.token_off[node + 1] as usize]
     }
 
-    /// The first byte of the path to `node` (not the root).
-    pub fn first_byte_of_node(&self, node: usize) -> u8 {
-        // Every leaf holds a token, and the subtree's tokens share the first byte.
+    /// The first token at or below `node` (not the root) in trie order:
+    /// its bytes start with the path to `node`.
+    pub fn first_token_below(&self, node: usize) -> u32 {
+        // Every leaf holds a token, and pre-order reaches one inside the subtree.
         let mut n = node;
         while self.token_off[n] == self.token_off[n + 1] {
             n += 1;
         }
-        self.first_byte[self.tokens[self.token_off[n] as usize] as usize]
-            .expect("trie tokens are normal")
+        self.tokens[self.token_off[n] as usize]
+    }
+
+    /// The first byte of the path to `node` (not the root).
+    pub fn first_byte_of_node(&self, node: usize) -> u8 {
+        self.first_byte[self.first_token_below(node) as usize].expect("trie tokens are normal")
     }
 
     /// Children of the root, as node indices.
