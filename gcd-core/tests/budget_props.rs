@@ -328,3 +328,86 @@ fn merged_previous_classes_plan_like_one_class_per_terminal() {
         "{grammars} grammars, {points} points"
     );
 }
+
+/// A fresh binding decides budgeted masks by upper-bound tables that read
+/// no token tables, and builds the exact ones only when a decision needs
+/// them: every budgeted mask along random walks is the one a binding with
+/// the exact tables gives, tight budgets and roomy ones, on plain,
+/// member-set and dynamically lexed random grammars; and roomy budgets
+/// mostly finish without the exact tables.
+#[test]
+fn budgets_decided_by_bounds_mask_like_the_exact_tables() {
+    let dynamic = gcd_core::compiled::Config::default().lexing(gcd_core::Lexing::Dynamic);
+    let (mut grammars, mut points, mut never_exact) = (0, 0, 0);
+    for seed in 0..240u64 {
+        let c = match seed % 3 {
+            0 => compile_random(seed),
+            1 => common::random_member_grammar(seed).compile().map(Arc::new),
+            _ => common::random_grammar(seed)
+                .build()
+                .and_then(|g| CompiledGrammar::with_config(&g, &dynamic).ok())
+                .map(Arc::new),
+        };
+        let Some(c) = c else {
+            continue;
+        };
+        let tokens = common::random_vocab(seed, 24);
+        let vocab = Arc::new(Vocabulary::from_tokens_with_eos(tokens, "</s>"));
+        let width = vocab.len();
+        let exact = Arc::new(BoundGrammar::new(c.clone(), vocab.clone()));
+        let min = Matcher::new(exact.clone()).min_tokens_to_complete();
+        if min >= gcd_core::bind::INF as usize {
+            continue;
+        }
+        grammars += 1;
+        exact.budget();
+        // Too small a budget is refused on a fresh binding too.
+        if min > 0 {
+            let fresh = Arc::new(BoundGrammar::new(c.clone(), vocab.clone()));
+            let err = Matcher::new(fresh).with_budget(min - 1).unwrap_err();
+            assert_eq!(
+                err.kind(),
+                gcd_core::runtime::matcher::MatchErrorKind::BudgetTooSmall
+            );
+        }
+        for (k, budget) in [min, min + 1, min + 3, 2 * min + 8, 400]
+            .into_iter()
+            .enumerate()
+        {
+            let fresh = Arc::new(BoundGrammar::new(c.clone(), vocab.clone()));
+            let mut a = Matcher::new(fresh.clone()).with_budget(budget).unwrap();
+            let mut b = Matcher::new(exact.clone()).with_budget(budget).unwrap();
+            let mut rng = StdRng::seed_from_u64(seed * 7 + k as u64);
+            loop {
+                let (ma, mb) = (a.compute_mask(width), b.compute_mask(width));
+                assert_eq!(
+                    ma,
+                    mb,
+                    "seed {seed}, budget {budget}: masks differ after {:?}",
+                    String::from_utf8_lossy(b.output())
+                );
+                points += 1;
+                let allowed: Vec<usize> = mb.iter_ones().collect();
+                if allowed.is_empty() || a.is_finished() {
+                    break;
+                }
+                let t = allowed[rng.random_range(0..allowed.len())] as u32;
+                a.advance(t).unwrap();
+                b.advance(t).unwrap();
+                if a.is_finished() {
+                    break;
+                }
+            }
+            if budget == 400 && fresh.budget_if_built().is_none() {
+                never_exact += 1;
+            }
+        }
+    }
+    eprintln!(
+        "{grammars} grammars, {points} masks, {never_exact} roomy budgets without exact tables"
+    );
+    assert!(
+        grammars > 100 && points > 2000 && never_exact * 2 > grammars,
+        "{grammars} grammars, {points} masks, {never_exact} roomy budgets without exact tables"
+    );
+}

@@ -50,7 +50,9 @@
 //! the rest of the same plan, so the estimate stays realizable.
 
 use super::cost::{add, INF};
-use super::lexeme_costs::{lexeme_distances, one_token_each};
+use super::lexeme_costs::{
+    lexeme_distances, one_token_each, single_byte_distances, MAX_UPPER_TABLE_BYTES,
+};
 use super::BoundGrammar;
 use crate::compiled::{CompiledGrammar, Lexing};
 use crate::grammar::Symbol;
@@ -144,6 +146,9 @@ pub fn table_bytes(g: &CompiledGrammar) -> usize {
 /// [`BoundGrammar::lexeme_costs`].
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BudgetTables {
+    /// Which plans the costs count (snapshots hold exact tables only).
+    #[serde(skip)]
+    tier: CostTier,
     n_terms: usize,
     /// Per terminal, and at index `T` for "no lexeme yet": its class of
     /// previous lexemes, which index every cost vector.
@@ -153,6 +158,25 @@ pub struct BudgetTables {
     pair: Vec<u32>,
     nt: Vec<u32>,
     lexeme_most: Vec<u32>,
+}
+
+/// What a table's costs are. The exact tables search token paths through
+/// the token tables of the states near each context's start, which on a
+/// fresh binding was most of a budget's first mask (tens of milliseconds
+/// for a schema with an unanchored `pattern`). Upper bounds spell those
+/// lexemes with single-byte tokens instead, over the lexer's own
+/// transitions: every such plan is one the exact search also weighs, so
+/// each cost is at least the exact one, and a plan that fits under the
+/// bounds fits exactly. Masks far from the limit decide with them and
+/// leave the exact tables unbuilt ([`crate::runtime::matcher`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CostTier {
+    /// The fewest tokens of every plan the estimate weighs.
+    #[default]
+    Exact = 0,
+    /// At least [`Exact`](Self::Exact)'s, by plans that read no token
+    /// tables where the exact search would.
+    Upper = 1,
 }
 
 /// Lexeme caps for an estimate. Plans that would break the pending
@@ -198,12 +222,23 @@ impl BudgetTables {
     /// each context's start state and of the states the searches for its
     /// first lexemes pass through.
     pub fn new(b: &BoundGrammar) -> BudgetTables {
-        Self::build(b, true)
+        Self::build(b, true, CostTier::Exact)
+    }
+
+    /// Tables of upper bounds on [`new`](Self::new)'s, built without any
+    /// token table (see [`CostTier`]).
+    pub fn upper(b: &BoundGrammar) -> BudgetTables {
+        Self::build(b, true, CostTier::Upper)
+    }
+
+    /// Which costs these tables hold.
+    pub fn tier(&self) -> CostTier {
+        self.tier
     }
 
     /// [`new`](Self::new), trying one short token per context before its
     /// tables if `one_token_first` (without, for tests: the same tables).
-    fn build(b: &BoundGrammar, one_token_first: bool) -> BudgetTables {
+    fn build(b: &BoundGrammar, one_token_first: bool, tier: CostTier) -> BudgetTables {
         let g: &CompiledGrammar = &b.grammar;
         let t = g.grammar.terminals.len();
         let classes = PreviousClasses::of(g, b.merge_previous);
@@ -250,9 +285,10 @@ impl BudgetTables {
                 }
                 search.clear();
             }
-            let first_ends = match search.is_empty() {
-                true => &[][..],
-                false => &b.state(start).first_ends[..],
+            let first_ends = match (search.is_empty(), tier) {
+                (true, _) => &[][..],
+                (false, CostTier::Exact) => &b.state(start).first_ends[..],
+                (false, CostTier::Upper) => &b.single_byte_firsts(start)[..],
             };
             // Classes whose filters leave the same first tokens search once.
             let mut searched: FxHashMap<Vec<u32>, Vec<(u32, u32)>> = FxHashMap::default();
@@ -268,9 +304,18 @@ impl BudgetTables {
                     .collect();
                 sources.sort_unstable();
                 sources.dedup();
-                let found = searched.entry(sources).or_insert_with_key(|sources| {
-                    lexeme_distances(b, sources, 1, search.iter().copied())
-                });
+                let found = searched
+                    .entry(sources)
+                    .or_insert_with_key(|sources| match tier {
+                        CostTier::Exact => lexeme_distances(b, sources, 1, search.iter().copied()),
+                        CostTier::Upper => single_byte_distances(
+                            b,
+                            sources,
+                            1,
+                            search.iter().copied(),
+                            MAX_UPPER_TABLE_BYTES,
+                        ),
+                    });
                 for &(y, d) in found.iter() {
                     costs[c * t + y as usize] = d;
                 }
@@ -313,6 +358,7 @@ impl BudgetTables {
         }
 
         let mut tables = BudgetTables {
+            tier,
             n_terms: t,
             class_of: classes.class_of,
             cols,
@@ -543,7 +589,7 @@ impl BudgetTables {
     fn lower_costs(&self, parse: &ParseTables, below: Option<&Below>) -> Vec<u32> {
         match below {
             None => vec![0; self.cols],
-            Some(b) => (b.costs)
+            Some(b) => (b.costs[self.tier as usize])
                 .get_or_init(|| {
                     let each = b.alts.iter().map(|a| {
                         let u = self.lower_costs(parse, a.below.as_deref());
@@ -641,6 +687,23 @@ impl BudgetTables {
         Self::cheapest_with(b.lexeme_lower_costs(q), cap, limit, &mut after) <= limit
             && Self::cheapest_with(b.lexeme_costs(q).iter().copied(), cap, limit, &mut after)
                 <= limit
+    }
+
+    /// Whether a plan whose pending lexeme ends by its
+    /// [upper bounds](BoundGrammar::lexeme_upper_costs), with the parser's
+    /// part given by `after(w)`, fits `limit`. No token table is read: with
+    /// [upper tables](CostTier::Upper) `true` proves the exact estimate
+    /// fits, and `false` proves nothing.
+    pub(crate) fn fits_by_bounds(
+        &self,
+        b: &BoundGrammar,
+        q: u32,
+        cap: Option<PendingCap>,
+        limit: u32,
+        after: impl FnMut(u32) -> u32,
+    ) -> bool {
+        let upper = b.lexeme_upper_costs(q).iter().copied();
+        Self::cheapest_with(upper, cap, limit, after) <= limit
     }
 
     /// The cheapest plan that ends the pending lexeme as `(terminal,
@@ -811,7 +874,17 @@ mod tests {
             assert_eq!(tables.nt, rules_by_rounds(&tables, &g));
             // The same tables as from every context's token tables.
             let b = BoundGrammar::new(g.clone(), vocab.clone());
-            assert_eq!(tables, BudgetTables::build(&b, false));
+            assert_eq!(tables, BudgetTables::build(&b, false, CostTier::Exact));
+            // Upper bounds bound: never below the exact costs, and equal
+            // where one token or a literal's bytes decide.
+            let upper = BudgetTables::upper(&BoundGrammar::new(g.clone(), vocab.clone()));
+            let at_least = |u: &[u32], e: &[u32]| u.iter().zip(e).all(|(u, e)| u >= e);
+            assert!(at_least(&upper.pair, &tables.pair) && at_least(&upper.nt, &tables.nt));
+            assert!(upper
+                .pair
+                .iter()
+                .zip(&tables.pair)
+                .any(|(u, e)| u == e && *e < INF));
         }
         assert_eq!(sets_seen, 1, "the member set grammar keeps its set");
     }

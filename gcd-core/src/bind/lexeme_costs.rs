@@ -86,6 +86,11 @@ pub(crate) fn lexeme_distances(
 /// steps.
 pub(crate) const MAX_UPPER_BOUND_BYTES: u32 = 48;
 
+/// How far the upper-bound budget tables search a context's first lexeme
+/// ([`crate::bind::BudgetTables::upper`]): once per context, and a
+/// lexeme not found within it has no bound (the exact tables decide).
+pub(crate) const MAX_UPPER_TABLE_BYTES: u32 = 1024;
+
 /// How far the bounds that order the exact search's expansions look: they
 /// only pick which states go first, for each of hundreds of states.
 const ORDER_BYTES: u32 = 8;
@@ -97,16 +102,34 @@ const ORDER_BYTES: u32 = 8;
 /// tables. Each bound is a real token path, so at least the fewest tokens;
 /// a terminal left out has no bound.
 pub(crate) fn lexeme_upper_bounds(b: &BoundGrammar, q: u32, max_bytes: u32) -> Vec<(u32, u32)> {
+    let alive = b.grammar.lexer.alive[q as usize].iter().copied();
+    single_byte_distances(b, &[q], 0, alive, max_bytes)
+}
+
+/// [`lexeme_distances`] by single-byte tokens only, up to `max_bytes` of
+/// them after `sources`: the fewest such tokens to each of `wanted`
+/// (literals exactly), found breadth first over the lexer's byte
+/// transitions, reading no token tables. Every path it follows is one
+/// the exact search weighs, so each cost is at least the exact one; a
+/// terminal left out has no bound.
+pub(crate) fn single_byte_distances(
+    b: &BoundGrammar,
+    sources: &[u32],
+    base: u32,
+    wanted: impl Iterator<Item = u32>,
+    max_bytes: u32,
+) -> Vec<(u32, u32)> {
     let lx = &b.grammar.lexer;
-    let mut found = Found::new(b, lx.alive[q as usize].iter().copied());
-    found.spell_literals(b, &[q], 0);
+    let mut found = Found::new(b, wanted);
+    found.spell_literals(b, sources, base);
     let steps = b.single_byte_classes();
     let n_classes = lx.classes.len();
-    let mut seen: FxHashSet<u32> = FxHashSet::default();
-    seen.insert(q);
-    let mut level = vec![q];
-    let mut d = 0;
-    while !level.is_empty() && !found.done() && d <= max_bytes {
+    let mut seen: FxHashSet<u32> = sources.iter().copied().collect();
+    let mut level: Vec<u32> = sources.to_vec();
+    level.sort_unstable();
+    level.dedup();
+    let mut d = base;
+    while !level.is_empty() && !found.done() && d - base <= max_bytes {
         for &s in &level {
             found.reach(b, s, d);
         }

@@ -38,7 +38,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use bitvec::prelude::*;
 use rustc_hash::FxHashMap;
 
-pub use budget::{BudgetTables, PendingCap, MAX_BUDGET_TABLE_BYTES};
+pub use budget::{BudgetTables, CostTier, PendingCap, MAX_BUDGET_TABLE_BYTES};
 /// The budget's "no completion" cost (for tests that compare with it).
 #[doc(hidden)]
 pub use cost::INF;
@@ -97,6 +97,9 @@ pub struct BoundGrammar {
     pub(crate) end_filters: Vec<(Box<[bool; 256]>, OnceLock<EndFilter>)>,
     /// Token-cost tables for budgeted masks, built on first use.
     pub(crate) budget: OnceLock<BudgetTables>,
+    /// Upper bounds on `budget`, which read no token tables (see
+    /// [`CostTier`]), built on first use.
+    pub(crate) budget_upper: OnceLock<BudgetTables>,
     /// The bytes `budget` would take (see `budget_available`).
     pub(crate) budget_bytes: OnceLock<usize>,
     /// Per lexer state, the budget's cost to end the pending lexeme as each
@@ -319,6 +322,7 @@ impl BoundGrammar {
             end_filter_of,
             end_filters,
             budget: OnceLock::new(),
+            budget_upper: OnceLock::new(),
             budget_bytes: OnceLock::new(),
             lexeme_costs: (0..n_states).map(|_| OnceLock::new()).collect(),
             lexeme_upper: (0..n_states).map(|_| OnceLock::new()).collect(),
@@ -480,6 +484,37 @@ impl BoundGrammar {
     pub fn budget(&self) -> &BudgetTables {
         self.budget
             .get_or_init(|| timed(Stage::BudgetTables, || BudgetTables::new(self)))
+    }
+
+    /// Upper bounds on [`budget`](Self::budget)'s costs, built on first
+    /// use without any token table: what a fresh binding's budgeted masks
+    /// decide with until a decision needs the exact costs (see
+    /// [`CostTier`]).
+    pub fn budget_upper(&self) -> &BudgetTables {
+        self.budget_upper
+            .get_or_init(|| timed(Stage::BudgetTables, || BudgetTables::upper(self)))
+    }
+
+    /// The exact budget tables if they are built: once they are, the
+    /// bounds save nothing.
+    pub fn budget_if_built(&self) -> Option<&BudgetTables> {
+        self.budget.get()
+    }
+
+    /// (byte, state) for each byte that a token spells alone and that
+    /// starts a lexeme from lexer state `q`: the first tokens of the
+    /// upper-bound budget tables' plans, in the form of
+    /// [`StateTables::first_ends`].
+    pub(crate) fn single_byte_firsts(&self, q: u32) -> Vec<(u8, u32)> {
+        let lx = &self.grammar.lexer;
+        (self.trie.root_children())
+            .filter(|&node| !self.trie.tokens_at(node).is_empty())
+            .map(|node| self.trie.byte[node])
+            .filter_map(|byte| {
+                let e = lx.next(q, byte);
+                (e != DEAD).then_some((byte, e))
+            })
+            .collect()
     }
 
     /// Upper bounds on [`lexeme_costs`](Self::lexeme_costs), at least as

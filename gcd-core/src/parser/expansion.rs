@@ -160,7 +160,7 @@ impl ParseTables {
     /// checked (for tests over random grammars).
     #[doc(hidden)]
     pub fn check_expansions(&self) -> Result<usize, String> {
-        use std::sync::{Arc, OnceLock};
+        use std::sync::Arc;
 
         use super::{Below, SharedStack};
 
@@ -176,7 +176,7 @@ impl ParseTables {
                 let lower = |alts: Vec<Vec<u32>>| {
                     Some(Arc::new(Below {
                         alts: alts.into_iter().map(SharedStack::new).collect(),
-                        costs: OnceLock::new(),
+                        costs: Default::default(),
                     }))
                 };
                 let shared = [

@@ -154,8 +154,10 @@ pub struct Below {
     /// Inline for one: every fork seals its stack into a single part.
     pub alts: SmallVec<[SharedStack; 1]>,
     /// The budget's cost vector of this set (the cheapest of its stacks),
-    /// filled on first use by [`crate::bind::BudgetTables`].
-    pub costs: OnceLock<Vec<u32>>,
+    /// filled on first use by [`crate::bind::BudgetTables`]: one per kind
+    /// of tables ([`crate::bind::CostTier`]), since a fresh binding's
+    /// bounds and its exact tables give different vectors.
+    pub costs: [OnceLock<Vec<u32>>; 2],
 }
 
 impl SharedStack {
@@ -298,7 +300,7 @@ impl SharedStack {
             }
             Some(Arc::new(Below {
                 alts,
-                costs: OnceLock::new(),
+                costs: Default::default(),
             }))
         };
         let mut top = Vec::with_capacity(node.segment.len() + PUSH_ROOM);
@@ -322,7 +324,7 @@ impl Below {
                 .collect();
             return Below {
                 alts,
-                costs: OnceLock::new(),
+                costs: Default::default(),
             };
         }
         let mut seen = FxHashSet::default();
@@ -336,7 +338,7 @@ impl Below {
             .collect();
         Below {
             alts,
-            costs: OnceLock::new(),
+            costs: Default::default(),
         }
     }
 }
@@ -366,7 +368,7 @@ impl Stack for SharedStack {
             let whole = std::mem::take(self);
             self.below = Some(Arc::new(Below {
                 alts: smallvec::smallvec![whole],
-                costs: OnceLock::new(),
+                costs: Default::default(),
             }));
         }
     }
@@ -498,6 +500,14 @@ impl<'a> StackView<'a> {
 
     /// A view of a shared stack, with the budget cost vectors of its top
     /// segment if known.
+    /// The same view without the cost vectors it carries, for tables
+    /// other than the ones they were computed with (computed on demand).
+    pub fn without_costs(&self) -> Self {
+        let mut v = self.clone();
+        v.at.costs = None;
+        v
+    }
+
     pub fn of(s: &'a SharedStack, costs: Option<&'a [Vec<u32>]>) -> Self {
         StackView {
             top: SmallVec::new(),

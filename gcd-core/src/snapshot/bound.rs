@@ -155,6 +155,7 @@ impl BoundGrammar {
                 .map(|f| (Box::new(f.first_bytes), OnceLock::from(f)))
                 .collect(),
             budget: t.budget.map(OnceLock::from).unwrap_or_default(),
+            budget_upper: OnceLock::new(),
             budget_bytes: OnceLock::new(),
             lexeme_costs: (0..n_states).map(|_| OnceLock::new()).collect(),
             lexeme_upper: (0..n_states).map(|_| OnceLock::new()).collect(),

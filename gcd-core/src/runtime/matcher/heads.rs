@@ -33,7 +33,7 @@
 //! [`BoundGrammar::set_deepest_head`]: crate::bind::BoundGrammar::set_deepest_head
 
 use std::cell::Cell;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use bitvec::vec::BitVec;
 use smallvec::SmallVec;
@@ -186,7 +186,7 @@ impl Matcher {
             .collect();
         let below = Below {
             alts,
-            costs: OnceLock::new(),
+            costs: Default::default(),
         };
         SharedStack {
             top,

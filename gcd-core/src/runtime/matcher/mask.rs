@@ -28,7 +28,7 @@ use smallvec::SmallVec;
 
 use super::{Config, Matcher};
 use crate::bind::{
-    set_bit, BoundGrammar, Boundary, BudgetTables, EndFilter, PendingCap, StateTables,
+    set_bit, BoundGrammar, Boundary, BudgetTables, CostTier, EndFilter, PendingCap, StateTables,
 };
 use crate::compiled::CompiledGrammar;
 use crate::grammar::TermSet;
@@ -84,7 +84,9 @@ pub(super) trait WalkStack<'a>: Stack + Clone {
     fn merge(items: &mut Vec<(u32, Self)>);
     fn exact(&self, g: &CompiledGrammar) -> Option<TermSet>;
     /// The budget's cost to finish this stack after a lexeme of `w`.
-    fn cost_after(&self, b: &BoundGrammar, w: u32) -> u32;
+    /// The cost to finish after a lexeme of `w` by `tables`; `own`: the
+    /// view's cost vectors are `tables`' (else they are computed here).
+    fn cost_after(&self, tables: &BudgetTables, b: &BoundGrammar, w: u32, own: bool) -> u32;
     /// Adds the tokens whose first byte closed the pending lexeme, with
     /// group `gi` after taking its winner, the next lexeme in lexer state
     /// `q` (`filter`: the pending state's end filter).
@@ -114,8 +116,11 @@ impl<'a> WalkStack<'a> for StackView<'a> {
     fn exact(&self, g: &CompiledGrammar) -> Option<TermSet> {
         exact_candidates(g, self)
     }
-    fn cost_after(&self, b: &BoundGrammar, w: u32) -> u32 {
-        b.budget().cost_after(b, self, w)
+    fn cost_after(&self, tables: &BudgetTables, b: &BoundGrammar, w: u32, own: bool) -> u32 {
+        match own {
+            true => tables.cost_after(b, self, w),
+            false => tables.cost_after(b, &self.without_costs(), w),
+        }
     }
 }
 
@@ -139,8 +144,8 @@ impl<'a> WalkStack<'a> for SharedStack {
     fn exact(&self, g: &CompiledGrammar) -> Option<TermSet> {
         exact_candidates(g, &StackView::of(self, None))
     }
-    fn cost_after(&self, b: &BoundGrammar, w: u32) -> u32 {
-        b.budget().cost_after(b, &StackView::of(self, None), w)
+    fn cost_after(&self, tables: &BudgetTables, b: &BoundGrammar, w: u32, _: bool) -> u32 {
+        tables.cost_after(b, &StackView::of(self, None), w)
     }
 }
 
@@ -166,7 +171,7 @@ impl<'a> WalkStack<'a> for HeadStack<'a> {
     fn exact(&self, _: &CompiledGrammar) -> Option<TermSet> {
         None
     }
-    fn cost_after(&self, _: &BoundGrammar, _: u32) -> u32 {
+    fn cost_after(&self, _: &BudgetTables, _: &BoundGrammar, _: u32, _: bool) -> u32 {
         0
     }
     fn add_after_close(
@@ -230,6 +235,11 @@ pub(super) struct MaskWalk<'a, S> {
     /// lexeme of the terminal, the same for every lexer state its tokens
     /// reach.
     after: RefCell<FxHashMap<(u32, u32, u32), u32>>,
+    /// The tables the views' cost vectors are for: with the bounds, a
+    /// decision they do not show goes to the exact tables.
+    pub(super) tier: CostTier,
+    /// `after` by the bounds.
+    after_upper: RefCell<FxHashMap<(u32, u32, u32), u32>>,
 }
 
 impl Matcher {
@@ -260,6 +270,7 @@ impl Matcher {
     fn fill_with<'a, S: WalkStack<'a>>(&'a self, out: &mut [u64], root: impl Fn(&'a Config) -> S) {
         let mut walk = MaskWalk::new(&self.bound, self.token_limit());
         walk.caps = self.caps.as_deref();
+        walk.tier = self.cost_tier;
         let mut order: SmallVec<[usize; 1]> = (0..self.configs.len()).collect();
         let key = |i: &usize| (self.configs[*i].lexer, self.configs[*i].held);
         order.sort_by_key(key);
@@ -288,6 +299,8 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
             undecided: Vec::new(),
             only: None,
             after: RefCell::default(),
+            tier: CostTier::Exact,
+            after_upper: RefCell::default(),
         }
     }
 
@@ -466,10 +479,25 @@ impl<'a, S: WalkStack<'a>> MaskWalk<'a, S> {
             held: group.held,
         });
         let b = self.b;
+        let own = self.tier == CostTier::Exact;
+        if !own {
+            let upper = b.budget_upper();
+            let mut memo = self.after_upper.borrow_mut();
+            let shown = (group.views.iter().enumerate()).any(|(vi, v)| {
+                upper.fits_by_bounds(b, q, cap, limit, |w| {
+                    *(memo.entry((gi, vi as u32, w)))
+                        .or_insert_with(|| v.cost_after(upper, b, w, true))
+                })
+            });
+            if shown {
+                return true;
+            }
+        }
+        let exact = b.budget();
         let mut memo = self.after.borrow_mut();
         (group.views.iter().enumerate()).any(|(vi, v)| {
             BudgetTables::fits_with(b, q, cap, limit, |w| {
-                *(memo.entry((gi, vi as u32, w))).or_insert_with(|| v.cost_after(b, w))
+                *(memo.entry((gi, vi as u32, w))).or_insert_with(|| v.cost_after(exact, b, w, own))
             })
         })
     }

@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use bitvec::prelude::*;
 
-use crate::bind::BoundGrammar;
+use crate::bind::{BoundGrammar, BudgetTables, CostTier, PendingCap, INF};
 use crate::parser::{SharedStack, Stack, StackView};
 
 mod dynamic;
@@ -211,6 +211,10 @@ pub struct Matcher {
     /// Per terminal, the most tokens one of its lexemes may hold
     /// ([`INF`](crate::bind::INF): no cap); `None` without caps.
     caps: Option<Arc<[u32]>>,
+    /// The budget tables the configurations' cost vectors are for: a
+    /// fresh binding's upper bounds until a decision needs the exact
+    /// tables (see [`CostTier`]).
+    cost_tier: CostTier,
 }
 
 impl Matcher {
@@ -235,6 +239,7 @@ impl Matcher {
             budget: None,
             caps: None,
             finished: false,
+            cost_tier: CostTier::Exact,
         }
     }
 
@@ -478,14 +483,18 @@ impl Matcher {
             }
         };
         let mut configs = smallvec::SmallVec::with_capacity(runs.len());
+        let tables = self.token_limit().map(|_| self.cost_tables());
+        // The parents' vectors are for other tables once the exact ones
+        // replace the bounds.
+        let same_tier = tables.is_some_and(|t| t.tier() == self.cost_tier);
         for (stack, lexer, from, held) in runs {
             let mut costs = Vec::new();
-            if let Some(limit) = self.token_limit() {
+            if let (Some(limit), Some(tables)) = (self.token_limit(), tables) {
                 let b = &self.bound;
                 // A merged configuration has no one parent.
-                let parent = self.configs.get(from);
+                let parent = self.configs.get(from).filter(|_| same_tier);
                 costs = parent.map(|p| p.costs.clone()).unwrap_or_default();
-                (b.budget()).update_stack_costs(
+                tables.update_stack_costs(
                     &b.grammar.parse,
                     &mut costs,
                     parent.map(|p| &p.stack),
@@ -494,7 +503,7 @@ impl Matcher {
                 let view = StackView::of(&stack, Some(&costs));
                 // A derivation that cannot finish within the budget and
                 // the caps is dropped.
-                if !(b.budget()).fits(b, &view, lexer, self.cap(held), limit) {
+                if !fits_by_tier(b, tables, &view, lexer, self.cap(held), limit) {
                     continue;
                 }
             }
@@ -519,8 +528,10 @@ impl Matcher {
             };
             return Err(self.refused(bytes, &what, &why));
         }
+        let tier = tables.map_or(self.cost_tier, BudgetTables::tier);
         self.push_history();
         self.configs = configs;
+        self.cost_tier = tier;
         self.output.extend_from_slice(bytes);
         self.fresh = false;
         self.tokens.extend(token);
@@ -590,13 +601,32 @@ impl Matcher {
     /// Recomputes every configuration's budget cost vectors (drops them
     /// when nothing plans ahead).
     fn compute_costs(&mut self) {
-        let b = &self.bound;
-        let keep = self.token_limit().is_some();
+        if self.token_limit().is_none() {
+            for c in &mut self.configs {
+                c.costs = Vec::new();
+            }
+            return;
+        }
+        let b = self.bound.clone();
+        let tables = Self::tables_for(&b, self.caps.is_some());
         for c in &mut self.configs {
-            c.costs = match keep {
-                true => b.budget().stack_costs(&b.grammar.parse, &c.stack),
-                false => Vec::new(),
-            };
+            c.costs = tables.stack_costs(&b.grammar.parse, &c.stack);
+        }
+        self.cost_tier = tables.tier();
+    }
+
+    /// The tables budgeted decisions start from: the exact ones once they
+    /// are built or under lexeme caps (whose checks need each lexeme's
+    /// exact cost), else the bounds, which read no token tables.
+    fn cost_tables(&self) -> &BudgetTables {
+        Self::tables_for(&self.bound, self.caps.is_some())
+    }
+
+    fn tables_for(b: &BoundGrammar, caps: bool) -> &BudgetTables {
+        match (b.budget_if_built(), caps) {
+            (Some(exact), _) => exact,
+            (None, true) => b.budget(),
+            (None, false) => b.budget_upper(),
         }
     }
 
@@ -627,8 +657,12 @@ impl Matcher {
         // Each configuration is a real plan: the cheapest counts.
         (self.configs.iter())
             .map(|c| {
+                let view = match self.cost_tier {
+                    CostTier::Exact => c.view(),
+                    CostTier::Upper => c.view().without_costs(),
+                };
                 b.budget()
-                    .estimate_capped(b, &c.view(), c.lexer, self.cap(c.held))
+                    .estimate_capped(b, &view, c.lexer, self.cap(c.held))
             })
             .min()
             .unwrap_or(crate::bind::INF) as usize
@@ -726,15 +760,37 @@ impl Matcher {
         }
         if let Some(n) = n {
             // EOS, once taken, is in `tokens` but not in the budget.
-            let need =
-                self.tokens.len() - usize::from(self.finished) + self.min_tokens_to_complete();
-            if n < need {
-                return Err(MatchError::budget_too_small(n, need));
+            let used = self.tokens.len() - usize::from(self.finished);
+            // The bounds show most budgets large enough without the exact
+            // tables, whose searches read token tables.
+            let roomy = self.caps.is_none()
+                && self.bound.budget_if_built().is_none()
+                && n.checked_sub(used)
+                    .is_some_and(|left| self.fits_by_bounds(left.min(INF as usize - 1) as u32));
+            if !roomy {
+                let need = used + self.min_tokens_to_complete();
+                if n < need {
+                    return Err(MatchError::budget_too_small(n, need));
+                }
             }
         }
         self.budget = n;
         self.compute_costs();
         Ok(())
+    }
+
+    /// Whether some configuration completes within `left` tokens by the
+    /// upper-bound tables: if so, the exact estimate does too.
+    fn fits_by_bounds(&self, left: u32) -> bool {
+        if self.finished || self.is_complete() {
+            return true;
+        }
+        let b = &self.bound;
+        let upper = b.budget_upper();
+        (self.configs.iter()).any(|c| {
+            let view = StackView::of(&c.stack, None);
+            upper.fits_by_bounds(b, c.lexer, None, left, |w| upper.cost_after(b, &view, w))
+        })
     }
 
     /// [`set_budget`](Self::set_budget) for a builder-style call.
@@ -751,6 +807,26 @@ impl Matcher {
     /// Whether appending `bytes` keeps the output a valid prefix.
     pub fn accepts_bytes(&self, bytes: &[u8]) -> bool {
         !self.finished && self.run_bytes(bytes).is_ok()
+    }
+}
+
+/// Whether a configuration in lexer state `q` with parser `view` (whose
+/// cost vectors are `tables`') can finish within `limit` tokens: by the
+/// bounds when they show it, else by the exact tables.
+fn fits_by_tier(
+    b: &BoundGrammar,
+    tables: &BudgetTables,
+    view: &StackView,
+    q: u32,
+    cap: Option<PendingCap>,
+    limit: u32,
+) -> bool {
+    match tables.tier() {
+        CostTier::Exact => tables.fits(b, view, q, cap, limit),
+        CostTier::Upper => {
+            tables.fits_by_bounds(b, q, cap, limit, |w| tables.cost_after(b, view, w))
+                || b.budget().fits(b, &view.without_costs(), q, cap, limit)
+        }
     }
 }
 
