@@ -1,0 +1,247 @@
+//! `json_schema` content in the `qwen_xml` style (Qwen3-Coder, Qwen3.5,
+//! MiMo): an object's arguments as `<parameter=NAME>VALUE</parameter>`.
+//!
+//! The language, as XGrammar 0.2.9 builds it (its printed grammar and its
+//! verdicts agree):
+//!
+//! - whitespace (`[ \t\n\r]*`) before the first parameter, between
+//!   parameters and after the last; the declared properties in schema
+//!   order, required ones present, optional ones skippable, no others
+//!   (strict mode, see `json.rs`); an object schema without properties
+//!   takes any parameters named `[a-zA-Z_][a-zA-Z0-9_]*`, each an XML
+//!   string or a JSON array or object;
+//! - a plain string (`{"type": "string"}` with annotations only) is its raw
+//!   text, anything without `</parameter>`, whitespace included, nothing
+//!   escaped;
+//! - a string with `enum`/`const` is one of its values raw, and with only
+//!   `minLength`/`maxLength` that many characters of any kind, each with
+//!   whitespace around it;
+//! - every other value is its JSON text (typed by the schema, as in the
+//!   `json` style), with whitespace around it: `<parameter=n>\n12\n</parameter>`.
+//!
+//! Schemas whose values may be strings in other ways (`pattern`, `format`,
+//! unions with a string branch, `$ref` to a string) are refused by name:
+//! XGrammar writes their raw text through rules gcd has not matched yet.
+
+use gcd_core::grammar::{Expr, TerminalPattern};
+use serde_json::{Map, Value};
+
+use super::format::unsupported;
+use super::lower::{literal, Lowerer};
+use super::{json, text};
+use crate::SchemaError;
+
+/// The closing tag every raw value stops before.
+const CLOSE: &str = "</parameter>";
+
+/// Keywords that only annotate.
+const ANNOTATIONS: [&str; 7] = [
+    "title",
+    "description",
+    "default",
+    "examples",
+    "$comment",
+    "deprecated",
+    "$schema",
+];
+
+fn ws() -> Expr {
+    Expr::opt(Expr::regex("[ \\t\\n\\r]+"))
+}
+
+/// Raw text up to the closing tag (possibly empty).
+fn raw_string() -> Expr {
+    Expr::opt(Expr::Pattern(text::free_text(&[CLOSE.to_string()], None), None))
+}
+
+/// The arguments of `schema` in Qwen's XML.
+pub(crate) fn lower(
+    lw: &mut Lowerer<'_>,
+    prefix: &str,
+    schema: &Value,
+    at: &str,
+) -> Result<Expr, SchemaError> {
+    let at = format!("{at}/json_schema");
+    let schema = json::strict(schema);
+    let obj = match &schema {
+        Value::Bool(true) => return generic_object(lw, prefix, &at),
+        Value::Object(m) => m,
+        _ => {
+            return Err(unsupported(
+                &at,
+                "qwen_xml needs an object schema (its arguments are an object's properties)",
+            ))
+        }
+    };
+    for (k, v) in obj {
+        let fine = match k.as_str() {
+            "type" => v == "object",
+            "properties" | "required" | "$defs" | "definitions" => true,
+            "additionalProperties" => v == &Value::Bool(false) || !obj.contains_key("properties"),
+            k => ANNOTATIONS.contains(&k),
+        };
+        if !fine {
+            return Err(unsupported(
+                &format!("{at}/{k}"),
+                format!("qwen_xml does not support {k:?} = {v} on the arguments' schema yet"),
+            ));
+        }
+    }
+    let properties = match obj.get("properties").and_then(Value::as_object) {
+        Some(p) if !p.is_empty() => p,
+        _ => {
+            if obj.get("additionalProperties") == Some(&Value::Bool(false)) {
+                // No parameter at all.
+                return Ok(ws());
+            }
+            return generic_object(lw, prefix, &at);
+        }
+    };
+    let required: Vec<&str> = (obj.get("required").and_then(Value::as_array))
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if let Some(r) = required.iter().find(|r| !properties.contains_key(**r)) {
+        return Err(unsupported(
+            &format!("{at}/required"),
+            format!("qwen_xml: the required {r:?} is not a declared property"),
+        ));
+    }
+    let defs: Map<String, Value> = ["$defs", "definitions"]
+        .iter()
+        .filter_map(|k| obj.get(*k).map(|v| (k.to_string(), v.clone())))
+        .collect();
+    let mut items = vec![ws()];
+    for (i, (name, sub)) in properties.iter().enumerate() {
+        let p_at = format!("{at}/properties/{name}");
+        let value = value(lw, &format!("{prefix}_{i}"), sub, &defs, &p_at)?;
+        let param = Expr::seq(vec![
+            Expr::literal(&format!("<parameter={name}>")),
+            value,
+            Expr::literal(CLOSE),
+            ws(),
+        ]);
+        items.push(if required.contains(&name.as_str()) {
+            param
+        } else {
+            Expr::opt(param)
+        });
+    }
+    Ok(Expr::seq(items))
+}
+
+/// Any parameters: what XGrammar's `xml_object` takes.
+fn generic_object(lw: &mut Lowerer<'_>, prefix: &str, at: &str) -> Result<Expr, SchemaError> {
+    let array = embed_json(lw, &format!("{prefix}_arr"), &serde_json::json!({"type": "array"}), at)?;
+    let object = embed_json(lw, &format!("{prefix}_obj"), &serde_json::json!({"type": "object"}), at)?;
+    let value = Expr::alt(vec![
+        raw_string(),
+        Expr::seq(vec![ws(), array, ws()]),
+        Expr::seq(vec![ws(), object, ws()]),
+    ]);
+    let param = Expr::seq(vec![
+        Expr::literal("<parameter="),
+        Expr::regex("[a-zA-Z_][a-zA-Z0-9_]*"),
+        Expr::literal(">"),
+        value,
+        Expr::literal(CLOSE),
+        ws(),
+    ]);
+    Ok(Expr::seq(vec![ws(), Expr::star(param)]))
+}
+
+/// One parameter's value.
+fn value(
+    lw: &mut Lowerer<'_>,
+    prefix: &str,
+    sub: &Value,
+    defs: &Map<String, Value>,
+    at: &str,
+) -> Result<Expr, SchemaError> {
+    let Some(m) = sub.as_object() else {
+        return Err(unsupported(at, "qwen_xml: a boolean property schema is not supported yet"));
+    };
+    let constraining: Vec<&str> = (m.keys())
+        .map(String::as_str)
+        .filter(|k| !ANNOTATIONS.contains(k))
+        .collect();
+    let ty = m.get("type");
+    let types: Vec<&str> = match ty {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let values: Option<Vec<&Value>> = match (m.get("enum"), m.get("const")) {
+        (Some(Value::Array(a)), None) => Some(a.iter().collect()),
+        (None, Some(c)) => Some(vec![c]),
+        _ => None,
+    };
+    // One of listed values: raw if all are strings, JSON if none is.
+    if let Some(values) = &values {
+        let strings: Vec<&str> = values.iter().filter_map(|v| v.as_str()).collect();
+        if strings.len() == values.len() && !strings.is_empty() {
+            let extra = constraining
+                .iter()
+                .find(|k| !matches!(**k, "type" | "enum" | "const"));
+            if let Some(k) = extra {
+                return Err(unsupported(at, format!("qwen_xml: {k:?} beside a string enum is not supported yet")));
+            }
+            let alts = strings.iter().map(|s| literal(s)).collect();
+            return Ok(Expr::seq(vec![ws(), Expr::alt(alts), ws()]));
+        }
+        if !strings.is_empty() {
+            return Err(unsupported(at, "qwen_xml: an enum mixing strings and other values is not supported yet"));
+        }
+    } else if types == ["string"] {
+        let mut min = 0u64;
+        let mut max = None;
+        for k in &constraining {
+            match *k {
+                "type" => {}
+                "minLength" => min = m.get("minLength").and_then(Value::as_u64).unwrap_or(0),
+                "maxLength" => max = m.get("maxLength").and_then(Value::as_u64),
+                k => {
+                    return Err(unsupported(
+                        at,
+                        format!("qwen_xml: {k:?} on a string parameter is not supported yet"),
+                    ))
+                }
+            }
+        }
+        if min == 0 && max.is_none() {
+            return Ok(raw_string());
+        }
+        let max = max.map(|n| n.to_string()).unwrap_or_default();
+        if min == 0 && max == "0" {
+            return Ok(ws());
+        }
+        let chars = Expr::Pattern(
+            TerminalPattern::Regex(format!("(?s:.{{{},{max}}})", min.max(1))),
+            None,
+        );
+        let chars = if min == 0 { Expr::opt(chars) } else { chars };
+        return Ok(Expr::seq(vec![ws(), chars, ws()]));
+    } else {
+        let may_be_string = types.is_empty() || types.contains(&"string");
+        if may_be_string {
+            return Err(unsupported(
+                at,
+                "qwen_xml: a parameter that may be a string other than by \"type\": \"string\" (no type, a union, a $ref) is not supported yet",
+            ));
+        }
+    }
+    let mut schema = m.clone();
+    schema.extend(defs.clone());
+    let v = embed_json(lw, prefix, &Value::Object(schema), at)?;
+    Ok(Expr::seq(vec![ws(), v, ws()]))
+}
+
+fn embed_json(
+    lw: &mut Lowerer<'_>,
+    prefix: &str,
+    schema: &Value,
+    at: &str,
+) -> Result<Expr, SchemaError> {
+    let g = json::value_grammar(schema, lw.options())
+        .map_err(|e| super::lower::within_schema(at, e))?;
+    Ok(json::embed(&mut lw.builder, prefix, &g))
+}
