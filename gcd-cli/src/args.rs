@@ -75,7 +75,7 @@ impl GlobalArgs {
         if let Some(g) = gcd_core::lark::builtin::by_name(spec) {
             return g.map_err(|e| e.to_string());
         }
-        if spec.ends_with(".json") {
+        if spec.ends_with(".json") && self.format != Some(GrammarFormat::StructuralTag) {
             let c = load_schema(spec)?;
             for w in c.warnings() {
                 eprintln!("{spec}: {w}");
@@ -95,6 +95,16 @@ impl GlobalArgs {
         let config = Config::default().lexing(self.lexing);
         self.reader(spec)
             .compile(&text, &config)
+            .map(Arc::new)
+            .map_err(|e| format!("{spec}:\n{e}"))
+    }
+
+    /// XGrammar's structural tag in the JSON file `spec`, compiled (with
+    /// dynamic lexing, which its language needs).
+    pub fn load_structural_tag(&self, spec: &str) -> Result<Arc<CompiledGrammar>> {
+        let text = std::fs::read_to_string(spec).map_err(|e| format!("{spec}: {e}"))?;
+        GrammarReader::new(GrammarFormat::StructuralTag)
+            .compile(&text, &Config::default())
             .map(Arc::new)
             .map_err(|e| format!("{spec}:\n{e}"))
     }

@@ -363,7 +363,7 @@ fn hand_written() -> Vec<(&'static str, Value, Vec<&'static str>)> {
         (
             "json",
             tag(json!({"type": "json_schema", "json_schema": obj})),
-            vec![r#"{"a":"x"}"#, r#"{ "a" : "x" , "b" : -12 }"#, r#"{"a":"x","c":1}"#, r#" {"a":"x"}"#, r#"{"b":1}"#, r#"{"a":"\u0061"}"#],
+            vec![r#"{"a":"x"}"#, r#"{ "a" : "x" , "b" : -12 }"#, r#"{"a":"x","c":1}"#, r#" {"a":"x"}"#, r#"{"b":1}"#, r#"{"a":"\u0061"}"#, r#"{"\u0061":"x"}"#, r#"{"a":"x\n"}"#, r#"{"a":"x","b":1.0}"#],
         ),
         (
             "json any",
@@ -387,6 +387,19 @@ fn hand_written() -> Vec<(&'static str, Value, Vec<&'static str>)> {
             vec!["", "<parameter=zz>hi</parameter> <parameter=b>[1]</parameter>", "<parameter=1a>x</parameter>"],
         ),
         ("regex", tag(json!({"type": "regex", "pattern": "a+b?[0-9]{2}"})), vec!["a12", "aab99", "b12", "a1"]),
+        (
+            "regex classes",
+            tag(json!({"type": "regex", "pattern": "[\\d_]\\d\\w."})),
+            vec!["1_a\n", "_5a.", "\u{665}5a.", "11\u{e9}.", "12a\u{e9}"],
+        ),
+        (
+            "json enum",
+            // Numbers left out: gcd's enum numbers also take trailing
+            // fraction zeros (`1.0` for 1), XGrammar's only the spelling
+            // written (see the module docs of structural_tag).
+            tag(json!({"type": "json_schema", "json_schema": {"enum": ["a", "b\"", null, true]}})),
+            vec!["\"a\"", "\"\\u0061\"", "\"b\\\"\"", "null", "true", "false"],
+        ),
         ("regex empty", tag(json!({"type": "regex", "pattern": "x*"})), vec!["", "xx", "y"]),
         (
             "grammar",

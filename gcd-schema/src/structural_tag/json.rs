@@ -3,15 +3,17 @@
 //!
 //! XGrammar compiles a structural tag's schemas in its strict mode, with
 //! any JSON whitespace between a value's tokens and none around the value,
-//! every RFC 8259 escape in strings, and integers as plain digits. So:
+//! every RFC 8259 escape in free strings but object keys and `enum`/`const`
+//! strings spelled exactly as written, and integers as plain digits. So:
 //!
 //! - [`strict`] writes strict mode into the schema: an object schema that
 //!   lists `properties` and says nothing of other keys takes
 //!   `additionalProperties: false` (an object schema without `properties`
 //!   still takes any keys, as in XGrammar), and `prefixItems` without
 //!   `items` takes `items: false`;
-//! - the value is compiled with [`Whitespace::Within`], [`Escapes::Any`]
-//!   and [`Integers::Plain`], in schema property order
+//! - the value is compiled with [`Whitespace::Within`],
+//!   [`Escapes::Canonical`] (every spelling in unconstrained strings, one
+//!   for keys and listed values) and [`Integers::Plain`], in schema property order
 //!   ([`PropertyOrder::Schema`], as XGrammar without `any_order`); only the
 //!   caller's limits are kept.
 
@@ -25,7 +27,7 @@ use crate::{Escapes, Integers, Options, PropertyOrder, SchemaError, Whitespace};
 pub(crate) fn xgrammar_options(options: &Options) -> Options {
     Options::default()
         .whitespace(Whitespace::Within)
-        .escapes(Escapes::Any)
+        .escapes(Escapes::Canonical)
         .integers(Integers::Plain)
         .properties(PropertyOrder::Schema)
         .draft(options.draft)

@@ -289,9 +289,15 @@ pub(crate) fn literal(s: &str) -> Expr {
 
 /// A `regex` format: its whole matches; the empty match, if any, as `?`.
 fn regex(pattern: &str, at: &str) -> Result<Expr, SchemaError> {
+    let translated = xgrammar_regex(pattern).ok_or_else(|| {
+        unsupported(
+            at,
+            format!("the regex {pattern:?} negates \\d or \\w inside a class, which is not supported yet"),
+        )
+    })?;
     let hir: Hir = regex_syntax::ParserBuilder::new()
         .build()
-        .parse(pattern)
+        .parse(&translated)
         .map_err(|e| {
             unsupported(
                 at,
@@ -309,7 +315,7 @@ fn regex(pattern: &str, at: &str) -> Result<Expr, SchemaError> {
     }
     let nonempty = gcd_core::grammar::TerminalPattern::Combination(
         gcd_core::grammar::RegexCombination::And(vec![
-            gcd_core::grammar::RegexCombination::Regex(pattern.to_string()),
+            gcd_core::grammar::RegexCombination::Regex(translated),
             gcd_core::grammar::RegexCombination::Regex("(?s:.+)".into()),
         ]),
     );
@@ -319,6 +325,59 @@ fn regex(pattern: &str, at: &str) -> Result<Expr, SchemaError> {
     } else {
         e
     })
+}
+
+/// XGrammar's regex dialect in regex-automata's: `.` matches every
+/// character, newlines included, and `\d`, `\w` (and their negations) are
+/// ASCII, as in ECMAScript (XGrammar refuses `٥` for `\d`, regex-automata's
+/// Unicode `\d` takes it). `None` for a negated class inside brackets.
+fn xgrammar_regex(pattern: &str) -> Option<String> {
+    let mut out = String::from("(?s:");
+    let mut chars = pattern.chars();
+    let mut in_class = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let Some(n) = chars.next() else {
+                    out.push('\\');
+                    break;
+                };
+                match (n, in_class) {
+                    ('d', false) => out.push_str("[0-9]"),
+                    ('D', false) => out.push_str("[^0-9]"),
+                    ('w', false) => out.push_str("[0-9A-Za-z_]"),
+                    ('W', false) => out.push_str("[^0-9A-Za-z_]"),
+                    ('d', true) => out.push_str("0-9"),
+                    ('w', true) => out.push_str("0-9A-Za-z_"),
+                    ('D' | 'W', true) => return None,
+                    _ => {
+                        out.push('\\');
+                        out.push(n);
+                    }
+                }
+            }
+            '[' if !in_class => {
+                in_class = true;
+                out.push('[');
+                // A `]` or `^]` first is a literal in the class.
+                let rest = chars.as_str();
+                for lead in ["^]", "]", "^"] {
+                    if let Some(r) = rest.strip_prefix(lead) {
+                        out.push_str(lead);
+                        chars = r.chars();
+                        break;
+                    }
+                }
+            }
+            ']' if in_class => {
+                in_class = false;
+                out.push(']');
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(')');
+    Some(out)
 }
 
 /// `a` then the strings of `b` not in `a`.

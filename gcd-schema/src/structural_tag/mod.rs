@@ -10,7 +10,7 @@
 //! | kind | support |
 //! |---|---|
 //! | `const_string` | exact |
-//! | `json_schema`, `style: "json"` | the schema compiled by this crate in XGrammar's strict mode (see `json.rs`); `any_order: true`, `max_whitespace_cnt` other than null and non-empty `excludes`: refused by name |
+//! | `json_schema`, `style: "json"` | the schema compiled by this crate in XGrammar's strict mode (see `json.rs`), except that `enum`/`const` numbers also take trailing fraction zeros (`1.0` for `1`, this crate's rule), which XGrammar refuses; `any_order: true`, `max_whitespace_cnt` other than null and non-empty `excludes`: refused by name |
 //! | `json_schema`, `style: "qwen_xml"` (and the deprecated `qwen_xml_parameter`) | object schemas whose string parameters are plain, enums or length-bounded (see `qwen_xml.rs`); other string forms refused by name |
 //! | other styles (`minimax_xml`, `deepseek_xml`, `glm_xml`, …) | refused by name |
 //! | `regex` | whole matches, regex-automata syntax; assertions refused |
