@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 
 use gcd_core::compiled::{CompiledGrammar, Config};
-use gcd_core::grammar::Grammar;
 use gcd_core::error::DiagnosticKind;
+use gcd_core::grammar::Grammar;
 use gcd_core::{GrammarError, UnknownOptionName};
 
 use crate::Options;

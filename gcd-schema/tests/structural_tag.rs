@@ -50,7 +50,11 @@ fn const_string_is_exactly_its_value() {
 fn json_schema_is_strict_with_whitespace_inside_only() {
     check(
         json!({"type": "json_schema", "json_schema": object()}),
-        &[r#"{"a":"x"}"#, r#"{ "a" : "x" , "b" : -12 }"#, r#"{"a":"\u0061"}"#],
+        &[
+            r#"{"a":"x"}"#,
+            r#"{ "a" : "x" , "b" : -12 }"#,
+            r#"{"a":"\u0061"}"#,
+        ],
         // Strict mode: no other keys; no whitespace around the value; keys
         // spelled as written; integers as plain digits.
         &[
@@ -101,7 +105,10 @@ fn qwen_xml_writes_strings_raw_and_the_rest_as_json() {
     );
     check(
         json!({"type": "qwen_xml_parameter", "json_schema": {"type": "object"}}),
-        &["", "<parameter=zz>hi</parameter> <parameter=b>[1]</parameter>"],
+        &[
+            "",
+            "<parameter=zz>hi</parameter> <parameter=b>[1]</parameter>",
+        ],
         &["<parameter=1a>x</parameter>"],
     );
 }
@@ -113,7 +120,11 @@ fn regex_is_xgrammars_dialect() {
         &["a1x\n", "aab_9é"],
         &["b12x", "a\u{665}x.", "a1é."],
     );
-    check(json!({"type": "regex", "pattern": "x*"}), &["", "xx"], &["y"]);
+    check(
+        json!({"type": "regex", "pattern": "x*"}),
+        &["", "xx"],
+        &["y"],
+    );
 }
 
 #[test]
@@ -193,7 +204,13 @@ fn triggered(extra: Value) -> Value {
 fn triggered_tags_dispatch_on_the_first_trigger() {
     check(
         triggered(json!({"excludes": ["Q"]})),
-        &["", "a<", "ab<t1>x</t>cd", "<<t1>x</t>", "<t1>x</t><t2>{\"a\":\"q\"}</t>"],
+        &[
+            "",
+            "a<",
+            "ab<t1>x</t>cd",
+            "<<t1>x</t>",
+            "<t1>x</t><t2>{\"a\":\"q\"}</t>",
+        ],
         &["ab<t3", "abQ", "<t", "<t1>x</t>Q", "a<t1>x</t"],
     );
     check(
@@ -262,13 +279,31 @@ fn what_gcd_cannot_honour_is_refused_by_name() {
         (json!({"type": "token", "token": 1}), "\"token\""),
         (json!({"type": "any_tokens"}), "\"any_tokens\""),
         (json!({"type": "any_text", "max_tokens": 4}), "max_tokens"),
-        (json!({"type": "json_schema", "json_schema": {}, "style": "glm_xml"}), "glm_xml"),
-        (json!({"type": "json_schema", "json_schema": {}, "any_order": true}), "any_order"),
-        (json!({"type": "json_schema", "json_schema": {}, "max_whitespace_cnt": 2}), "max_whitespace_cnt"),
-        (json!({"type": "grammar", "grammar": "start: \"a\"", "syntax": "lark"}), "lark"),
-        (json!({"type": "tag", "begin": {"type": "token", "token": 1}, "content": const_("a"), "end": "b"}), "token format"),
-        (json!({"type": "json_schema", "style": "qwen_xml", "json_schema": {"type": "object",
-            "properties": {"p": {"type": "string", "pattern": "a+"}}}}), "\"pattern\""),
+        (
+            json!({"type": "json_schema", "json_schema": {}, "style": "glm_xml"}),
+            "glm_xml",
+        ),
+        (
+            json!({"type": "json_schema", "json_schema": {}, "any_order": true}),
+            "any_order",
+        ),
+        (
+            json!({"type": "json_schema", "json_schema": {}, "max_whitespace_cnt": 2}),
+            "max_whitespace_cnt",
+        ),
+        (
+            json!({"type": "grammar", "grammar": "start: \"a\"", "syntax": "lark"}),
+            "lark",
+        ),
+        (
+            json!({"type": "tag", "begin": {"type": "token", "token": 1}, "content": const_("a"), "end": "b"}),
+            "token format",
+        ),
+        (
+            json!({"type": "json_schema", "style": "qwen_xml", "json_schema": {"type": "object",
+            "properties": {"p": {"type": "string", "pattern": "a+"}}}}),
+            "\"pattern\"",
+        ),
     ];
     for (format, name) in cases {
         let e = error(tag(format.clone()));
@@ -281,15 +316,36 @@ fn what_gcd_cannot_honour_is_refused_by_name() {
 fn malformed_tags_are_errors_that_say_where() {
     let cases = [
         (json!({"type": "structural_tag"}), "needs a \"format\""),
-        (json!({"type": "other", "format": const_("a")}), "\"structural_tag\""),
+        (
+            json!({"type": "other", "format": const_("a")}),
+            "\"structural_tag\"",
+        ),
         (tag(json!({"type": "nope"})), "unknown format type \"nope\""),
-        (tag(json!({"type": "const_string", "value": 1})), "expected a string"),
-        (tag(json!({"type": "const_string", "value": "a", "extra": 1})), "unknown field \"extra\""),
-        (tag(json!({"type": "sequence", "elements": []})), "at least one element"),
-        (tag(json!({"type": "tag", "begin": "<a>", "content": {"type": "any_text"}, "end": ""})), "non-empty end"),
-        (tag(triggered(json!({"triggers": ["<x"]}))), "starts with no trigger"),
+        (
+            tag(json!({"type": "const_string", "value": 1})),
+            "expected a string",
+        ),
+        (
+            tag(json!({"type": "const_string", "value": "a", "extra": 1})),
+            "unknown field \"extra\"",
+        ),
+        (
+            tag(json!({"type": "sequence", "elements": []})),
+            "at least one element",
+        ),
+        (
+            tag(json!({"type": "tag", "begin": "<a>", "content": {"type": "any_text"}, "end": ""})),
+            "non-empty end",
+        ),
+        (
+            tag(triggered(json!({"triggers": ["<x"]}))),
+            "starts with no trigger",
+        ),
         (tag(json!({"type": "regex", "pattern": "a("})), "regex"),
-        (tag(json!({"type": "grammar", "grammar": "root ::= missing"})), "EBNF"),
+        (
+            tag(json!({"type": "grammar", "grammar": "root ::= missing"})),
+            "EBNF",
+        ),
     ];
     for (t, what) in cases {
         let e = error(t.clone());
@@ -297,5 +353,8 @@ fn malformed_tags_are_errors_that_say_where() {
     }
     let e = error(tag(json!({"type": "sequence", "elements": [const_("a"),
         {"type": "json_schema", "json_schema": {"type": "object", "minProperties": 2}}]})));
-    assert!(e.pointer().starts_with("/format/elements/1/json_schema"), "{e}");
+    assert!(
+        e.pointer().starts_with("/format/elements/1/json_schema"),
+        "{e}"
+    );
 }

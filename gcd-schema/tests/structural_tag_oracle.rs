@@ -158,7 +158,9 @@ fn candidates(
             let piece: Vec<u8> = match rng.random_range(0..5) {
                 0 => vec![rng.random_range(0x80..=0xFFu8)],
                 1 => vec![rng.random_range(0x20..0x7Fu8)],
-                _ => pieces[rng.random_range(0..pieces.len())].as_bytes().to_vec(),
+                _ => pieces[rng.random_range(0..pieces.len())]
+                    .as_bytes()
+                    .to_vec(),
             };
             let at = rng.random_range(0..=s.len());
             match rng.random_range(0..3) {
@@ -295,7 +297,11 @@ fn sweep(sample: Option<usize>, samples: usize) -> Tally {
         return t;
     };
     let mut tags = xg.family_tags(family_spec());
-    assert!(tags.len() >= 100, "XGrammar wrote {} family tags", tags.len());
+    assert!(
+        tags.len() >= 100,
+        "XGrammar wrote {} family tags",
+        tags.len()
+    );
     let mut rng = StdRng::seed_from_u64(42);
     if let Some(n) = sample {
         // A seeded sample, every family kept in it.
@@ -326,7 +332,10 @@ fn model_family_tags_agree_with_xgrammar() {
     }
     report("family tags (seeded sample)", &t);
     assert!(t.disagreements.is_empty(), "see the disagreements above");
-    assert!(t.tags >= 10 && t.strings >= 500 && t.accepted >= 50, "{t:?}");
+    assert!(
+        t.tags >= 10 && t.strings >= 500 && t.accepted >= 50,
+        "{t:?}"
+    );
 }
 
 /// The whole product of families and options: `cargo test -p gcd-schema
@@ -355,15 +364,31 @@ fn hand_written() -> Vec<(&'static str, Value, Vec<&'static str>)> {
     let t2 = json!({"type": "tag", "begin": "<t2>", "content": {"type": "json_schema", "json_schema": obj}, "end": "</t>"});
     let triggered = |extra: Value| {
         let mut f = json!({"type": "triggered_tags", "triggers": ["<t"], "tags": [t1, t2]});
-        f.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        f.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
         f
     };
     vec![
-        ("const", tag(const_("hello")), vec!["hello", "hell", "hello!", ""]),
+        (
+            "const",
+            tag(const_("hello")),
+            vec!["hello", "hell", "hello!", ""],
+        ),
         (
             "json",
             tag(json!({"type": "json_schema", "json_schema": obj})),
-            vec![r#"{"a":"x"}"#, r#"{ "a" : "x" , "b" : -12 }"#, r#"{"a":"x","c":1}"#, r#" {"a":"x"}"#, r#"{"b":1}"#, r#"{"a":"\u0061"}"#, r#"{"\u0061":"x"}"#, r#"{"a":"x\n"}"#, r#"{"a":"x","b":1.0}"#],
+            vec![
+                r#"{"a":"x"}"#,
+                r#"{ "a" : "x" , "b" : -12 }"#,
+                r#"{"a":"x","c":1}"#,
+                r#" {"a":"x"}"#,
+                r#"{"b":1}"#,
+                r#"{"a":"\u0061"}"#,
+                r#"{"\u0061":"x"}"#,
+                r#"{"a":"x\n"}"#,
+                r#"{"a":"x","b":1.0}"#,
+            ],
         ),
         (
             "json any",
@@ -372,21 +397,39 @@ fn hand_written() -> Vec<(&'static str, Value, Vec<&'static str>)> {
         ),
         (
             "qwen_xml",
-            tag(json!({"type": "json_schema", "style": "qwen_xml", "json_schema": {"type": "object",
+            tag(
+                json!({"type": "json_schema", "style": "qwen_xml", "json_schema": {"type": "object",
                 "properties": {"a": {"type": "string"}, "b": {"type": "integer"},
                     "c": {"type": "string", "enum": ["x", "y<"]}, "d": {"type": "object", "properties": {"k": {"type": "number"}}},
                     "e": {"type": "string", "maxLength": 2}},
-                "required": ["a"]}})),
-            vec!["<parameter=a>\nhi there\n</parameter>", "<parameter=a>x</parameter>\n<parameter=b>\n12\n</parameter>",
-                 "<parameter=a>x</parameter><parameter=c> y< </parameter>", "<parameter=a>x</parameter><parameter=d>{\"k\": 1.5}</parameter>",
-                 "<parameter=a>x</parameter><parameter=e>abc</parameter>", "<parameter=b>1</parameter>", "<parameter=a></parameter>"],
+                "required": ["a"]}}),
+            ),
+            vec![
+                "<parameter=a>\nhi there\n</parameter>",
+                "<parameter=a>x</parameter>\n<parameter=b>\n12\n</parameter>",
+                "<parameter=a>x</parameter><parameter=c> y< </parameter>",
+                "<parameter=a>x</parameter><parameter=d>{\"k\": 1.5}</parameter>",
+                "<parameter=a>x</parameter><parameter=e>abc</parameter>",
+                "<parameter=b>1</parameter>",
+                "<parameter=a></parameter>",
+            ],
         ),
         (
             "qwen_xml generic",
-            tag(json!({"type": "json_schema", "style": "qwen_xml", "json_schema": {"type": "object"}})),
-            vec!["", "<parameter=zz>hi</parameter> <parameter=b>[1]</parameter>", "<parameter=1a>x</parameter>"],
+            tag(
+                json!({"type": "json_schema", "style": "qwen_xml", "json_schema": {"type": "object"}}),
+            ),
+            vec![
+                "",
+                "<parameter=zz>hi</parameter> <parameter=b>[1]</parameter>",
+                "<parameter=1a>x</parameter>",
+            ],
         ),
-        ("regex", tag(json!({"type": "regex", "pattern": "a+b?[0-9]{2}"})), vec!["a12", "aab99", "b12", "a1"]),
+        (
+            "regex",
+            tag(json!({"type": "regex", "pattern": "a+b?[0-9]{2}"})),
+            vec!["a12", "aab99", "b12", "a1"],
+        ),
         (
             "regex classes",
             tag(json!({"type": "regex", "pattern": "[\\d_]\\d\\w."})),
@@ -400,7 +443,11 @@ fn hand_written() -> Vec<(&'static str, Value, Vec<&'static str>)> {
             tag(json!({"type": "json_schema", "json_schema": {"enum": ["a", "b\"", null, true]}})),
             vec!["\"a\"", "\"\\u0061\"", "\"b\\\"\"", "null", "true", "false"],
         ),
-        ("regex empty", tag(json!({"type": "regex", "pattern": "x*"})), vec!["", "xx", "y"]),
+        (
+            "regex empty",
+            tag(json!({"type": "regex", "pattern": "x*"})),
+            vec!["", "xx", "y"],
+        ),
         (
             "grammar",
             tag(json!({"type": "grammar", "grammar": "root ::= \"a\" | \"b\" x\nx ::= [0-9]+"})),
@@ -408,7 +455,9 @@ fn hand_written() -> Vec<(&'static str, Value, Vec<&'static str>)> {
         ),
         (
             "sequence or",
-            tag(json!({"type": "sequence", "elements": [const_("<"), {"type": "or", "elements": [const_("a"), const_("bb")]}, const_(">")]})),
+            tag(
+                json!({"type": "sequence", "elements": [const_("<"), {"type": "or", "elements": [const_("a"), const_("bb")]}, const_(">")]}),
+            ),
             vec!["<a>", "<bb>", "<b>", "<>"],
         ),
         (
@@ -423,31 +472,75 @@ fn hand_written() -> Vec<(&'static str, Value, Vec<&'static str>)> {
         ),
         (
             "tag any_text",
-            tag(json!({"type": "tag", "begin": "<a>", "content": {"type": "any_text", "excludes": ["X"]}, "end": ["</a>", "</b>"]})),
-            vec!["<a>abc</a>", "<a></</a>", "<a>X</a>", "<a>a</a>b</a>", "<a>a</a</b>", "<a></a"],
+            tag(
+                json!({"type": "tag", "begin": "<a>", "content": {"type": "any_text", "excludes": ["X"]}, "end": ["</a>", "</b>"]}),
+            ),
+            vec![
+                "<a>abc</a>",
+                "<a></</a>",
+                "<a>X</a>",
+                "<a>a</a>b</a>",
+                "<a>a</a</b>",
+                "<a></a",
+            ],
         ),
         (
             "tag max_chars",
-            tag(json!({"type": "tag", "begin": "<a>", "content": {"type": "any_text", "max_chars": 3}, "end": "</a>"})),
+            tag(
+                json!({"type": "tag", "begin": "<a>", "content": {"type": "any_text", "max_chars": 3}, "end": "</a>"}),
+            ),
             vec!["<a>abc</a>", "<a>abcd</a>", "<a>é€x</a>", "<a></a>"],
         ),
         (
             "tag sequence tail",
-            tag(json!({"type": "tag", "begin": "<a>", "content": {"type": "sequence", "elements": [const_("x"), {"type": "any_text"}]}, "end": "</a>"})),
+            tag(
+                json!({"type": "tag", "begin": "<a>", "content": {"type": "sequence", "elements": [const_("x"), {"type": "any_text"}]}, "end": "</a>"}),
+            ),
             vec!["<a>x</a>", "<a>xy</a>z</a>", "<a>x</a</a>"],
         ),
         (
             "triggered",
             tag(triggered(json!({"excludes": ["Q"]}))),
-            vec!["ab<t1>x</t>cd", "ab<t3", "abQ", "<t", "a<", "<<t1>x</t>", "", "<t1>x</t><t2>{\"a\":\"q\"}</t>", "<t1>x</t>Q", "a<t1>x</t"],
+            vec![
+                "ab<t1>x</t>cd",
+                "ab<t3",
+                "abQ",
+                "<t",
+                "a<",
+                "<<t1>x</t>",
+                "",
+                "<t1>x</t><t2>{\"a\":\"q\"}</t>",
+                "<t1>x</t>Q",
+                "a<t1>x</t",
+            ],
         ),
-        ("triggered at_least_one", tag(triggered(json!({"at_least_one": true}))), vec!["<t1>x</t>", "a<t1>x</t>", "<t1>x</t>b<t1>x</t>c", ""]),
-        ("triggered stop_after_first", tag(triggered(json!({"stop_after_first": true}))), vec!["<t1>x</t>", "a<t1>x</t>", "a<t1>x</t>b", "", "abc"]),
-        ("triggered one", tag(triggered(json!({"stop_after_first": true, "at_least_one": true}))), vec!["<t1>x</t>", "a<t1>x</t>", ""]),
-        ("triggered excludes across", tag(triggered(json!({"excludes": ["a<", "t"]}))), vec!["a<t1>x</t>", "a<", "b<t1>x</t>", "bt"]),
+        (
+            "triggered at_least_one",
+            tag(triggered(json!({"at_least_one": true}))),
+            vec!["<t1>x</t>", "a<t1>x</t>", "<t1>x</t>b<t1>x</t>c", ""],
+        ),
+        (
+            "triggered stop_after_first",
+            tag(triggered(json!({"stop_after_first": true}))),
+            vec!["<t1>x</t>", "a<t1>x</t>", "a<t1>x</t>b", "", "abc"],
+        ),
+        (
+            "triggered one",
+            tag(triggered(
+                json!({"stop_after_first": true, "at_least_one": true}),
+            )),
+            vec!["<t1>x</t>", "a<t1>x</t>", ""],
+        ),
+        (
+            "triggered excludes across",
+            tag(triggered(json!({"excludes": ["a<", "t"]}))),
+            vec!["a<t1>x</t>", "a<", "b<t1>x</t>", "bt"],
+        ),
         (
             "triggered in tag",
-            tag(json!({"type": "tag", "begin": "<a>", "content": triggered(json!({})), "end": "</a>"})),
+            tag(
+                json!({"type": "tag", "begin": "<a>", "content": triggered(json!({})), "end": "</a>"}),
+            ),
             vec!["<a>x<t1>x</t>y</a>", "<a></a>", "<a>x</a>y</a>"],
         ),
         (
@@ -458,23 +551,35 @@ fn hand_written() -> Vec<(&'static str, Value, Vec<&'static str>)> {
         (
             "tags_with_separator",
             tag(json!({"type": "tags_with_separator", "separator": ",", "tags": [t1, t2]})),
-            vec!["", "<t1>x</t>", "<t1>x</t>,<t1>x</t>", "<t1>x</t>,", ",<t1>x</t>"],
+            vec![
+                "",
+                "<t1>x</t>",
+                "<t1>x</t>,<t1>x</t>",
+                "<t1>x</t>,",
+                ",<t1>x</t>",
+            ],
         ),
         (
             "tags_with_separator at_least_one",
-            tag(json!({"type": "tags_with_separator", "separator": "\n", "tags": [t1], "at_least_one": true})),
+            tag(
+                json!({"type": "tags_with_separator", "separator": "\n", "tags": [t1], "at_least_one": true}),
+            ),
             vec!["", "<t1>x</t>", "<t1>x</t>\n<t1>x</t>"],
         ),
         (
             "dispatch",
-            tag(json!({"type": "dispatch", "rules": [["<c>", const_("1</c>")]], "excludes": ["!"]})),
+            tag(
+                json!({"type": "dispatch", "rules": [["<c>", const_("1</c>")]], "excludes": ["!"]}),
+            ),
             vec!["a<c>1</c>b", "<c>2", "a!", "<c>1</c><c>1</c>"],
         ),
         (
             "repeats",
-            tag(json!({"type": "sequence", "elements": [{"type": "optional", "content": const_("a")},
+            tag(
+                json!({"type": "sequence", "elements": [{"type": "optional", "content": const_("a")},
                 {"type": "plus", "content": const_("b")}, {"type": "star", "content": const_("c")},
-                {"type": "repeat", "min": 1, "max": 2, "content": const_("d")}]})),
+                {"type": "repeat", "min": 1, "max": 2, "content": const_("d")}]}),
+            ),
             vec!["bd", "abbcccdd", "ad", "bddd"],
         ),
     ]
@@ -510,10 +615,12 @@ fn legacy_structures_agree_with_xgrammar() {
     let legacy = json!({"type": "structural_tag", "triggers": ["<function="],
         "structures": [{"begin": "<function=get_weather>", "end": "</function>",
             "schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]});
-    let converted = tag(json!({"type": "triggered_tags", "triggers": ["<function="], "tags": [
+    let converted = tag(
+        json!({"type": "triggered_tags", "triggers": ["<function="], "tags": [
         {"type": "tag", "begin": "<function=get_weather>", "end": "</function>",
          "content": {"type": "json_schema", "json_schema": {"type": "object",
-            "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]}));
+            "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]}),
+    );
     let strings = [
         "hi <function=get_weather>{\"city\": \"Paris\"}</function> bye",
         "<function=get_weather>{}</function>",

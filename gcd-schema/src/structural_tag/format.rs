@@ -143,7 +143,10 @@ fn read_legacy(obj: &Map<String, Value>) -> Result<Format, SchemaError> {
         let schema = match o.get("schema") {
             // XGrammar takes a schema given as JSON text too.
             Some(Value::String(text)) => serde_json::from_str(text).map_err(|e| {
-                invalid(&format!("{at}/schema"), format!("the schema text is not JSON: {e}"))
+                invalid(
+                    &format!("{at}/schema"),
+                    format!("the schema text is not JSON: {e}"),
+                )
             })?,
             Some(v) => v.clone(),
             None => return Err(invalid(&at, "a structure needs a \"schema\"")),
@@ -443,7 +446,12 @@ fn read_tag(obj: &Map<String, Value>, at: &str) -> Result<Tag, SchemaError> {
     let begin = match obj.get("begin") {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Object(_)) => return Err(token_marker(&field("begin"))),
-        _ => return Err(invalid(&field("begin"), "a tag's \"begin\" must be a string")),
+        _ => {
+            return Err(invalid(
+                &field("begin"),
+                "a tag's \"begin\" must be a string",
+            ))
+        }
     };
     let end = match obj.get("end") {
         Some(Value::String(s)) => vec![s.clone()],

@@ -185,8 +185,11 @@ impl<'o> Lowerer<'o> {
         tag_excludes: &[String],
     ) -> Result<Expr, SchemaError> {
         // Each tag goes with the trigger its begin starts with.
-        let mut groups: Vec<(String, Vec<Expr>)> =
-            t.triggers.iter().map(|tr| (tr.clone(), Vec::new())).collect();
+        let mut groups: Vec<(String, Vec<Expr>)> = t
+            .triggers
+            .iter()
+            .map(|tr| (tr.clone(), Vec::new()))
+            .collect();
         let mut whole = Vec::new();
         for (i, tag) in t.tags.iter().enumerate() {
             let at = format!("{at}/tags/{i}");
@@ -267,10 +270,7 @@ pub(crate) fn unlimited(f: &Format) -> bool {
 }
 
 /// Free text that may also be empty.
-fn optional_text(
-    pattern: gcd_core::grammar::TerminalPattern,
-    max_chars: Option<u32>,
-) -> Expr {
+fn optional_text(pattern: gcd_core::grammar::TerminalPattern, max_chars: Option<u32>) -> Expr {
     if max_chars == Some(0) {
         return Expr::seq(Vec::new());
     }

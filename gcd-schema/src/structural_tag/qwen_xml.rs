@@ -51,7 +51,10 @@ fn ws() -> Expr {
 
 /// Raw text up to the closing tag (possibly empty).
 fn raw_string() -> Expr {
-    Expr::opt(Expr::Pattern(text::free_text(&[CLOSE.to_string()], None), None))
+    Expr::opt(Expr::Pattern(
+        text::free_text(&[CLOSE.to_string()], None),
+        None,
+    ))
 }
 
 /// The arguments of `schema` in Qwen's XML.
@@ -131,8 +134,18 @@ pub(crate) fn lower(
 
 /// Any parameters: what XGrammar's `xml_object` takes.
 fn generic_object(lw: &mut Lowerer<'_>, prefix: &str, at: &str) -> Result<Expr, SchemaError> {
-    let array = embed_json(lw, &format!("{prefix}_arr"), &serde_json::json!({"type": "array"}), at)?;
-    let object = embed_json(lw, &format!("{prefix}_obj"), &serde_json::json!({"type": "object"}), at)?;
+    let array = embed_json(
+        lw,
+        &format!("{prefix}_arr"),
+        &serde_json::json!({"type": "array"}),
+        at,
+    )?;
+    let object = embed_json(
+        lw,
+        &format!("{prefix}_obj"),
+        &serde_json::json!({"type": "object"}),
+        at,
+    )?;
     let value = Expr::alt(vec![
         raw_string(),
         Expr::seq(vec![ws(), array, ws()]),
@@ -158,7 +171,10 @@ fn value(
     at: &str,
 ) -> Result<Expr, SchemaError> {
     let Some(m) = sub.as_object() else {
-        return Err(unsupported(at, "qwen_xml: a boolean property schema is not supported yet"));
+        return Err(unsupported(
+            at,
+            "qwen_xml: a boolean property schema is not supported yet",
+        ));
     };
     let constraining: Vec<&str> = (m.keys())
         .map(String::as_str)
@@ -183,13 +199,19 @@ fn value(
                 .iter()
                 .find(|k| !matches!(**k, "type" | "enum" | "const"));
             if let Some(k) = extra {
-                return Err(unsupported(at, format!("qwen_xml: {k:?} beside a string enum is not supported yet")));
+                return Err(unsupported(
+                    at,
+                    format!("qwen_xml: {k:?} beside a string enum is not supported yet"),
+                ));
             }
             let alts = strings.iter().map(|s| literal(s)).collect();
             return Ok(Expr::seq(vec![ws(), Expr::alt(alts), ws()]));
         }
         if !strings.is_empty() {
-            return Err(unsupported(at, "qwen_xml: an enum mixing strings and other values is not supported yet"));
+            return Err(unsupported(
+                at,
+                "qwen_xml: an enum mixing strings and other values is not supported yet",
+            ));
         }
     } else if types == ["string"] {
         let mut min = 0u64;

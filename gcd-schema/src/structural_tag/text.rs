@@ -62,7 +62,11 @@ pub(crate) fn free_text(excluded: &[String], max_chars: Option<u32>) -> Terminal
 /// Text ended by the first occurrence of `trigger`, the trigger included:
 /// no string of `stops` (every trigger and every excluded string) ends
 /// before its last byte, and none of `excluded` ends with it.
-pub(crate) fn up_to_trigger(trigger: &str, stops: &[String], excluded: &[String]) -> TerminalPattern {
+pub(crate) fn up_to_trigger(
+    trigger: &str,
+    stops: &[String],
+    excluded: &[String],
+) -> TerminalPattern {
     let mut parts = vec![
         re(format!("(?s:.*){}", escape(trigger))),
         not(format!("(?s:.*{}.+)", any_of(stops))),
