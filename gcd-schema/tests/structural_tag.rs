@@ -280,8 +280,8 @@ fn what_gcd_cannot_honour_is_refused_by_name() {
         (json!({"type": "any_tokens"}), "\"any_tokens\""),
         (json!({"type": "any_text", "max_tokens": 4}), "max_tokens"),
         (
-            json!({"type": "json_schema", "json_schema": {}, "style": "glm_xml"}),
-            "glm_xml",
+            json!({"type": "json_schema", "json_schema": {}, "style": "minimax_m3_xml"}),
+            "minimax_m3_xml",
         ),
         (
             json!({"type": "json_schema", "json_schema": {}, "any_order": true}),

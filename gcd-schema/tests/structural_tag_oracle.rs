@@ -358,6 +358,8 @@ fn const_(s: &str) -> Value {
 
 /// Hand-written tags of every kind gcd reads, with strings at their edges.
 fn hand_written() -> Vec<(&'static str, Value, Vec<&'static str>)> {
+    let xml_schema = json!({"type": "object", "properties": {"a": {"type": "string"},
+        "b": {"type": "integer"}, "c": {"type": "string", "enum": ["x", "y<"]}}, "required": ["a"]});
     let obj = json!({"type": "object", "properties": {"a": {"type": "string"},
         "b": {"type": "integer"}}, "required": ["a"]});
     let t1 = json!({"type": "tag", "begin": "<t1>", "content": const_("x"), "end": "</t>"});
@@ -413,6 +415,36 @@ fn hand_written() -> Vec<(&'static str, Value, Vec<&'static str>)> {
                 "<parameter=b>1</parameter>",
                 "<parameter=a></parameter>",
             ],
+        ),
+        (
+            "minimax_xml",
+            tag(json!({"type": "json_schema", "style": "minimax_xml", "json_schema": xml_schema.clone()})),
+            vec!["<parameter name=\"a\">hi</parameter>", "<parameter name=\"a\">x</parameter>\n<parameter name=\"b\"> 1 </parameter>", "<parameter name=\"b\">1</parameter>"],
+        ),
+        (
+            "glm_xml",
+            tag(json!({"type": "json_schema", "style": "glm_xml", "json_schema": xml_schema.clone()})),
+            vec!["<arg_key>a</arg_key><arg_value>hi</arg_value>", "<arg_key>a</arg_key>\n<arg_value>x</arg_value><arg_key>b</arg_key><arg_value>2</arg_value>"],
+        ),
+        (
+            "deepseek_xml",
+            tag(json!({"type": "json_schema", "style": "deepseek_xml", "json_schema": {"type": "object",
+                "properties": {"a": {"type": "string"}, "b": {"type": "integer"}, "d": {"type": "object", "properties": {"k": {"type": "number"}}}},
+                "required": ["a"]}})),
+            vec!["<\u{ff5c}DSML\u{ff5c}parameter name=\"a\" string=\"true\">hi</\u{ff5c}DSML\u{ff5c}parameter>",
+                 "<\u{ff5c}DSML\u{ff5c}parameter name=\"a\" string=\"true\">x</\u{ff5c}DSML\u{ff5c}parameter><\u{ff5c}DSML\u{ff5c}parameter name=\"b\" string=\"false\">3</\u{ff5c}DSML\u{ff5c}parameter>",
+                 "<\u{ff5c}DSML\u{ff5c}parameter name=\"a\" string=\"false\">\"x\"</\u{ff5c}DSML\u{ff5c}parameter>"],
+        ),
+        (
+            "deepseek_xml generic",
+            tag(json!({"type": "json_schema", "style": "deepseek_xml", "json_schema": {"type": "object"}})),
+            vec!["", "<\u{ff5c}DSML\u{ff5c}parameter name=\"z\" string=\"false\">[1]</\u{ff5c}DSML\u{ff5c}parameter>",
+                 "<\u{ff5c}DSML\u{ff5c}parameter name=\"z\" string=\"false\">\"s\"</\u{ff5c}DSML\u{ff5c}parameter>"],
+        ),
+        (
+            "minimax_xml generic",
+            tag(json!({"type": "json_schema", "style": "minimax_xml", "json_schema": {"type": "object"}})),
+            vec!["", "<parameter name=\"z\">[1]</parameter>"],
         ),
         (
             "qwen_xml generic",

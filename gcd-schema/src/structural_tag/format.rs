@@ -5,11 +5,12 @@
 //!
 //! Kinds that need token ids (`token`, `exclude_token`, `any_tokens`,
 //! `token_triggered_tags`, `token_dispatch`) and content styles other than
-//! `json` and `qwen_xml` are refused here, by name: they are XGrammar
+//! `json` and the XML styles of `xml.rs` are refused here, by name: they are XGrammar
 //! formats gcd does not honour yet, not malformed input.
 
 use serde_json::{Map, Value};
 
+use super::xml::XmlStyle;
 use crate::SchemaError;
 
 /// One format of a structural tag, as XGrammar's `structural_tag.py`
@@ -84,8 +85,9 @@ pub(crate) struct Triggered {
 pub(crate) enum Style {
     /// The JSON text of the value.
     Json,
-    /// Qwen's XML: `<parameter=NAME>VALUE</parameter>` per argument.
-    QwenXml,
+    /// One XML element per argument (`qwen_xml`, `minimax_xml`,
+    /// `glm_xml`, `deepseek_xml`).
+    Xml(super::xml::XmlStyle),
 }
 
 /// A `json_schema` format.
@@ -211,17 +213,22 @@ pub(crate) fn read_format(v: &Value, at: &str) -> Result<Format, SchemaError> {
                 ));
             }
             let style = if legacy {
-                Style::QwenXml
+                Style::Xml(XmlStyle::Qwen)
             } else {
                 match obj.get("style") {
                     None => Style::Json,
                     Some(Value::String(s)) if s == "json" => Style::Json,
-                    Some(Value::String(s)) if s == "qwen_xml" => Style::QwenXml,
+                    Some(Value::String(s)) if s == "qwen_xml" => Style::Xml(XmlStyle::Qwen),
+                    Some(Value::String(s)) if s == "minimax_xml" => Style::Xml(XmlStyle::Minimax),
+                    Some(Value::String(s)) if s == "glm_xml" => Style::Xml(XmlStyle::Glm),
+                    Some(Value::String(s)) if s == "deepseek_xml" => {
+                        Style::Xml(XmlStyle::Deepseek)
+                    }
                     Some(Value::String(s)) => {
                         return Err(unsupported(
                             &field("style"),
                             format!(
-                                "json_schema style {s:?} is not supported yet (gcd reads \"json\" and \"qwen_xml\")"
+                                "json_schema style {s:?} is not supported yet (gcd reads \"json\", \"qwen_xml\", \"minimax_xml\", \"glm_xml\" and \"deepseek_xml\")"
                             ),
                         ))
                     }

@@ -19,7 +19,7 @@ use gcd_core::grammar::{Expr, GrammarBuilder};
 use regex_syntax::hir::Hir;
 
 use super::format::{invalid, unsupported, Format, Style, Tag, Triggered};
-use super::{json, qwen_xml, text};
+use super::{json, text, xml};
 use crate::{Options, SchemaError};
 
 /// Lowers formats into one builder.
@@ -66,9 +66,9 @@ impl<'o> Lowerer<'o> {
                     let prefix = self.prefix("json");
                     json::embed(&mut self.builder, &prefix, &g)
                 }
-                Style::QwenXml => {
+                Style::Xml(style) => {
                     let prefix = self.prefix("xml");
-                    qwen_xml::lower(self, &prefix, &j.schema, at)?
+                    xml::lower(self, style, &prefix, &j.schema, at)?
                 }
             },
             Format::Regex(p) => regex(p, at)?,

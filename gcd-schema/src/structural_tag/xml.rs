@@ -1,8 +1,14 @@
-//! `json_schema` content in the `qwen_xml` style (Qwen3-Coder, Qwen3.5,
-//! MiMo): an object's arguments as `<parameter=NAME>VALUE</parameter>`.
+//! `json_schema` content in the XML styles: an object's arguments, one
+//! element per argument, in the wrappers of [`XmlStyle`]: `qwen_xml`
+//! (Qwen3-Coder, Qwen3.5, MiMo: `<parameter=NAME>VALUE</parameter>`),
+//! `minimax_xml` (`<parameter name="NAME">VALUE</parameter>`), `glm_xml`
+//! (`<arg_key>NAME</arg_key><arg_value>VALUE</arg_value>`) and
+//! `deepseek_xml` (`<｜DSML｜parameter name="NAME" string="true|false">VALUE
+//! </｜DSML｜parameter>`, `true` for a raw string).
 //!
-//! The language, as XGrammar 0.2.9 builds it (its printed grammar and its
-//! verdicts agree):
+//! The language, as XGrammar 0.2.9 builds it for each (its printed grammar
+//! and its verdicts agree), with `<parameter=NAME>` standing for the
+//! style's opening:
 //!
 //! - whitespace (`[ \t\n\r]*`) before the first parameter, between
 //!   parameters and after the last; the declared properties in schema
@@ -31,8 +37,58 @@ use super::lower::{literal, Lowerer};
 use super::{json, text};
 use crate::SchemaError;
 
-/// The closing tag every raw value stops before.
-const CLOSE: &str = "</parameter>";
+/// The XML styles: how an argument is opened and closed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum XmlStyle {
+    /// `<parameter=NAME>VALUE</parameter>`.
+    Qwen,
+    /// `<parameter name="NAME">VALUE</parameter>`.
+    Minimax,
+    /// `<arg_key>NAME</arg_key>`, whitespace, `<arg_value>VALUE</arg_value>`.
+    Glm,
+    /// `<｜DSML｜parameter name="NAME" string="true">VALUE</｜DSML｜parameter>`
+    /// for a raw string, `string="false"` for a JSON value.
+    Deepseek,
+}
+
+const DSML: &str = "<\u{ff5c}DSML\u{ff5c}parameter";
+
+impl XmlStyle {
+    /// The closing tag every raw value stops before.
+    fn close(self) -> &'static str {
+        match self {
+            XmlStyle::Qwen | XmlStyle::Minimax => "</parameter>",
+            XmlStyle::Glm => "</arg_value>",
+            XmlStyle::Deepseek => "</\u{ff5c}DSML\u{ff5c}parameter>",
+        }
+    }
+
+    /// The opening before the value of `name` (an expression: a name
+    /// pattern for any parameter), raw or JSON.
+    fn open(self, name: Expr, raw: bool) -> Expr {
+        let lit = Expr::literal;
+        match self {
+            XmlStyle::Qwen => Expr::seq(vec![lit("<parameter="), name, lit(">")]),
+            XmlStyle::Minimax => Expr::seq(vec![lit("<parameter name=\""), name, lit("\">")]),
+            XmlStyle::Glm => Expr::seq(vec![
+                lit("<arg_key>"),
+                name,
+                lit("</arg_key>"),
+                ws(),
+                lit("<arg_value>"),
+            ]),
+            XmlStyle::Deepseek => Expr::seq(vec![
+                lit(&format!("{DSML} name=\"")),
+                name,
+                lit(if raw {
+                    "\" string=\"true\">"
+                } else {
+                    "\" string=\"false\">"
+                }),
+            ]),
+        }
+    }
+}
 
 /// Keywords that only annotate.
 const ANNOTATIONS: [&str; 7] = [
@@ -50,16 +106,28 @@ fn ws() -> Expr {
 }
 
 /// Raw text up to the closing tag (possibly empty).
-fn raw_string() -> Expr {
+fn raw_string(style: XmlStyle) -> Expr {
     Expr::opt(Expr::Pattern(
-        text::free_text(&[CLOSE.to_string()], None),
+        text::free_text(&[style.close().to_string()], None),
         None,
     ))
 }
 
-/// The arguments of `schema` in Qwen's XML.
+impl XmlStyle {
+    fn name(self) -> &'static str {
+        match self {
+            XmlStyle::Qwen => "qwen_xml",
+            XmlStyle::Minimax => "minimax_xml",
+            XmlStyle::Glm => "glm_xml",
+            XmlStyle::Deepseek => "deepseek_xml",
+        }
+    }
+}
+
+/// The arguments of `schema` in the XML of `style`.
 pub(crate) fn lower(
     lw: &mut Lowerer<'_>,
+    style: XmlStyle,
     prefix: &str,
     schema: &Value,
     at: &str,
@@ -67,12 +135,12 @@ pub(crate) fn lower(
     let at = format!("{at}/json_schema");
     let schema = json::strict(schema);
     let obj = match &schema {
-        Value::Bool(true) => return generic_object(lw, prefix, &at),
+        Value::Bool(true) => return generic_object(lw, style, prefix, &at),
         Value::Object(m) => m,
         _ => {
             return Err(unsupported(
                 &at,
-                "qwen_xml needs an object schema (its arguments are an object's properties)",
+                format!("{} needs an object schema (its arguments are an object's properties)", style.name()),
             ))
         }
     };
@@ -86,7 +154,7 @@ pub(crate) fn lower(
         if !fine {
             return Err(unsupported(
                 &format!("{at}/{k}"),
-                format!("qwen_xml does not support {k:?} = {v} on the arguments' schema yet"),
+                format!("{} does not support {k:?} = {v} on the arguments' schema yet", style.name()),
             ));
         }
     }
@@ -97,7 +165,7 @@ pub(crate) fn lower(
                 // No parameter at all.
                 return Ok(ws());
             }
-            return generic_object(lw, prefix, &at);
+            return generic_object(lw, style, prefix, &at);
         }
     };
     let required: Vec<&str> = (obj.get("required").and_then(Value::as_array))
@@ -106,7 +174,7 @@ pub(crate) fn lower(
     if let Some(r) = required.iter().find(|r| !properties.contains_key(**r)) {
         return Err(unsupported(
             &format!("{at}/required"),
-            format!("qwen_xml: the required {r:?} is not a declared property"),
+            format!("{}: the required {r:?} is not a declared property", style.name()),
         ));
     }
     let defs: Map<String, Value> = ["$defs", "definitions"]
@@ -116,11 +184,11 @@ pub(crate) fn lower(
     let mut items = vec![ws()];
     for (i, (name, sub)) in properties.iter().enumerate() {
         let p_at = format!("{at}/properties/{name}");
-        let value = value(lw, &format!("{prefix}_{i}"), sub, &defs, &p_at)?;
+        let (value, raw) = value(lw, style, &format!("{prefix}_{i}"), sub, &defs, &p_at)?;
         let param = Expr::seq(vec![
-            Expr::literal(&format!("<parameter={name}>")),
+            style.open(Expr::literal(name), raw),
             value,
-            Expr::literal(CLOSE),
+            Expr::literal(style.close()),
             ws(),
         ]);
         items.push(if required.contains(&name.as_str()) {
@@ -133,7 +201,28 @@ pub(crate) fn lower(
 }
 
 /// Any parameters: what XGrammar's `xml_object` takes.
-fn generic_object(lw: &mut Lowerer<'_>, prefix: &str, at: &str) -> Result<Expr, SchemaError> {
+fn generic_object(
+    lw: &mut Lowerer<'_>,
+    style: XmlStyle,
+    prefix: &str,
+    at: &str,
+) -> Result<Expr, SchemaError> {
+    let name = || Expr::regex("[a-zA-Z_][a-zA-Z0-9_]*");
+    if style == XmlStyle::Deepseek {
+        // A raw string, or any other JSON value.
+        let other = embed_json(
+            lw,
+            &format!("{prefix}_val"),
+            &serde_json::json!({"type": ["number", "boolean", "null", "array", "object"]}),
+            at,
+        )?;
+        let param = Expr::alt(vec![
+            Expr::seq(vec![style.open(name(), true), raw_string(style)]),
+            Expr::seq(vec![style.open(name(), false), ws(), other, ws()]),
+        ]);
+        let param = Expr::seq(vec![param, Expr::literal(style.close()), ws()]);
+        return Ok(Expr::seq(vec![ws(), Expr::star(param)]));
+    }
     let array = embed_json(
         lw,
         &format!("{prefix}_arr"),
@@ -147,34 +236,40 @@ fn generic_object(lw: &mut Lowerer<'_>, prefix: &str, at: &str) -> Result<Expr, 
         at,
     )?;
     let value = Expr::alt(vec![
-        raw_string(),
+        raw_string(style),
         Expr::seq(vec![ws(), array, ws()]),
         Expr::seq(vec![ws(), object, ws()]),
     ]);
     let param = Expr::seq(vec![
-        Expr::literal("<parameter="),
-        Expr::regex("[a-zA-Z_][a-zA-Z0-9_]*"),
-        Expr::literal(">"),
+        style.open(name(), true),
         value,
-        Expr::literal(CLOSE),
+        Expr::literal(style.close()),
         ws(),
     ]);
     Ok(Expr::seq(vec![ws(), Expr::star(param)]))
 }
 
-/// One parameter's value.
+/// One parameter's value, and whether it is a raw string.
 fn value(
     lw: &mut Lowerer<'_>,
+    style: XmlStyle,
     prefix: &str,
     sub: &Value,
     defs: &Map<String, Value>,
     at: &str,
-) -> Result<Expr, SchemaError> {
+) -> Result<(Expr, bool), SchemaError> {
+    let sn = style.name();
     let Some(m) = sub.as_object() else {
         return Err(unsupported(
             at,
-            "qwen_xml: a boolean property schema is not supported yet",
+            format!("{sn}: a boolean property schema is not supported yet"),
         ));
+    };
+    let constrained_string = |what: &str| {
+        unsupported(
+            at,
+            format!("{sn}: a string parameter with {what} is not supported yet"),
+        )
     };
     let constraining: Vec<&str> = (m.keys())
         .map(String::as_str)
@@ -195,22 +290,25 @@ fn value(
     if let Some(values) = &values {
         let strings: Vec<&str> = values.iter().filter_map(|v| v.as_str()).collect();
         if strings.len() == values.len() && !strings.is_empty() {
+            if style == XmlStyle::Deepseek {
+                return Err(constrained_string("enum or const"));
+            }
             let extra = constraining
                 .iter()
                 .find(|k| !matches!(**k, "type" | "enum" | "const"));
             if let Some(k) = extra {
                 return Err(unsupported(
                     at,
-                    format!("qwen_xml: {k:?} beside a string enum is not supported yet"),
+                    format!("{sn}: {k:?} beside a string enum is not supported yet"),
                 ));
             }
             let alts = strings.iter().map(|s| literal(s)).collect();
-            return Ok(Expr::seq(vec![ws(), Expr::alt(alts), ws()]));
+            return Ok((Expr::seq(vec![ws(), Expr::alt(alts), ws()]), true));
         }
         if !strings.is_empty() {
             return Err(unsupported(
                 at,
-                "qwen_xml: an enum mixing strings and other values is not supported yet",
+                format!("{sn}: an enum mixing strings and other values is not supported yet"),
             ));
         }
     } else if types == ["string"] {
@@ -221,40 +319,38 @@ fn value(
                 "type" => {}
                 "minLength" => min = m.get("minLength").and_then(Value::as_u64).unwrap_or(0),
                 "maxLength" => max = m.get("maxLength").and_then(Value::as_u64),
-                k => {
-                    return Err(unsupported(
-                        at,
-                        format!("qwen_xml: {k:?} on a string parameter is not supported yet"),
-                    ))
-                }
+                k => return Err(constrained_string(&format!("{k:?}"))),
             }
         }
         if min == 0 && max.is_none() {
-            return Ok(raw_string());
+            return Ok((raw_string(style), true));
+        }
+        if style == XmlStyle::Deepseek {
+            return Err(constrained_string("minLength or maxLength"));
         }
         let max = max.map(|n| n.to_string()).unwrap_or_default();
         if min == 0 && max == "0" {
-            return Ok(ws());
+            return Ok((ws(), true));
         }
         let chars = Expr::Pattern(
             TerminalPattern::Regex(format!("(?s:.{{{},{max}}})", min.max(1))),
             None,
         );
         let chars = if min == 0 { Expr::opt(chars) } else { chars };
-        return Ok(Expr::seq(vec![ws(), chars, ws()]));
+        return Ok((Expr::seq(vec![ws(), chars, ws()]), true));
     } else {
         let may_be_string = types.is_empty() || types.contains(&"string");
         if may_be_string {
             return Err(unsupported(
                 at,
-                "qwen_xml: a parameter that may be a string other than by \"type\": \"string\" (no type, a union, a $ref) is not supported yet",
+                format!("{sn}: a parameter that may be a string other than by \"type\": \"string\" (no type, a union, a $ref) is not supported yet"),
             ));
         }
     }
     let mut schema = m.clone();
     schema.extend(defs.clone());
     let v = embed_json(lw, prefix, &Value::Object(schema), at)?;
-    Ok(Expr::seq(vec![ws(), v, ws()]))
+    Ok((Expr::seq(vec![ws(), v, ws()]), false))
 }
 
 fn embed_json(
