@@ -429,11 +429,14 @@ fn hand_written() -> Vec<(&'static str, Value, Vec<&'static str>)> {
         (
             "deepseek_xml",
             tag(json!({"type": "json_schema", "style": "deepseek_xml", "json_schema": {"type": "object",
-                "properties": {"a": {"type": "string"}, "b": {"type": "integer"}, "d": {"type": "object", "properties": {"k": {"type": "number"}}}},
+                "properties": {"a": {"type": "string"}, "b": {"type": "integer"}, "d": {"type": "object", "properties": {"k": {"type": "number"}}},
+                    "e": {"type": "string", "enum": ["p", "q"]}, "m": {"type": "string", "maxLength": 2}},
                 "required": ["a"]}})),
             vec!["<\u{ff5c}DSML\u{ff5c}parameter name=\"a\" string=\"true\">hi</\u{ff5c}DSML\u{ff5c}parameter>",
                  "<\u{ff5c}DSML\u{ff5c}parameter name=\"a\" string=\"true\">x</\u{ff5c}DSML\u{ff5c}parameter><\u{ff5c}DSML\u{ff5c}parameter name=\"b\" string=\"false\">3</\u{ff5c}DSML\u{ff5c}parameter>",
-                 "<\u{ff5c}DSML\u{ff5c}parameter name=\"a\" string=\"false\">\"x\"</\u{ff5c}DSML\u{ff5c}parameter>"],
+                 "<\u{ff5c}DSML\u{ff5c}parameter name=\"a\" string=\"false\">\"x\"</\u{ff5c}DSML\u{ff5c}parameter>",
+                 "<\u{ff5c}DSML\u{ff5c}parameter name=\"a\" string=\"true\"></\u{ff5c}DSML\u{ff5c}parameter><\u{ff5c}DSML\u{ff5c}parameter name=\"e\" string=\"true\"> p </\u{ff5c}DSML\u{ff5c}parameter>",
+                 "<\u{ff5c}DSML\u{ff5c}parameter name=\"a\" string=\"true\"></\u{ff5c}DSML\u{ff5c}parameter><\u{ff5c}DSML\u{ff5c}parameter name=\"e\" string=\"true\">p</\u{ff5c}DSML\u{ff5c}parameter>"],
         ),
         (
             "deepseek_xml generic",

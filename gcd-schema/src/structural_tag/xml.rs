@@ -21,7 +21,7 @@
 //!   escaped;
 //! - a string with `enum`/`const` is one of its values raw, and with only
 //!   `minLength`/`maxLength` that many characters of any kind, each with
-//!   whitespace around it;
+//!   whitespace around it (none in `deepseek_xml`);
 //! - every other value is its JSON text (typed by the schema, as in the
 //!   `json` style), with whitespace around it: `<parameter=n>\n12\n</parameter>`.
 //!
@@ -249,6 +249,17 @@ fn generic_object(
     Ok(Expr::seq(vec![ws(), Expr::star(param)]))
 }
 
+/// A constrained raw string as XGrammar writes it in `style`: with
+/// whitespace around it, except in `deepseek_xml`, whose `string="true"`
+/// values are the text alone.
+fn pad(style: XmlStyle, e: Expr) -> Expr {
+    if style == XmlStyle::Deepseek {
+        e
+    } else {
+        Expr::seq(vec![ws(), e, ws()])
+    }
+}
+
 /// One parameter's value, and whether it is a raw string.
 fn value(
     lw: &mut Lowerer<'_>,
@@ -290,9 +301,6 @@ fn value(
     if let Some(values) = &values {
         let strings: Vec<&str> = values.iter().filter_map(|v| v.as_str()).collect();
         if strings.len() == values.len() && !strings.is_empty() {
-            if style == XmlStyle::Deepseek {
-                return Err(constrained_string("enum or const"));
-            }
             let extra = constraining
                 .iter()
                 .find(|k| !matches!(**k, "type" | "enum" | "const"));
@@ -303,7 +311,7 @@ fn value(
                 ));
             }
             let alts = strings.iter().map(|s| literal(s)).collect();
-            return Ok((Expr::seq(vec![ws(), Expr::alt(alts), ws()]), true));
+            return Ok((pad(style, Expr::alt(alts)), true));
         }
         if !strings.is_empty() {
             return Err(unsupported(
@@ -325,19 +333,16 @@ fn value(
         if min == 0 && max.is_none() {
             return Ok((raw_string(style), true));
         }
-        if style == XmlStyle::Deepseek {
-            return Err(constrained_string("minLength or maxLength"));
-        }
         let max = max.map(|n| n.to_string()).unwrap_or_default();
         if min == 0 && max == "0" {
-            return Ok((ws(), true));
+            return Ok((pad(style, Expr::seq(Vec::new())), true));
         }
         let chars = Expr::Pattern(
             TerminalPattern::Regex(format!("(?s:.{{{},{max}}})", min.max(1))),
             None,
         );
         let chars = if min == 0 { Expr::opt(chars) } else { chars };
-        return Ok((Expr::seq(vec![ws(), chars, ws()]), true));
+        return Ok((pad(style, chars), true));
     } else {
         let may_be_string = types.is_empty() || types.contains(&"string");
         if may_be_string {
