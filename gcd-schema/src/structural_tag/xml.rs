@@ -4,7 +4,8 @@
 //! `minimax_xml` (`<parameter name="NAME">VALUE</parameter>`), `glm_xml`
 //! (`<arg_key>NAME</arg_key><arg_value>VALUE</arg_value>`) and
 //! `deepseek_xml` (`<｜DSML｜parameter name="NAME" string="true|false">VALUE
-//! </｜DSML｜parameter>`, `true` for a raw string).
+//! </｜DSML｜parameter>`, `true` for a raw string) and `deepseek_v4_1_xml`
+//! (the same with `｜DSML｜ parameter`).
 //!
 //! The language, as XGrammar 0.2.9 builds it for each (its printed grammar
 //! and its verdicts agree), with `<parameter=NAME>` standing for the
@@ -21,7 +22,7 @@
 //!   escaped;
 //! - a string with `enum`/`const` is one of its values raw, and with only
 //!   `minLength`/`maxLength` that many characters of any kind, each with
-//!   whitespace around it (none in `deepseek_xml`);
+//!   whitespace around it (none in the DeepSeek styles);
 //! - every other value is its JSON text (typed by the schema, as in the
 //!   `json` style), with whitespace around it: `<parameter=n>\n12\n</parameter>`.
 //!
@@ -49,9 +50,10 @@ pub(crate) enum XmlStyle {
     /// `<｜DSML｜parameter name="NAME" string="true">VALUE</｜DSML｜parameter>`
     /// for a raw string, `string="false"` for a JSON value.
     Deepseek,
+    /// As [`Deepseek`](XmlStyle::Deepseek), the element named
+    /// `｜DSML｜ parameter` (DeepSeek-V4.1).
+    DeepseekV41,
 }
-
-const DSML: &str = "<\u{ff5c}DSML\u{ff5c}parameter";
 
 impl XmlStyle {
     /// The closing tag every raw value stops before.
@@ -60,7 +62,13 @@ impl XmlStyle {
             XmlStyle::Qwen | XmlStyle::Minimax => "</parameter>",
             XmlStyle::Glm => "</arg_value>",
             XmlStyle::Deepseek => "</\u{ff5c}DSML\u{ff5c}parameter>",
+            XmlStyle::DeepseekV41 => "</\u{ff5c}DSML\u{ff5c} parameter>",
         }
+    }
+
+    /// The DeepSeek styles, whose opening says whether the value is raw.
+    fn is_deepseek(self) -> bool {
+        matches!(self, XmlStyle::Deepseek | XmlStyle::DeepseekV41)
     }
 
     /// The opening before the value of `name` (an expression: a name
@@ -77,8 +85,12 @@ impl XmlStyle {
                 ws(),
                 lit("<arg_value>"),
             ]),
-            XmlStyle::Deepseek => Expr::seq(vec![
-                lit(&format!("{DSML} name=\"")),
+            XmlStyle::Deepseek | XmlStyle::DeepseekV41 => Expr::seq(vec![
+                lit(if self == XmlStyle::Deepseek {
+                    "<\u{ff5c}DSML\u{ff5c}parameter name=\""
+                } else {
+                    "<\u{ff5c}DSML\u{ff5c} parameter name=\""
+                }),
                 name,
                 lit(if raw {
                     "\" string=\"true\">"
@@ -120,6 +132,7 @@ impl XmlStyle {
             XmlStyle::Minimax => "minimax_xml",
             XmlStyle::Glm => "glm_xml",
             XmlStyle::Deepseek => "deepseek_xml",
+            XmlStyle::DeepseekV41 => "deepseek_v4_1_xml",
         }
     }
 }
@@ -140,7 +153,10 @@ pub(crate) fn lower(
         _ => {
             return Err(unsupported(
                 &at,
-                format!("{} needs an object schema (its arguments are an object's properties)", style.name()),
+                format!(
+                    "{} needs an object schema (its arguments are an object's properties)",
+                    style.name()
+                ),
             ))
         }
     };
@@ -154,7 +170,10 @@ pub(crate) fn lower(
         if !fine {
             return Err(unsupported(
                 &format!("{at}/{k}"),
-                format!("{} does not support {k:?} = {v} on the arguments' schema yet", style.name()),
+                format!(
+                    "{} does not support {k:?} = {v} on the arguments' schema yet",
+                    style.name()
+                ),
             ));
         }
     }
@@ -174,7 +193,10 @@ pub(crate) fn lower(
     if let Some(r) = required.iter().find(|r| !properties.contains_key(**r)) {
         return Err(unsupported(
             &format!("{at}/required"),
-            format!("{}: the required {r:?} is not a declared property", style.name()),
+            format!(
+                "{}: the required {r:?} is not a declared property",
+                style.name()
+            ),
         ));
     }
     let defs: Map<String, Value> = ["$defs", "definitions"]
@@ -208,7 +230,7 @@ fn generic_object(
     at: &str,
 ) -> Result<Expr, SchemaError> {
     let name = || Expr::regex("[a-zA-Z_][a-zA-Z0-9_]*");
-    if style == XmlStyle::Deepseek {
+    if style.is_deepseek() {
         // A raw string, or any other JSON value.
         let other = embed_json(
             lw,
@@ -253,7 +275,7 @@ fn generic_object(
 /// whitespace around it, except in `deepseek_xml`, whose `string="true"`
 /// values are the text alone.
 fn pad(style: XmlStyle, e: Expr) -> Expr {
-    if style == XmlStyle::Deepseek {
+    if style.is_deepseek() {
         e
     } else {
         Expr::seq(vec![ws(), e, ws()])
