@@ -69,6 +69,15 @@ pub struct GrammarArgs {
 }
 
 impl GlobalArgs {
+    /// The lexing grammar files compile with: `--lexing`, except for
+    /// structural tags, whose language needs dynamic lexing.
+    pub fn lexing_of_files(&self) -> Lexing {
+        match self.format {
+            Some(GrammarFormat::StructuralTag) => Lexing::Dynamic,
+            _ => self.lexing,
+        }
+    }
+
     /// A built-in grammar by name (`json`), a JSON Schema file (`.json`,
     /// its warnings on stderr) or a grammar file, compiled.
     pub fn load_grammar(&self, spec: &str) -> Result<Arc<CompiledGrammar>> {
