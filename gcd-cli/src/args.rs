@@ -51,8 +51,9 @@ pub struct GlobalArgs {
     /// (as Lark's `start=` option; such a grammar is refused without it).
     #[arg(long, global = true, value_name = "RULE")]
     pub start: Option<String>,
-    /// The language of grammar files: Lark (the default) or GBNF
-    /// (llama.cpp's; also picked by a `.gbnf` extension).
+    /// The language of grammar files: Lark (the default), GBNF
+    /// (llama.cpp's; also picked by a `.gbnf` extension) or
+    /// `structural-tag` (XGrammar's JSON, compiled with dynamic lexing).
     #[arg(long, global = true, value_parser = named::<GrammarFormat>(&GrammarFormat::NAMES))]
     pub format: Option<GrammarFormat>,
 }
