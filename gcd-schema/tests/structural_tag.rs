@@ -181,7 +181,13 @@ fn a_tag_closes_at_its_first_end() {
         &["<a>abc</a>", "<a>é€x</a>", "<a></a>"],
         &["<a>abcd</a>"],
     );
-    // The end reaches the free text at the end of a sequence.
+    // The end reaches the free text anywhere in a sequence.
+    check(
+        json!({"type": "tag", "begin": "<a>", "content": {"type": "sequence",
+               "elements": [{"type": "any_text"}, const_("END")]}, "end": "</a>"}),
+        &["<a>END</a>", "<a>xEND</a>"],
+        &["<a>x</a>yEND</a>"],
+    );
     check(
         json!({"type": "tag", "begin": "<a>", "content": {"type": "sequence",
                "elements": [const_("x"), {"type": "any_text"}]}, "end": "</a>"}),

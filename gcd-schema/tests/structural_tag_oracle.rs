@@ -534,6 +534,26 @@ fn hand_written() -> Vec<(&'static str, Value, Vec<&'static str>)> {
             vec!["<a>x</a>", "<a>xy</a>z</a>", "<a>x</a</a>"],
         ),
         (
+            "tag optional tail",
+            tag(json!({"type": "tag", "begin": "<a>", "content": {"type": "optional", "content": {"type": "any_text"}}, "end": "</a>"})),
+            vec!["<a></a>", "<a>x</a>", "<a>x</a>y</a>"],
+        ),
+        (
+            "tag star tail",
+            tag(json!({"type": "tag", "begin": "<a>", "content": {"type": "star", "content": {"type": "sequence", "elements": [const_("-"), {"type": "any_text"}]}}, "end": "</a>"})),
+            vec!["<a></a>", "<a>-x-y</a>", "<a>-x</a>-y</a>"],
+        ),
+        (
+            "tag text not at the end",
+            tag(json!({"type": "tag", "begin": "<a>", "content": {"type": "sequence", "elements": [{"type": "any_text"}, const_("END")]}, "end": "</a>"})),
+            vec!["<a>END</a>", "<a>x</a>yEND</a>", "<a>END</a>"],
+        ),
+        (
+            "nested tags",
+            tag(json!({"type": "tag", "begin": "<a>", "content": {"type": "tag", "begin": "<b>", "content": {"type": "any_text"}, "end": "</b>"}, "end": "</a>"})),
+            vec!["<a><b>x</a></b></a>", "<a><b>x</b></a>", "<a><b></b></b></a>"],
+        ),
+        (
             "triggered",
             tag(triggered(json!({"excludes": ["Q"]}))),
             vec![

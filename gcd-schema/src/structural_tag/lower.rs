@@ -7,13 +7,14 @@
 //! the derivation cuts it.
 //!
 //! One rule is XGrammar's and not visible in the formats: a tag's end
-//! strings are excluded from the free text at the end of its content. An
-//! `any_text`, `triggered_tags` or `dispatch` content of a tag, or the last
-//! element of a sequence content, or any branch of an `or` content, or the
-//! content of a repetition there, may not contain the tag's ends, so the
-//! first end closes the tag (`tag_excludes` carries them down). Elsewhere
-//! free text may contain anything not excluded: `sequence[any_text,
-//! "END"]` accepts `ENDxEND`.
+//! strings are excluded from the free text in its content. An `any_text`,
+//! `triggered_tags` or `dispatch` that is the content of a tag, or an
+//! element of a sequence there (any element, not only the last: XGrammar
+//! refuses `<a>x</a>yEND</a>` for `tag("<a>", sequence[any_text, "END"],
+//! "</a>")`), or a branch of an `or`, or the content of a repetition, may
+//! not contain the tag's ends (`tag_excludes` carries them down, and a tag
+//! inside starts again with its own). Outside tags free text may contain
+//! anything not excluded: `sequence[any_text, "END"]` accepts `ENDxEND`.
 
 use gcd_core::grammar::{Expr, GrammarBuilder};
 use regex_syntax::hir::Hir;
@@ -91,11 +92,9 @@ impl<'o> Lowerer<'o> {
                 optional_text(text::free_text(&excluded, *max_chars), *max_chars)
             }
             Format::Sequence(elements) => {
-                let last = elements.len() - 1;
                 let mut items = Vec::new();
                 for (i, e) in elements.iter().enumerate() {
-                    let excl: &[String] = if i == last { tag_excludes } else { &[] };
-                    items.push(self.lower(e, &format!("{at}/elements/{i}"), excl)?);
+                    items.push(self.lower(e, &format!("{at}/elements/{i}"), tag_excludes)?);
                 }
                 Expr::seq(items)
             }
