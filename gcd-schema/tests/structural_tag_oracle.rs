@@ -450,6 +450,16 @@ fn hand_written() -> Vec<(&'static str, Value, Vec<&'static str>)> {
             vec!["", "<parameter name=\"z\">[1]</parameter>"],
         ),
         (
+            "cohere_xml",
+            tag(json!({"type": "json_schema", "style": "cohere_xml", "json_schema": {"type": "object",
+                "properties": {"a": {"type": "string"}, "e": {"type": "string", "enum": ["x", "y"]},
+                    "m": {"type": "string", "maxLength": 2}, "b": {"type": "boolean"}, "n": {"type": "number"}},
+                "required": ["a"]}})),
+            vec!["<cofl:value name=\"a\" type=\"raw\">hi</cofl:value>",
+                 "<cofl:value name=\"a\" type=\"raw\">hi</cofl:value> <cofl:value name=\"e\" type=\"raw\"> x </cofl:value><cofl:value name=\"b\" type=\"json\">true</cofl:value>",
+                 "<cofl:value name=\"a\" type=\"json\">\"hi\"</cofl:value>"],
+        ),
+        (
             "qwen_xml generic",
             tag(
                 json!({"type": "json_schema", "style": "qwen_xml", "json_schema": {"type": "object"}}),

@@ -5,7 +5,8 @@
 //! (`<arg_key>NAME</arg_key><arg_value>VALUE</arg_value>`) and
 //! `deepseek_xml` (`<｜DSML｜parameter name="NAME" string="true|false">VALUE
 //! </｜DSML｜parameter>`, `true` for a raw string) and `deepseek_v4_1_xml`
-//! (the same with `｜DSML｜ parameter`).
+//! (the same with `｜DSML｜ parameter`), and `cohere_xml` (`<cofl:value
+//! name="NAME" type="raw|json">VALUE</cofl:value>`, scalars only).
 //!
 //! The language, as XGrammar 0.2.9 builds it for each (its printed grammar
 //! and its verdicts agree), with `<parameter=NAME>` standing for the
@@ -53,6 +54,11 @@ pub(crate) enum XmlStyle {
     /// As [`Deepseek`](XmlStyle::Deepseek), the element named
     /// `｜DSML｜ parameter` (DeepSeek-V4.1).
     DeepseekV41,
+    /// `<cofl:value name="NAME" type="raw">VALUE</cofl:value>` for a raw
+    /// string, `type="json"` for a JSON scalar (Cohere). Its `dict` and
+    /// `list` values (nested elements) are not read yet: objects and
+    /// arrays are refused.
+    Cohere,
 }
 
 impl XmlStyle {
@@ -63,6 +69,7 @@ impl XmlStyle {
             XmlStyle::Glm => "</arg_value>",
             XmlStyle::Deepseek => "</\u{ff5c}DSML\u{ff5c}parameter>",
             XmlStyle::DeepseekV41 => "</\u{ff5c}DSML\u{ff5c} parameter>",
+            XmlStyle::Cohere => "</cofl:value>",
         }
     }
 
@@ -84,6 +91,15 @@ impl XmlStyle {
                 lit("</arg_key>"),
                 ws(),
                 lit("<arg_value>"),
+            ]),
+            XmlStyle::Cohere => Expr::seq(vec![
+                lit("<cofl:value name=\""),
+                name,
+                lit(if raw {
+                    "\" type=\"raw\">"
+                } else {
+                    "\" type=\"json\">"
+                }),
             ]),
             XmlStyle::Deepseek | XmlStyle::DeepseekV41 => Expr::seq(vec![
                 lit(if self == XmlStyle::Deepseek {
@@ -133,6 +149,7 @@ impl XmlStyle {
             XmlStyle::Glm => "glm_xml",
             XmlStyle::Deepseek => "deepseek_xml",
             XmlStyle::DeepseekV41 => "deepseek_v4_1_xml",
+            XmlStyle::Cohere => "cohere_xml",
         }
     }
 }
@@ -206,6 +223,12 @@ pub(crate) fn lower(
     let mut items = vec![ws()];
     for (i, (name, sub)) in properties.iter().enumerate() {
         let p_at = format!("{at}/properties/{name}");
+        if style == XmlStyle::Cohere && name.contains(['&', '<', '>', '"']) {
+            return Err(unsupported(
+                &p_at,
+                "cohere_xml: a property name with an XML special character is not supported yet",
+            ));
+        }
         let (value, raw) = value(lw, style, &format!("{prefix}_{i}"), sub, &defs, &p_at)?;
         let param = Expr::seq(vec![
             style.open(Expr::literal(name), raw),
@@ -230,6 +253,12 @@ fn generic_object(
     at: &str,
 ) -> Result<Expr, SchemaError> {
     let name = || Expr::regex("[a-zA-Z_][a-zA-Z0-9_]*");
+    if style == XmlStyle::Cohere {
+        return Err(unsupported(
+            at,
+            "cohere_xml: arguments without declared properties (any dict) are not supported yet",
+        ));
+    }
     if style.is_deepseek() {
         // A raw string, or any other JSON value.
         let other = embed_json(
@@ -373,6 +402,14 @@ fn value(
                 format!("{sn}: a parameter that may be a string other than by \"type\": \"string\" (no type, a union, a $ref) is not supported yet"),
             ));
         }
+    }
+    if style == XmlStyle::Cohere
+        && (types.is_empty() || types.iter().any(|t| matches!(*t, "object" | "array")))
+    {
+        return Err(unsupported(
+            at,
+            "cohere_xml: object and array parameters (its dict and list values) are not supported yet",
+        ));
     }
     let mut schema = m.clone();
     schema.extend(defs.clone());
