@@ -114,6 +114,46 @@ fn qwen_xml_writes_strings_raw_and_the_rest_as_json() {
 }
 
 #[test]
+fn the_other_xml_styles_wrap_arguments_their_way() {
+    let schema = json!({"type": "object", "properties": {"a": {"type": "string"},
+        "b": {"type": "integer"}}, "required": ["a"]});
+    let with = |style: &str| json!({"type": "json_schema", "style": style, "json_schema": schema});
+    check(
+        with("minimax_xml"),
+        &["<parameter name=\"a\">x y</parameter>\n<parameter name=\"b\"> 2 </parameter>"],
+        &["<parameter=a>x</parameter>"],
+    );
+    check(
+        with("glm_xml"),
+        &["<arg_key>a</arg_key>\n<arg_value>x</arg_value><arg_key>b</arg_key><arg_value>2</arg_value>"],
+        &["<arg_key>b</arg_key><arg_value>2</arg_value>"],
+    );
+    check(
+        with("deepseek_xml"),
+        &["<\u{ff5c}DSML\u{ff5c}parameter name=\"a\" string=\"true\">x</\u{ff5c}DSML\u{ff5c}parameter><\u{ff5c}DSML\u{ff5c}parameter name=\"b\" string=\"false\">2</\u{ff5c}DSML\u{ff5c}parameter>"],
+        &["<\u{ff5c}DSML\u{ff5c}parameter name=\"a\" string=\"false\">\"x\"</\u{ff5c}DSML\u{ff5c}parameter>"],
+    );
+    check(
+        with("deepseek_v4_1_xml"),
+        &["<\u{ff5c}DSML\u{ff5c} parameter name=\"a\" string=\"true\">x</\u{ff5c}DSML\u{ff5c} parameter>"],
+        &["<\u{ff5c}DSML\u{ff5c}parameter name=\"a\" string=\"true\">x</\u{ff5c}DSML\u{ff5c}parameter>"],
+    );
+    check(
+        with("cohere_xml"),
+        &["<cofl:value name=\"a\" type=\"raw\">x</cofl:value> <cofl:value name=\"b\" type=\"json\">2</cofl:value>"],
+        &["<cofl:value name=\"a\" type=\"json\">\"x\"</cofl:value>"],
+    );
+    let e = error(tag(
+        json!({"type": "json_schema", "style": "cohere_xml", "json_schema": {"type": "object",
+        "properties": {"l": {"type": "array"}}}}),
+    ));
+    assert!(
+        e.to_string().contains("cohere_xml: object and array"),
+        "{e}"
+    );
+}
+
+#[test]
 fn regex_is_xgrammars_dialect() {
     check(
         json!({"type": "regex", "pattern": "a+b?[\\d_]\\w."}),
