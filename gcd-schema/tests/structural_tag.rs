@@ -143,12 +143,18 @@ fn the_other_xml_styles_wrap_arguments_their_way() {
         &["<cofl:value name=\"a\" type=\"raw\">x</cofl:value> <cofl:value name=\"b\" type=\"json\">2</cofl:value>"],
         &["<cofl:value name=\"a\" type=\"json\">\"x\"</cofl:value>"],
     );
+    check(
+        with("minimax_m3_xml"),
+        &["]<]minimax[>[<a>x</a>]<]minimax[>[</a>\n]<]minimax[>[<b>2]<]minimax[>[</b>"],
+        &["]<]minimax[>[<a>x]<]minimax[>[</a>]<]minimax[>[<b> 2 ]<]minimax[>[</b>"],
+    );
     let e = error(tag(
         json!({"type": "json_schema", "style": "cohere_xml", "json_schema": {"type": "object",
         "properties": {"l": {"type": "array"}}}}),
     ));
     assert!(
-        e.to_string().contains("cohere_xml: object and array"),
+        e.to_string()
+            .contains("cohere_xml: object and array parameters"),
         "{e}"
     );
 }
@@ -326,8 +332,8 @@ fn what_gcd_cannot_honour_is_refused_by_name() {
         (json!({"type": "any_tokens"}), "\"any_tokens\""),
         (json!({"type": "any_text", "max_tokens": 4}), "max_tokens"),
         (
-            json!({"type": "json_schema", "json_schema": {}, "style": "minimax_m3_xml"}),
-            "minimax_m3_xml",
+            json!({"type": "json_schema", "json_schema": {}, "style": "gemma"}),
+            "gemma",
         ),
         (
             json!({"type": "json_schema", "json_schema": {}, "any_order": true}),

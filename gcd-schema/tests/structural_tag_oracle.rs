@@ -463,6 +463,14 @@ fn hand_written() -> Vec<(&'static str, Value, Vec<&'static str>)> {
                  "<cofl:value name=\"a\" type=\"json\">\"hi\"</cofl:value>"],
         ),
         (
+            "minimax_m3_xml",
+            tag(json!({"type": "json_schema", "style": "minimax_m3_xml", "json_schema": xml_schema.clone()})),
+            vec!["]<]minimax[>[<a>hi]<]minimax[>[</a>",
+                 "]<]minimax[>[<a>x y]<]minimax[>[</a>\n]<]minimax[>[<b>2]<]minimax[>[</b>]<]minimax[>[<c>y<]<]minimax[>[</c>",
+                 "]<]minimax[>[<a>x]<]minimax[>[</a>]<]minimax[>[<b> 2 ]<]minimax[>[</b>",
+                 "]<]minimax[>[<a>x</a>]<]minimax[>[</a>"],
+        ),
+        (
             "qwen_xml generic",
             tag(
                 json!({"type": "json_schema", "style": "qwen_xml", "json_schema": {"type": "object"}}),

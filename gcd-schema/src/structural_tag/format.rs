@@ -228,11 +228,14 @@ pub(crate) fn read_format(v: &Value, at: &str) -> Result<Format, SchemaError> {
                         Style::Xml(XmlStyle::DeepseekV41)
                     }
                     Some(Value::String(s)) if s == "cohere_xml" => Style::Xml(XmlStyle::Cohere),
+                    Some(Value::String(s)) if s == "minimax_m3_xml" => {
+                        Style::Xml(XmlStyle::MinimaxM3)
+                    }
                     Some(Value::String(s)) => {
                         return Err(unsupported(
                             &field("style"),
                             format!(
-                                "json_schema style {s:?} is not supported yet (gcd reads \"json\", \"qwen_xml\", \"minimax_xml\", \"glm_xml\", \"deepseek_xml\", \"deepseek_v4_1_xml\" and \"cohere_xml\")"
+                                "json_schema style {s:?} is not supported yet (gcd reads \"json\", \"qwen_xml\", \"minimax_xml\", \"glm_xml\", \"deepseek_xml\", \"deepseek_v4_1_xml\", \"cohere_xml\" and \"minimax_m3_xml\")"
                             ),
                         ))
                     }

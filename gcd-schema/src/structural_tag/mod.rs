@@ -11,8 +11,8 @@
 //! |---|---|
 //! | `const_string` | exact |
 //! | `json_schema`, `style: "json"` | the schema compiled by this crate in XGrammar's strict mode (see `json.rs`), except that `enum`/`const` numbers also take trailing fraction zeros (`1.0` for `1`, this crate's rule), which XGrammar refuses; `any_order: true`, `max_whitespace_cnt` other than null and non-empty `excludes`: refused by name |
-//! | `json_schema`, `style: "qwen_xml"` (and the deprecated `qwen_xml_parameter`), `"minimax_xml"`, `"glm_xml"`, `"deepseek_xml"`, `"deepseek_v4_1_xml"`, `"cohere_xml"` | object schemas whose string parameters are plain, enums or length-bounded (see `xml.rs`); other string forms, and objects and arrays in `cohere_xml`, refused by name |
-//! | other styles (`minimax_m3_xml`, `kimi_k3_xml`, `gemma`) | refused by name |
+//! | `json_schema`, `style: "qwen_xml"` (and the deprecated `qwen_xml_parameter`), `"minimax_xml"`, `"glm_xml"`, `"deepseek_xml"`, `"deepseek_v4_1_xml"`, `"cohere_xml"`, `"minimax_m3_xml"` | object schemas whose string parameters are plain, enums or length-bounded (see `xml.rs`); other string forms, and objects and arrays in `cohere_xml` and `minimax_m3_xml`, refused by name |
+//! | other styles (`kimi_k3_xml`, `gemma`) | refused by name |
 //! | `regex` | whole matches, regex-automata syntax; assertions refused |
 //! | `grammar` (`syntax: "ebnf"`) | read by gcd's GBNF front end; `syntax: "lark"` refused |
 //! | `sequence`, `or`, `tag` (string `begin`/`end`, one end or several) | exact |

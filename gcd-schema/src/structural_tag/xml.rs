@@ -6,7 +6,9 @@
 //! `deepseek_xml` (`<｜DSML｜parameter name="NAME" string="true|false">VALUE
 //! </｜DSML｜parameter>`, `true` for a raw string) and `deepseek_v4_1_xml`
 //! (the same with `｜DSML｜ parameter`), and `cohere_xml` (`<cofl:value
-//! name="NAME" type="raw|json">VALUE</cofl:value>`, scalars only).
+//! name="NAME" type="raw|json">VALUE</cofl:value>`, scalars only), and
+//! `minimax_m3_xml` (`]<]minimax[>[<NAME>VALUE]<]minimax[>[</NAME>`, no
+//! whitespace around any value, scalars only).
 //!
 //! The language, as XGrammar 0.2.9 builds it for each (its printed grammar
 //! and its verdicts agree), with `<parameter=NAME>` standing for the
@@ -59,9 +61,33 @@ pub(crate) enum XmlStyle {
     /// `list` values (nested elements) are not read yet: objects and
     /// arrays are refused.
     Cohere,
+    /// `]<]minimax[>[<NAME>VALUE]<]minimax[>[</NAME>` (MiniMax M3): raw
+    /// strings stop before the namespace marker, other values are JSON
+    /// with no whitespace around them. Nested objects and arrays (which
+    /// it writes as nested elements) are refused.
+    MinimaxM3,
 }
 
+/// MiniMax M3's namespace marker, which raw strings may not contain.
+const M3: &str = "]<]minimax[>[";
+
 impl XmlStyle {
+    /// The closing tag of the argument `name` (MiniMax M3 names it).
+    fn close_of(self, name: &str) -> String {
+        match self {
+            XmlStyle::MinimaxM3 => format!("{M3}</{name}>"),
+            _ => self.close().to_string(),
+        }
+    }
+
+    /// What a raw string may not contain.
+    fn raw_stop(self) -> &'static str {
+        match self {
+            XmlStyle::MinimaxM3 => M3,
+            _ => self.close(),
+        }
+    }
+
     /// The closing tag every raw value stops before.
     fn close(self) -> &'static str {
         match self {
@@ -70,6 +96,7 @@ impl XmlStyle {
             XmlStyle::Deepseek => "</\u{ff5c}DSML\u{ff5c}parameter>",
             XmlStyle::DeepseekV41 => "</\u{ff5c}DSML\u{ff5c} parameter>",
             XmlStyle::Cohere => "</cofl:value>",
+            XmlStyle::MinimaxM3 => M3,
         }
     }
 
@@ -92,6 +119,7 @@ impl XmlStyle {
                 ws(),
                 lit("<arg_value>"),
             ]),
+            XmlStyle::MinimaxM3 => Expr::seq(vec![lit(&format!("{M3}<")), name, lit(">")]),
             XmlStyle::Cohere => Expr::seq(vec![
                 lit("<cofl:value name=\""),
                 name,
@@ -136,7 +164,7 @@ fn ws() -> Expr {
 /// Raw text up to the closing tag (possibly empty).
 fn raw_string(style: XmlStyle) -> Expr {
     Expr::opt(Expr::Pattern(
-        text::free_text(&[style.close().to_string()], None),
+        text::free_text(&[style.raw_stop().to_string()], None),
         None,
     ))
 }
@@ -150,6 +178,7 @@ impl XmlStyle {
             XmlStyle::Deepseek => "deepseek_xml",
             XmlStyle::DeepseekV41 => "deepseek_v4_1_xml",
             XmlStyle::Cohere => "cohere_xml",
+            XmlStyle::MinimaxM3 => "minimax_m3_xml",
         }
     }
 }
@@ -223,17 +252,22 @@ pub(crate) fn lower(
     let mut items = vec![ws()];
     for (i, (name, sub)) in properties.iter().enumerate() {
         let p_at = format!("{at}/properties/{name}");
-        if style == XmlStyle::Cohere && name.contains(['&', '<', '>', '"']) {
+        if matches!(style, XmlStyle::Cohere | XmlStyle::MinimaxM3)
+            && name.contains(['&', '<', '>', '"', '[', ']'])
+        {
             return Err(unsupported(
                 &p_at,
-                "cohere_xml: a property name with an XML special character is not supported yet",
+                format!(
+                    "{}: a property name with an XML special character is not supported yet",
+                    style.name()
+                ),
             ));
         }
         let (value, raw) = value(lw, style, &format!("{prefix}_{i}"), sub, &defs, &p_at)?;
         let param = Expr::seq(vec![
             style.open(Expr::literal(name), raw),
             value,
-            Expr::literal(style.close()),
+            Expr::literal(&style.close_of(name)),
             ws(),
         ]);
         items.push(if required.contains(&name.as_str()) {
@@ -253,10 +287,13 @@ fn generic_object(
     at: &str,
 ) -> Result<Expr, SchemaError> {
     let name = || Expr::regex("[a-zA-Z_][a-zA-Z0-9_]*");
-    if style == XmlStyle::Cohere {
+    if matches!(style, XmlStyle::Cohere | XmlStyle::MinimaxM3) {
         return Err(unsupported(
             at,
-            "cohere_xml: arguments without declared properties (any dict) are not supported yet",
+            format!(
+                "{}: arguments without declared properties are not supported yet",
+                style.name()
+            ),
         ));
     }
     if style.is_deepseek() {
@@ -301,10 +338,10 @@ fn generic_object(
 }
 
 /// A constrained raw string as XGrammar writes it in `style`: with
-/// whitespace around it, except in `deepseek_xml`, whose `string="true"`
-/// values are the text alone.
+/// whitespace around it, except in the DeepSeek styles (whose
+/// `string="true"` values are the text alone) and MiniMax M3.
 fn pad(style: XmlStyle, e: Expr) -> Expr {
-    if style.is_deepseek() {
+    if style.is_deepseek() || style == XmlStyle::MinimaxM3 {
         e
     } else {
         Expr::seq(vec![ws(), e, ws()])
@@ -403,17 +440,22 @@ fn value(
             ));
         }
     }
-    if style == XmlStyle::Cohere
+    if matches!(style, XmlStyle::Cohere | XmlStyle::MinimaxM3)
         && (types.is_empty() || types.iter().any(|t| matches!(*t, "object" | "array")))
     {
         return Err(unsupported(
             at,
-            "cohere_xml: object and array parameters (its dict and list values) are not supported yet",
+            format!(
+                "{sn}: object and array parameters (written as nested elements) are not supported yet"
+            ),
         ));
     }
     let mut schema = m.clone();
     schema.extend(defs.clone());
     let v = embed_json(lw, prefix, &Value::Object(schema), at)?;
+    if style == XmlStyle::MinimaxM3 {
+        return Ok((v, false));
+    }
     Ok((Expr::seq(vec![ws(), v, ws()]), false))
 }
 
