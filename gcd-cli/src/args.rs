@@ -51,8 +51,9 @@ pub struct GlobalArgs {
     /// (as Lark's `start=` option; such a grammar is refused without it).
     #[arg(long, global = true, value_name = "RULE")]
     pub start: Option<String>,
-    /// The language of grammar files: Lark (the default) or GBNF
-    /// (llama.cpp's; also picked by a `.gbnf` extension).
+    /// The language of grammar files: Lark (the default), GBNF
+    /// (llama.cpp's; also picked by a `.gbnf` extension) or
+    /// `structural-tag` (XGrammar's JSON, compiled with dynamic lexing).
     #[arg(long, global = true, value_parser = named::<GrammarFormat>(&GrammarFormat::NAMES))]
     pub format: Option<GrammarFormat>,
 }
@@ -69,13 +70,22 @@ pub struct GrammarArgs {
 }
 
 impl GlobalArgs {
+    /// The lexing grammar files compile with: `--lexing`, except for
+    /// structural tags, whose language needs dynamic lexing.
+    pub fn lexing_of_files(&self) -> Lexing {
+        match self.format {
+            Some(GrammarFormat::StructuralTag) => Lexing::Dynamic,
+            _ => self.lexing,
+        }
+    }
+
     /// A built-in grammar by name (`json`), a JSON Schema file (`.json`,
     /// its warnings on stderr) or a grammar file, compiled.
     pub fn load_grammar(&self, spec: &str) -> Result<Arc<CompiledGrammar>> {
         if let Some(g) = gcd_core::lark::builtin::by_name(spec) {
             return g.map_err(|e| e.to_string());
         }
-        if spec.ends_with(".json") {
+        if spec.ends_with(".json") && self.format != Some(GrammarFormat::StructuralTag) {
             let c = load_schema(spec)?;
             for w in c.warnings() {
                 eprintln!("{spec}: {w}");
@@ -95,6 +105,16 @@ impl GlobalArgs {
         let config = Config::default().lexing(self.lexing);
         self.reader(spec)
             .compile(&text, &config)
+            .map(Arc::new)
+            .map_err(|e| format!("{spec}:\n{e}"))
+    }
+
+    /// XGrammar's structural tag in the JSON file `spec`, compiled (with
+    /// dynamic lexing, which its language needs).
+    pub fn load_structural_tag(&self, spec: &str) -> Result<Arc<CompiledGrammar>> {
+        let text = std::fs::read_to_string(spec).map_err(|e| format!("{spec}: {e}"))?;
+        GrammarReader::new(GrammarFormat::StructuralTag)
+            .compile(&text, &Config::default())
             .map(Arc::new)
             .map_err(|e| format!("{spec}:\n{e}"))
     }

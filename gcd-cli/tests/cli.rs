@@ -695,3 +695,55 @@ fn gbnf_grammars_load_by_extension_or_format() {
         "{out}"
     );
 }
+
+#[test]
+fn structural_tags_sample_and_check() {
+    let tag = r#"{"type": "structural_tag", "format": {"type": "triggered_tags",
+        "triggers": ["<tool_call>"], "at_least_one": true, "stop_after_first": true,
+        "tags": [{"type": "tag", "begin": "<tool_call>", "end": "</tool_call>",
+            "content": {"type": "json_schema", "json_schema": {"type": "object",
+                "properties": {"q": {"type": "string"}}, "required": ["q"]}}}]}}"#;
+    let file = temp_file("tag.json", tag);
+    let (code, out, err) = gcd(&[
+        "sample",
+        "--structural-tag",
+        file.to_str().unwrap(),
+        "--tokenizer",
+        "cl100k",
+        "--count",
+        "3",
+        "--budget",
+        "24",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    for line in out.lines() {
+        let l: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(l["complete"].as_bool().unwrap(), "{l}");
+        let text = l["text"].as_str().unwrap();
+        let inner = (text.strip_prefix("<tool_call>"))
+            .and_then(|t| t.strip_suffix("</tool_call>"))
+            .unwrap_or_else(|| panic!("{text}"));
+        let v: serde_json::Value = serde_json::from_str(inner).unwrap();
+        assert!(v["q"].is_string(), "{text}");
+    }
+    let yes = temp_file("call.txt", "<tool_call>{\"q\": \"x\"}</tool_call>");
+    let no = temp_file("nocall.txt", "hello");
+    for (f, want) in [(&yes, 0), (&no, 1)] {
+        let (code, out, err) = gcd(&[
+            "check",
+            "--format",
+            "structural-tag",
+            file.to_str().unwrap(),
+            "--accepts",
+            f.to_str().unwrap(),
+        ]);
+        assert_eq!(code, want, "{out}{err}");
+    }
+    let bad = temp_file(
+        "bad_tag.json",
+        r#"{"type": "structural_tag", "format": {"type": "any_tokens"}}"#,
+    );
+    let (code, out, err) = gcd(&["sample", "--structural-tag", bad.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("\"any_tokens\" is not supported"), "{err}");
+}

@@ -95,6 +95,13 @@ impl SchemaError {
         )
     }
 
+    /// The same error inside a larger document: `prefix` (a JSON pointer
+    /// to where the schema sits) goes before its pointer.
+    pub(crate) fn under(mut self, prefix: &str) -> Self {
+        self.pointer = format!("{prefix}{}", self.pointer);
+        self
+    }
+
     /// What went wrong, to branch on; the message is for people.
     pub fn kind(&self) -> SchemaErrorKind {
         self.kind

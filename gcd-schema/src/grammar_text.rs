@@ -1,12 +1,14 @@
 //! Reading a grammar's text, the one way the command line and the Python
 //! package both read it: Lark with `%json { ... }` schemas compiled by this
 //! crate and `%import .module` read from a directory, or llama.cpp's GBNF,
-//! from the start rule given. It lives here, not in gcd-core, because
-//! `%json` needs this crate's schema compiler.
+//! from the start rule given, or XGrammar's structural tags (JSON). It
+//! lives here, not in gcd-core, because `%json` and structural tags need
+//! this crate's schema compiler.
 
 use std::path::{Path, PathBuf};
 
 use gcd_core::compiled::{CompiledGrammar, Config};
+use gcd_core::error::DiagnosticKind;
 use gcd_core::grammar::Grammar;
 use gcd_core::{GrammarError, UnknownOptionName};
 
@@ -20,12 +22,16 @@ pub enum GrammarFormat {
     Lark,
     /// llama.cpp's GBNF.
     Gbnf,
+    /// XGrammar's structural tag, a JSON document (see
+    /// [`structural_tag`](crate::structural_tag)); compiled with dynamic
+    /// lexing whatever the configuration says, as its language needs.
+    StructuralTag,
 }
 
 impl GrammarFormat {
     /// The names `FromStr` reads and `Display` writes, as `gcd --format`
     /// lists them.
-    pub const NAMES: [&'static str; 2] = ["lark", "gbnf"];
+    pub const NAMES: [&'static str; 3] = ["lark", "gbnf", "structural-tag"];
 
     /// The format a file's name implies: GBNF for a `.gbnf` file, else Lark.
     pub fn of_path(path: &Path) -> GrammarFormat {
@@ -46,6 +52,7 @@ impl std::str::FromStr for GrammarFormat {
         match name {
             "lark" => Ok(GrammarFormat::Lark),
             "gbnf" => Ok(GrammarFormat::Gbnf),
+            "structural-tag" => Ok(GrammarFormat::StructuralTag),
             _ => Err(UnknownOptionName::new(
                 "grammar format",
                 name,
@@ -60,6 +67,7 @@ impl std::fmt::Display for GrammarFormat {
         f.write_str(match self {
             GrammarFormat::Lark => "lark",
             GrammarFormat::Gbnf => "gbnf",
+            GrammarFormat::StructuralTag => "structural-tag",
         })
     }
 }
@@ -131,6 +139,16 @@ impl GrammarReader {
     /// The grammar IR of `text`.
     pub fn read(&self, text: &str) -> Result<Grammar, GrammarError> {
         let mut builder = match self.format {
+            GrammarFormat::StructuralTag => {
+                if self.start.is_some() {
+                    return Err(GrammarError::single(
+                        DiagnosticKind::Unsupported,
+                        None,
+                        "a structural tag has no rules to start from; drop the start rule",
+                    ));
+                }
+                return read_structural_tag(text, &self.options);
+            }
             GrammarFormat::Gbnf => gcd_core::gbnf::parse_with(text, &self.options.limits)?,
             GrammarFormat::Lark => {
                 let limits = &self.options.limits;
@@ -154,6 +172,30 @@ impl GrammarReader {
 
     /// [`read`](Self::read), then compiled under `config`.
     pub fn compile(&self, text: &str, config: &Config) -> Result<CompiledGrammar, GrammarError> {
-        CompiledGrammar::with_config(&self.read(text)?, config)
+        let grammar = self.read(text)?;
+        if self.format == GrammarFormat::StructuralTag {
+            let config = config.clone().lexing(gcd_core::Lexing::Dynamic);
+            return CompiledGrammar::with_config(&grammar, &config);
+        }
+        CompiledGrammar::with_config(&grammar, config)
     }
+}
+
+/// A structural tag's JSON text, read; its errors as one diagnostic.
+fn read_structural_tag(text: &str, options: &Options) -> Result<Grammar, GrammarError> {
+    let tag: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        GrammarError::single(
+            DiagnosticKind::Syntax,
+            None,
+            format!("a structural tag must be JSON: {e}"),
+        )
+    })?;
+    crate::structural_tag_to_grammar(&tag, options).map_err(|e| {
+        let kind = match e.kind() {
+            crate::SchemaErrorKind::Unsupported => DiagnosticKind::Unsupported,
+            crate::SchemaErrorKind::TooLarge => DiagnosticKind::TooLarge,
+            _ => DiagnosticKind::Syntax,
+        };
+        GrammarError::single(kind, None, e.to_string())
+    })
 }

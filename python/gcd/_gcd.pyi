@@ -124,6 +124,15 @@ class Grammar:
         (both give the same language). Raises GrammarError if the text does not
         parse or compile.
         """
+    @staticmethod
+    def from_structural_tag(tag: Union[str, dict[str, Any]], vocab: Vocabulary) -> Grammar:
+        """Compiles XGrammar's structural tag for vocab: the language XGrammar gives it.
+
+        tag: a str of JSON or a dict, {"type": "structural_tag", "format": {...}} or the
+        older form with "structures" and "triggers". Raises SchemaError for a malformed
+        tag or a format gcd does not support (named in the message), TypeError for a
+        tag that is not JSON-serializable.
+        """
     @property
     def vocab_size(self) -> int:
         """Size of the bound vocabulary; bitmask rows need at least ceil(vocab_size / 32) words."""

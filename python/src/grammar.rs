@@ -144,6 +144,27 @@ impl PyGrammar {
         PyGrammar::bind(py, compiled, vocab)
     }
 
+    /// Compiles XGrammar's structural tag (a str of JSON or a dict:
+    /// {"type": "structural_tag", "format": {...}}, or the older form with
+    /// "structures" and "triggers") and binds it to vocab: the language
+    /// XGrammar gives the tag, so gcd can stand behind an engine's
+    /// structural-output path. Raises SchemaError for a malformed tag or a
+    /// format gcd does not support (named in the message), TypeError for a
+    /// tag that is not JSON-serializable.
+    #[staticmethod]
+    fn from_structural_tag(
+        py: Python<'_>,
+        tag: &Bound<'_, PyAny>,
+        vocab: &PyVocabulary,
+    ) -> PyResult<PyGrammar> {
+        let value = schema_value(tag)?;
+        let options = gcd_schema::Options::default();
+        let compiled = py
+            .detach(move || gcd_schema::structural_tag(&value, &options))
+            .map_err(|e| SchemaError::new_err(e.to_string()))?;
+        PyGrammar::bind(py, compiled, vocab)
+    }
+
     /// The vocabulary size this grammar was bound to (bitmask rows need at
     /// least ceil(vocab_size / 32) words).
     #[getter]

@@ -1,6 +1,7 @@
 //! `gcd check`: whether a grammar or schema is LL(1), generalized or
 //! unusable, as text for people or one JSON object for tools.
 
+use gcd_schema::GrammarFormat;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -84,9 +85,9 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<ExitCode> {
 }
 
 fn check_report(spec: &str, ll1_only: bool, global: &GlobalArgs) -> Result<CheckReport> {
-    let lexing = global.lexing;
+    let lexing = global.lexing_of_files();
     let mut r = CheckReport::new(spec);
-    if spec.ends_with(".json") {
+    if spec.ends_with(".json") && global.format != Some(GrammarFormat::StructuralTag) {
         match load_schema(spec) {
             Ok(c) => {
                 r.warnings = c.warnings().iter().map(ToString::to_string).collect();

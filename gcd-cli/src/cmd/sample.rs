@@ -17,6 +17,11 @@ use crate::args::{bind, load_vocab, GlobalArgs, GrammarArgs, Result};
 pub struct Args {
     #[command(flatten)]
     grammar: GrammarArgs,
+    /// XGrammar's structural tag (`{"type": "structural_tag", "format":
+    /// ...}`, as vLLM and SGLang pass it) in a JSON file, instead of
+    /// `--grammar`.
+    #[arg(long, value_name = "FILE", conflicts_with = "grammar")]
+    structural_tag: Option<String>,
     #[arg(long, default_value_t = 5)]
     count: usize,
     #[arg(long, default_value_t = 0)]
@@ -46,7 +51,10 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<ExitCode> {
             Ok((name.to_string(), k))
         })
         .collect::<Result<Vec<_>>>()?;
-    let (g, t_compile) = timed(|| global.load_grammar(grammar))?;
+    let (g, t_compile) = match &args.structural_tag {
+        Some(file) => timed(|| global.load_structural_tag(file))?,
+        None => timed(|| global.load_grammar(grammar))?,
+    };
     let (vocab, t_vocab) = timed(|| load_vocab(tokenizer))?;
     let t0 = Instant::now();
     let bound = bind(g, vocab)?;

@@ -1,0 +1,93 @@
+//! Free text as terminals: the regular languages behind `any_text`,
+//! `triggered_tags` and `dispatch`.
+//!
+//! XGrammar runs free text through one automaton over its triggers and
+//! excluded strings (its `TagDispatch`), scanning the text and the trigger
+//! that ends it as one stream. Its observable language, checked against
+//! XGrammar 0.2.9 string by string:
+//!
+//! - free text with nothing after it in the tag dispatch (the end of the
+//!   output, or whatever the enclosing format puts next) contains no
+//!   trigger and no excluded string anywhere ([`free_text`]);
+//! - text that a trigger ends is cut at the trigger's first occurrence: no
+//!   trigger or excluded string may end before the trigger's last byte, and
+//!   no excluded string may end with it, because the scan meets an excluded
+//!   string that ends at or before the trigger's end first (`a<t` with the
+//!   exclusion `a<` and the trigger `<t` is refused, `<t1` as an exclusion
+//!   does not refuse `<t1>`, it ends after the trigger) ([`up_to_trigger`]).
+//!
+//! Each becomes one terminal, a boolean combination of regexes (gcd-core's
+//! `&`/`~`, `~` within valid UTF-8), so the scan's rule is the terminal's
+//! language and no lexer decision depends on it. The terminals never match
+//! the empty string (gcd terminals cannot); the empty text is the caller's
+//! `?`.
+
+use gcd_core::grammar::{RegexCombination, TerminalPattern};
+
+/// The regex that matches exactly `s`.
+pub(crate) fn escape(s: &str) -> String {
+    regex_syntax::escape(s)
+}
+
+/// `(?:a|b|…)` of the escaped strings.
+fn any_of(strings: &[String]) -> String {
+    let parts: Vec<String> = strings.iter().map(|s| escape(s)).collect();
+    format!("(?:{})", parts.join("|"))
+}
+
+fn re(r: String) -> RegexCombination {
+    RegexCombination::Regex(r)
+}
+
+fn not(r: String) -> RegexCombination {
+    RegexCombination::Not(Box::new(re(r)))
+}
+
+/// Non-empty text in which none of `excluded` occurs, of at most
+/// `max_chars` characters.
+pub(crate) fn free_text(excluded: &[String], max_chars: Option<u32>) -> TerminalPattern {
+    let length = match max_chars {
+        Some(n) => format!("(?s:.{{1,{n}}})"),
+        None => "(?s:.+)".to_string(),
+    };
+    if excluded.is_empty() {
+        return TerminalPattern::Regex(length);
+    }
+    TerminalPattern::Combination(RegexCombination::And(vec![
+        re(length),
+        not(format!("(?s:.*{}.*)", any_of(excluded))),
+    ]))
+}
+
+/// Text ended by the first occurrence of `trigger`, the trigger included:
+/// no string of `stops` (every trigger and every excluded string) ends
+/// before its last byte, and none of `excluded` ends with it.
+pub(crate) fn up_to_trigger(
+    trigger: &str,
+    stops: &[String],
+    excluded: &[String],
+) -> TerminalPattern {
+    let mut parts = vec![
+        re(format!("(?s:.*){}", escape(trigger))),
+        not(format!("(?s:.*{}.+)", any_of(stops))),
+    ];
+    if !excluded.is_empty() {
+        parts.push(not(format!("(?s:.*{})", any_of(excluded))));
+    }
+    TerminalPattern::Combination(RegexCombination::And(parts))
+}
+
+/// Whether some text ended by `trigger` passes the scan: the trigger alone
+/// must (every such text ends with it, so an occurrence of a stop inside
+/// it, or an excluded string at its end, is in every one). XGrammar then
+/// never dispatches on it, so the branch is left out rather than built as
+/// a terminal that matches nothing.
+pub(crate) fn trigger_reachable(trigger: &str, stops: &[String], excluded: &[String]) -> bool {
+    let t = trigger.as_bytes();
+    let before_end = &t[..t.len().saturating_sub(1)];
+    let inside = |s: &String| {
+        let s = s.as_bytes();
+        !s.is_empty() && before_end.windows(s.len()).any(|w| w == s)
+    };
+    !stops.iter().any(inside) && !excluded.iter().any(|e| t.ends_with(e.as_bytes()))
+}
