@@ -22,6 +22,31 @@ fn compile_random(seed: u64) -> Option<Arc<CompiledGrammar>> {
     CompiledGrammar::new(&g).ok().map(Arc::new)
 }
 
+/// Random grammars of three kinds in turn (plain, member sets, dynamic
+/// lexing) with a random vocabulary each, for seeds below `seeds` whose
+/// grammar compiles.
+fn plain_member_and_dynamic_grammars(
+    seeds: u64,
+) -> impl Iterator<Item = (u64, Arc<CompiledGrammar>, Arc<Vocabulary>)> {
+    let dynamic = gcd_core::compiled::Config::default().lexing(gcd_core::Lexing::Dynamic);
+    (0..seeds).filter_map(move |seed| {
+        let c = match seed % 3 {
+            0 => compile_random(seed),
+            1 => common::random_member_grammar(seed).compile().map(Arc::new),
+            _ => common::random_grammar(seed)
+                .build()
+                .and_then(|g| CompiledGrammar::with_config(&g, &dynamic).ok())
+                .map(Arc::new),
+        }?;
+        let tokens = common::random_vocab(seed, 24);
+        Some((
+            seed,
+            c,
+            Arc::new(Vocabulary::from_tokens_with_eos(tokens, "</s>")),
+        ))
+    })
+}
+
 /// The true fewest tokens to complete, by breadth-first search over tokens
 /// (`None` if more than `limit` are needed).
 fn exact_min_tokens(m: &Matcher, n_tokens: u32, limit: usize) -> Option<usize> {
@@ -302,22 +327,8 @@ fn lexeme_cost_bounds_enclose_the_exact_costs() {
 /// plain, member-set and dynamically lexed random grammars.
 #[test]
 fn merged_previous_classes_plan_like_one_class_per_terminal() {
-    let dynamic = gcd_core::compiled::Config::default().lexing(gcd_core::Lexing::Dynamic);
     let (mut grammars, mut points) = (0, 0);
-    for seed in 0..240u64 {
-        let c = match seed % 3 {
-            0 => compile_random(seed),
-            1 => common::random_member_grammar(seed).compile().map(Arc::new),
-            _ => common::random_grammar(seed)
-                .build()
-                .and_then(|g| CompiledGrammar::with_config(&g, &dynamic).ok())
-                .map(Arc::new),
-        };
-        let Some(c) = c else {
-            continue;
-        };
-        let tokens = common::random_vocab(seed, 24);
-        let vocab = Arc::new(Vocabulary::from_tokens_with_eos(tokens, "</s>"));
+    for (seed, c, vocab) in plain_member_and_dynamic_grammars(240) {
         if let Some(k) = common::budget::plans_like_one_class_per_terminal(&c, &vocab, seed) {
             grammars += 1;
             points += k;
@@ -337,22 +348,8 @@ fn merged_previous_classes_plan_like_one_class_per_terminal() {
 /// mostly finish without the exact tables.
 #[test]
 fn budgets_decided_by_bounds_mask_like_the_exact_tables() {
-    let dynamic = gcd_core::compiled::Config::default().lexing(gcd_core::Lexing::Dynamic);
     let (mut grammars, mut points, mut never_exact) = (0, 0, 0);
-    for seed in 0..240u64 {
-        let c = match seed % 3 {
-            0 => compile_random(seed),
-            1 => common::random_member_grammar(seed).compile().map(Arc::new),
-            _ => common::random_grammar(seed)
-                .build()
-                .and_then(|g| CompiledGrammar::with_config(&g, &dynamic).ok())
-                .map(Arc::new),
-        };
-        let Some(c) = c else {
-            continue;
-        };
-        let tokens = common::random_vocab(seed, 24);
-        let vocab = Arc::new(Vocabulary::from_tokens_with_eos(tokens, "</s>"));
+    for (seed, c, vocab) in plain_member_and_dynamic_grammars(240) {
         let width = vocab.len();
         let exact = Arc::new(BoundGrammar::new(c.clone(), vocab.clone()));
         let min = Matcher::new(exact.clone()).min_tokens_to_complete();
