@@ -10,7 +10,7 @@
 
 use serde_json::{Map, Value};
 
-use super::xml::XmlStyle;
+use super::style::XmlStyle;
 use crate::SchemaError;
 
 /// One format of a structural tag, as XGrammar's `structural_tag.py`
@@ -87,7 +87,7 @@ pub(crate) enum Style {
     Json,
     /// One XML element per argument (`qwen_xml`, `minimax_xml`,
     /// `glm_xml`, `deepseek_xml`).
-    Xml(super::xml::XmlStyle),
+    Xml(XmlStyle),
 }
 
 /// A `json_schema` format.

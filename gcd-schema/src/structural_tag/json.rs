@@ -82,3 +82,30 @@ pub(crate) fn value_grammar(schema: &Value, options: &Options) -> Result<Grammar
 pub(crate) fn embed(b: &mut GrammarBuilder, prefix: &str, g: &Grammar) -> Expr {
     Expr::name(&b.embed(prefix, g, None))
 }
+
+/// A schema error inside a format: the format's pointer (`at`, the
+/// schema's place in the tag) goes before the schema's own.
+pub(crate) fn within_schema(at: &str, e: SchemaError) -> SchemaError {
+    e.under(at)
+}
+
+/// Where embedded schemas go: the grammar being built, and the options
+/// schemas compile with.
+pub(crate) struct Embedding<'a> {
+    pub(crate) builder: &'a mut GrammarBuilder,
+    pub(crate) options: &'a Options,
+}
+
+impl Embedding<'_> {
+    /// The values of `schema` as rules under `prefix`, its errors placed
+    /// at `at`.
+    pub(crate) fn schema(
+        &mut self,
+        prefix: &str,
+        schema: &Value,
+        at: &str,
+    ) -> Result<Expr, SchemaError> {
+        let g = value_grammar(schema, self.options).map_err(|e| within_schema(at, e))?;
+        Ok(embed(self.builder, prefix, &g))
+    }
+}

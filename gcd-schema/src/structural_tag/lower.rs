@@ -20,6 +20,8 @@ use gcd_core::grammar::{Expr, GrammarBuilder};
 use regex_syntax::hir::Hir;
 
 use super::format::{invalid, unsupported, Format, Style, Tag, Triggered};
+use super::json::within_schema;
+use super::text::literal;
 use super::{json, text, xml};
 use crate::{Options, SchemaError};
 
@@ -38,11 +40,6 @@ impl<'o> Lowerer<'o> {
             options,
             embedded: 0,
         }
-    }
-
-    /// The options schemas compile with (their limits count).
-    pub(crate) fn options(&self) -> &'o Options {
-        self.options
     }
 
     fn prefix(&mut self, what: &str) -> String {
@@ -69,7 +66,16 @@ impl<'o> Lowerer<'o> {
                 }
                 Style::Xml(style) => {
                     let prefix = self.prefix("xml");
-                    xml::lower(self, style, &prefix, &j.schema, at)?
+                    xml::lower(
+                        &mut json::Embedding {
+                            builder: &mut self.builder,
+                            options: self.options,
+                        },
+                        style,
+                        &prefix,
+                        &j.schema,
+                        at,
+                    )?
                 }
             },
             Format::Regex(p) => regex(p, at)?,
@@ -276,16 +282,6 @@ fn optional_text(pattern: gcd_core::grammar::TerminalPattern, max_chars: Option<
     Expr::opt(Expr::Pattern(pattern, None))
 }
 
-/// Exactly `s` (the empty string: the empty sequence; a terminal cannot be
-/// empty).
-pub(crate) fn literal(s: &str) -> Expr {
-    if s.is_empty() {
-        Expr::seq(Vec::new())
-    } else {
-        Expr::literal(s)
-    }
-}
-
 /// A `regex` format: its whole matches; the empty match, if any, as `?`.
 fn regex(pattern: &str, at: &str) -> Result<Expr, SchemaError> {
     let translated = xgrammar_regex(pattern).ok_or_else(|| {
@@ -388,10 +384,4 @@ fn union(a: &[String], b: &[String]) -> Vec<String> {
         }
     }
     out
-}
-
-/// A schema error inside a format: the format's pointer (`at`, the
-/// schema's place in the tag) goes before the schema's own.
-pub(crate) fn within_schema(at: &str, e: SchemaError) -> SchemaError {
-    e.under(at)
 }

@@ -34,6 +34,7 @@
 mod format;
 mod json;
 mod lower;
+mod style;
 mod text;
 mod xml;
 

@@ -22,7 +22,7 @@
 //! the empty string (gcd terminals cannot); the empty text is the caller's
 //! `?`.
 
-use gcd_core::grammar::{RegexCombination, TerminalPattern};
+use gcd_core::grammar::{Expr, RegexCombination, TerminalPattern};
 
 /// The regex that matches exactly `s`.
 pub(crate) fn escape(s: &str) -> String {
@@ -90,4 +90,14 @@ pub(crate) fn trigger_reachable(trigger: &str, stops: &[String], excluded: &[Str
         !s.is_empty() && before_end.windows(s.len()).any(|w| w == s)
     };
     !stops.iter().any(inside) && !excluded.iter().any(|e| t.ends_with(e.as_bytes()))
+}
+
+/// Exactly `s` (the empty string: the empty sequence; a terminal cannot be
+/// empty).
+pub(crate) fn literal(s: &str) -> Expr {
+    if s.is_empty() {
+        Expr::seq(Vec::new())
+    } else {
+        Expr::literal(s)
+    }
 }

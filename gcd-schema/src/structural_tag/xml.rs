@@ -37,36 +37,11 @@ use gcd_core::grammar::{Expr, TerminalPattern};
 use serde_json::{Map, Value};
 
 use super::format::unsupported;
-use super::lower::{literal, Lowerer};
+use super::json::Embedding;
+use super::style::XmlStyle;
+use super::text::literal;
 use super::{json, text};
 use crate::SchemaError;
-
-/// The XML styles: how an argument is opened and closed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum XmlStyle {
-    /// `<parameter=NAME>VALUE</parameter>`.
-    Qwen,
-    /// `<parameter name="NAME">VALUE</parameter>`.
-    Minimax,
-    /// `<arg_key>NAME</arg_key>`, whitespace, `<arg_value>VALUE</arg_value>`.
-    Glm,
-    /// `<｜DSML｜parameter name="NAME" string="true">VALUE</｜DSML｜parameter>`
-    /// for a raw string, `string="false"` for a JSON value.
-    Deepseek,
-    /// As [`Deepseek`](XmlStyle::Deepseek), the element named
-    /// `｜DSML｜ parameter` (DeepSeek-V4.1).
-    DeepseekV41,
-    /// `<cofl:value name="NAME" type="raw">VALUE</cofl:value>` for a raw
-    /// string, `type="json"` for a JSON scalar (Cohere). Its `dict` and
-    /// `list` values (nested elements) are not read yet: objects and
-    /// arrays are refused.
-    Cohere,
-    /// `]<]minimax[>[<NAME>VALUE]<]minimax[>[</NAME>` (MiniMax M3): raw
-    /// strings stop before the namespace marker, other values are JSON
-    /// with no whitespace around them. Nested objects and arrays (which
-    /// it writes as nested elements) are refused.
-    MinimaxM3,
-}
 
 /// MiniMax M3's namespace marker, which raw strings may not contain.
 const M3: &str = "]<]minimax[>[";
@@ -185,7 +160,7 @@ impl XmlStyle {
 
 /// The arguments of `schema` in the XML of `style`.
 pub(crate) fn lower(
-    lw: &mut Lowerer<'_>,
+    lw: &mut Embedding<'_>,
     style: XmlStyle,
     prefix: &str,
     schema: &Value,
@@ -281,7 +256,7 @@ pub(crate) fn lower(
 
 /// Any parameters: what XGrammar's `xml_object` takes.
 fn generic_object(
-    lw: &mut Lowerer<'_>,
+    lw: &mut Embedding<'_>,
     style: XmlStyle,
     prefix: &str,
     at: &str,
@@ -350,7 +325,7 @@ fn pad(style: XmlStyle, e: Expr) -> Expr {
 
 /// One parameter's value, and whether it is a raw string.
 fn value(
-    lw: &mut Lowerer<'_>,
+    lw: &mut Embedding<'_>,
     style: XmlStyle,
     prefix: &str,
     sub: &Value,
@@ -460,12 +435,10 @@ fn value(
 }
 
 fn embed_json(
-    lw: &mut Lowerer<'_>,
+    lw: &mut Embedding<'_>,
     prefix: &str,
     schema: &Value,
     at: &str,
 ) -> Result<Expr, SchemaError> {
-    let g = json::value_grammar(schema, lw.options())
-        .map_err(|e| super::lower::within_schema(at, e))?;
-    Ok(json::embed(&mut lw.builder, prefix, &g))
+    lw.schema(prefix, schema, at)
 }
