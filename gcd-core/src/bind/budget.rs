@@ -72,7 +72,8 @@ pub const MAX_BUDGET_TABLE_BYTES: usize = 512 << 20;
 const ONE_TOKEN_BYTES: usize = 6;
 
 /// Previous lexemes that plan alike (see the module docs).
-struct PreviousClasses {
+#[derive(Debug)]
+pub(crate) struct PreviousClasses {
     /// Per terminal, and at index `T` for "no lexeme yet": its class.
     class_of: Vec<u32>,
     /// Per class: the bytes that extend a lexeme of its terminals.
@@ -83,7 +84,7 @@ struct PreviousClasses {
 
 impl PreviousClasses {
     /// The classes of `g`; with `merge` false, one per terminal.
-    fn of(g: &CompiledGrammar, merge: bool) -> PreviousClasses {
+    pub(crate) fn of(g: &CompiledGrammar, merge: bool) -> PreviousClasses {
         let t = g.grammar.terminals.len();
         // Under maximal munch the next lexeme's first byte must not extend
         // the previous one; a dynamic lexer may end a lexeme anywhere it
@@ -127,10 +128,11 @@ impl PreviousClasses {
     }
 }
 
-/// The bytes [`BudgetTables::new`] would allocate for `g`.
-pub fn table_bytes(g: &CompiledGrammar) -> usize {
+/// The bytes [`BudgetTables::new`] would allocate for `g`, whose previous
+/// lexemes fall into `classes`.
+pub(crate) fn table_bytes(g: &CompiledGrammar, classes: &PreviousClasses) -> usize {
     let t = g.grammar.terminals.len();
-    let k = PreviousClasses::of(g, true).len();
+    let k = classes.len();
     let n_nts = g.grammar.nonterminals.len();
     let entries = (k.saturating_mul(t))
         .saturating_add(n_nts.saturating_mul(k).saturating_mul(k))
@@ -226,9 +228,11 @@ impl BudgetTables {
     }
 
     /// Tables of upper bounds on [`new`](Self::new)'s, built without any
-    /// token table (see [`CostTier`]).
+    /// token table (see [`CostTier`]). Without the one-token tries too:
+    /// a walk of the trie per context was half their cost, for bounds a
+    /// roomy budget does not need that tight.
     pub fn upper(b: &BoundGrammar) -> BudgetTables {
-        Self::build(b, true, CostTier::Upper)
+        Self::build(b, false, CostTier::Upper)
     }
 
     /// Which costs these tables hold.
@@ -241,7 +245,14 @@ impl BudgetTables {
     fn build(b: &BoundGrammar, one_token_first: bool, tier: CostTier) -> BudgetTables {
         let g: &CompiledGrammar = &b.grammar;
         let t = g.grammar.terminals.len();
-        let classes = PreviousClasses::of(g, b.merge_previous);
+        let unmerged;
+        let classes = match b.merge_previous {
+            true => b.previous_classes(),
+            false => {
+                unmerged = PreviousClasses::of(g, false);
+                &unmerged
+            }
+        };
         let cols = classes.len();
         let lx = &g.lexer;
 
@@ -249,10 +260,17 @@ impl BudgetTables {
         let mut pair = vec![INF; cols * t];
         let mut seen = vec![false; t];
         let literals = b.literal_costs();
+        // Per terminal, its place in the context's `wanted` (a context's
+        // costs are kept for its own candidates only).
+        let mut place = vec![0u32; t];
         for (ci, set) in g.candidate_sets.iter().enumerate() {
             let start = lx.starts[ci];
             let wanted: Vec<u32> = set.iter().filter(|&y| y < t).map(|y| y as u32).collect();
-            let mut costs = vec![INF; cols * t];
+            for (j, &y) in wanted.iter().enumerate() {
+                place[y as usize] = j as u32;
+            }
+            let n = wanted.len();
+            let mut costs = vec![INF; cols * n];
             // A literal's first token spells its first byte: no search, and
             // a context of literals only (an object's keys) walks no tokens.
             let mut search = Vec::new();
@@ -261,7 +279,7 @@ impl BudgetTables {
                     (Some(cost), Some(first)) => {
                         for (c, ext) in classes.extending.iter().enumerate() {
                             if !ext[first as usize] {
-                                costs[c * t + y as usize] = cost;
+                                costs[c * n + place[y as usize] as usize] = cost;
                             }
                         }
                     }
@@ -280,7 +298,7 @@ impl BudgetTables {
             if let Some(spelled) = spelled {
                 for (c, ys) in spelled.iter().enumerate() {
                     for &y in ys {
-                        costs[c * t + y as usize] = 1;
+                        costs[c * n + place[y as usize] as usize] = 1;
                     }
                 }
                 search.clear();
@@ -317,14 +335,14 @@ impl BudgetTables {
                         ),
                     });
                 for &(y, d) in found.iter() {
-                    costs[c * t + y as usize] = d;
+                    costs[c * n + place[y as usize] as usize] = d;
                 }
             }
-            for &y in &wanted {
+            for (j, &y) in wanted.iter().enumerate() {
                 let y = y as usize;
                 for c in 0..cols {
                     let slot = &mut pair[c * t + y];
-                    let cost = costs[c * t + y];
+                    let cost = costs[c * n + j];
                     *slot = if seen[y] { (*slot).max(cost) } else { cost };
                 }
                 seen[y] = true;
@@ -360,7 +378,7 @@ impl BudgetTables {
         let mut tables = BudgetTables {
             tier,
             n_terms: t,
-            class_of: classes.class_of,
+            class_of: classes.class_of.clone(),
             cols,
             pair,
             nt: vec![INF; g.grammar.nonterminals.len() * cols * cols],
@@ -424,6 +442,9 @@ impl BudgetTables {
             })
             .collect();
         let cols = self.cols;
+        // Scratch rows: one equation is solved per previous lexeme, and a
+        // row per symbol was most of the time spent here.
+        let (mut v, mut next, mut any) = (vec![INF; cols], vec![INF; cols], vec![INF; cols]);
         for group in crate::analysis::strongly_connected(&uses) {
             let recursive = group.len() > 1 || uses[group[0] as usize].contains(&group[0]);
             loop {
@@ -432,22 +453,34 @@ impl BudgetTables {
                     let a = a as usize;
                     for e in &equations[a] {
                         for p in 0..cols {
-                            let mut v = vec![INF; cols];
+                            v.fill(INF);
                             v[p] = 0;
-                            let v = match e {
+                            match e {
                                 Equation::Production(rhs) => {
-                                    rhs.iter().fold(v, |v, &s| self.apply_forward(s, &v))
+                                    for &s in rhs.iter() {
+                                        self.apply_forward(s, &v, &mut next);
+                                        std::mem::swap(&mut v, &mut next);
+                                    }
                                 }
-                                Equation::Set(SetPlan::Sequence(syms)) => syms
-                                    .iter()
-                                    .fold(v, |v, &s| self.apply_forward(decode(s), &v)),
-                                Equation::Set(SetPlan::AnyOf(ms)) => cheapest(
-                                    ms.iter().map(|&m| self.apply_forward(decode(m), &v)),
-                                    cols,
-                                ),
-                            };
+                                Equation::Set(SetPlan::Sequence(syms)) => {
+                                    for &s in syms.iter() {
+                                        self.apply_forward(decode(s), &v, &mut next);
+                                        std::mem::swap(&mut v, &mut next);
+                                    }
+                                }
+                                Equation::Set(SetPlan::AnyOf(ms)) => {
+                                    any.fill(INF);
+                                    for &m in ms.iter() {
+                                        self.apply_forward(decode(m), &v, &mut next);
+                                        for (x, &y) in any.iter_mut().zip(&next) {
+                                            *x = (*x).min(y);
+                                        }
+                                    }
+                                    std::mem::swap(&mut v, &mut any);
+                                }
+                            }
                             let row = &mut self.nt[(a * cols + p) * cols..][..cols];
-                            for (slot, c) in row.iter_mut().zip(v) {
+                            for (slot, &c) in row.iter_mut().zip(&v) {
                                 if c < *slot {
                                     *slot = c;
                                     changed = true;
@@ -463,10 +496,11 @@ impl BudgetTables {
         }
     }
 
-    /// `v[p]` = cost so far ending after a lexeme `p`; then symbol `s`.
-    fn apply_forward(&self, s: Symbol, v: &[u32]) -> Vec<u32> {
+    /// `v[p]` = cost so far ending after a lexeme `p`; then symbol `s`,
+    /// into `out`.
+    fn apply_forward(&self, s: Symbol, v: &[u32], out: &mut [u32]) {
         let (t, cols) = (self.n_terms, self.cols);
-        let mut out = vec![INF; cols];
+        out.fill(INF);
         match s {
             Symbol::T(y) => {
                 let y = y.index();
@@ -492,7 +526,6 @@ impl BudgetTables {
                 }
             }
         }
-        out
     }
 
     /// `u[p]` = cost to finish the symbols below given a lexeme `p` before
@@ -796,11 +829,11 @@ mod tests {
                 };
                 let v = (0..cols)
                     .map(|p| match list.plan() {
-                        SetPlan::Sequence(syms) => (syms.iter())
-                            .fold(start(p), |v, &s| tables.apply_forward(decode(s), &v)),
+                        SetPlan::Sequence(syms) => {
+                            (syms.iter()).fold(start(p), |v, &s| forward(&tables, decode(s), &v))
+                        }
                         SetPlan::AnyOf(ms) => cheapest(
-                            ms.iter()
-                                .map(|&m| tables.apply_forward(decode(m), &start(p))),
+                            ms.iter().map(|&m| forward(&tables, decode(m), &start(p))),
                             cols,
                         ),
                     })
@@ -810,15 +843,20 @@ mod tests {
             for prod in &g.grammar.productions {
                 if g.parse.set_role(prod.lhs.0).is_none() {
                     let v = (0..cols)
-                        .map(|p| {
-                            (prod.rhs.iter()).fold(start(p), |v, &s| tables.apply_forward(s, &v))
-                        })
+                        .map(|p| (prod.rhs.iter()).fold(start(p), |v, &s| forward(&tables, s, &v)))
                         .collect();
                     relax(&mut tables, prod.lhs.index(), v);
                 }
             }
         }
         tables.nt
+    }
+
+    /// [`BudgetTables::apply_forward`] into a fresh row.
+    fn forward(tables: &BudgetTables, s: Symbol, v: &[u32]) -> Vec<u32> {
+        let mut out = vec![INF; tables.cols];
+        tables.apply_forward(s, v, &mut out);
+        out
     }
 
     #[test]

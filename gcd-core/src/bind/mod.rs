@@ -100,8 +100,9 @@ pub struct BoundGrammar {
     /// Upper bounds on `budget`, which read no token tables (see
     /// [`CostTier`]), built on first use.
     pub(crate) budget_upper: OnceLock<BudgetTables>,
-    /// The bytes `budget` would take (see `budget_available`).
-    pub(crate) budget_bytes: OnceLock<usize>,
+    /// The classes of previous lexemes both budget tables plan by, and
+    /// that size them (see `budget_available`).
+    pub(crate) previous_classes: OnceLock<budget::PreviousClasses>,
     /// Per lexer state, the budget's cost to end the pending lexeme as each
     /// terminal (see [`lexeme_costs`](Self::lexeme_costs)).
     pub(crate) lexeme_costs: LazyCostRows,
@@ -323,7 +324,7 @@ impl BoundGrammar {
             end_filters,
             budget: OnceLock::new(),
             budget_upper: OnceLock::new(),
-            budget_bytes: OnceLock::new(),
+            previous_classes: OnceLock::new(),
             lexeme_costs: (0..n_states).map(|_| OnceLock::new()).collect(),
             lexeme_upper: (0..n_states).map(|_| OnceLock::new()).collect(),
             single_byte_classes: OnceLock::new(),
@@ -501,18 +502,20 @@ impl BoundGrammar {
         self.budget.get()
     }
 
-    /// (byte, state) for each byte that a token spells alone and that
-    /// starts a lexeme from lexer state `q`: the first tokens of the
-    /// upper-bound budget tables' plans, in the form of
-    /// [`StateTables::first_ends`].
+    /// (byte, state) for each byte class that a token spells a byte of
+    /// alone and that starts a lexeme from lexer state `q`, the class
+    /// represented by its first byte: the first tokens of the upper-bound
+    /// budget tables' plans, in the form of [`StateTables::first_ends`].
+    /// One entry per class, not per byte, is enough: the end state and
+    /// the filters on a first byte (the bytes that extend a previous
+    /// lexeme) are the same for every byte of a class.
     pub(crate) fn single_byte_firsts(&self, q: u32) -> Vec<(u8, u32)> {
         let lx = &self.grammar.lexer;
-        (self.trie.root_children())
-            .filter(|&node| !self.trie.tokens_at(node).is_empty())
-            .map(|node| self.trie.byte[node])
-            .filter_map(|byte| {
-                let e = lx.next(q, byte);
-                (e != DEAD).then_some((byte, e))
+        let k = lx.classes.len();
+        (self.single_byte_classes().iter())
+            .filter_map(|&c| {
+                let e = lx.trans[q as usize * k + c as usize];
+                (e != DEAD).then_some((lx.classes.representatives[c as usize], e))
             })
             .collect()
     }
@@ -563,6 +566,11 @@ impl BoundGrammar {
     }
 
     /// The in-lexeme costs of literal terminals, built on first use.
+    /// The classes of previous lexemes the budget tables plan by.
+    pub(crate) fn previous_classes(&self) -> &budget::PreviousClasses {
+        (self.previous_classes).get_or_init(|| budget::PreviousClasses::of(&self.grammar, true))
+    }
+
     pub(crate) fn literal_costs(&self) -> &literal_costs::LiteralCosts {
         (self.literal_costs).get_or_init(|| literal_costs::LiteralCosts::new(self))
     }
@@ -588,8 +596,9 @@ impl BoundGrammar {
         if self.budget.get().is_some() {
             return Ok(());
         }
-        // Sized once: the size reads every lexer state's transitions.
-        let bytes = *(self.budget_bytes).get_or_init(|| budget::table_bytes(&self.grammar));
+        // The classes read every lexer state's transitions: found once,
+        // for this size and for the tables.
+        let bytes = budget::table_bytes(&self.grammar, self.previous_classes());
         if bytes <= MAX_BUDGET_TABLE_BYTES {
             return Ok(());
         }

@@ -240,6 +240,8 @@ impl LexerAutomaton {
 
     /// Per terminal X (of `n`): the bytes that extend some lexeme that X
     /// wins. A lexeme of X is sure to end before a byte outside this set.
+    /// Each set is a union of [`classes`](Self::classes), which budget
+    /// planning relies on to try one byte per class.
     pub fn extending_bytes_of_winners(&self, n: usize) -> Vec<[bool; 256]> {
         // Per class first (a row is one entry per class), then per byte.
         let k = self.classes.len();

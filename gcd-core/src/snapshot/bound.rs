@@ -156,7 +156,7 @@ impl BoundGrammar {
                 .collect(),
             budget: t.budget.map(OnceLock::from).unwrap_or_default(),
             budget_upper: OnceLock::new(),
-            budget_bytes: OnceLock::new(),
+            previous_classes: OnceLock::new(),
             lexeme_costs: (0..n_states).map(|_| OnceLock::new()).collect(),
             lexeme_upper: (0..n_states).map(|_| OnceLock::new()).collect(),
             single_byte_classes: OnceLock::new(),
