@@ -128,6 +128,7 @@ class Spy:
 def check_outputs(tokenizer, sequences, prompt_len, budget, schema=SCHEMA):
     """Parses, validates and counts every row from generate()'s sequences alone."""
     values = []
+    v = len(tokenizer)  # not in the loop: len() of a fast tokenizer takes ~30 ms
     for row in sequences.tolist():
         gen = row[prompt_len:]
         assert EOT in gen, f"no end token in {gen}"
@@ -135,7 +136,7 @@ def check_outputs(tokenizer, sequences, prompt_len, budget, schema=SCHEMA):
         body = gen[:end]
         assert len(body) <= budget, f"{len(body)} tokens over budget {budget}"
         assert all(t == EOT for t in gen[end:]), "tokens after the end are not padding"
-        assert all(t < len(tokenizer) for t in body), "a padding id was generated"
+        assert all(t < v for t in body), "a padding id was generated"
         text = tokenizer.decode(body, clean_up_tokenization_spaces=False)
         value = json.loads(text)
         jsonschema.validate(value, schema)
@@ -165,10 +166,13 @@ def generate(model, tokenizer, prompts, budget, *, seed, spy=True, **kw):
     return out, enc["input_ids"].shape[1], processor, s
 
 
-@pytest.mark.parametrize("budget", [12, 40])
+# Greedy search is deterministic, so one seed; sampling gets three.
+RUNS = [("greedy", 0)] + [("sample", seed) for seed in (0, 1, 2)]
+
+
+@pytest.mark.parametrize("budget", [12, 24])
 @pytest.mark.parametrize("batch", [1, 4])
-@pytest.mark.parametrize("seed", [0, 1, 2])
-@pytest.mark.parametrize("mode", ["greedy", "sample"])
+@pytest.mark.parametrize("mode,seed", RUNS)
 def test_generate_valid_within_budget(model, tokenizer, vocab, mode, seed, batch, budget):
     kw = {"do_sample": False} if mode == "greedy" else {"do_sample": True, "top_k": 0, "temperature": 1.0}
     prompts = PROMPTS[:batch] if seed % 2 == 0 else PROMPTS[::-1][:batch]
@@ -182,10 +186,10 @@ def test_generate_valid_within_budget(model, tokenizer, vocab, mode, seed, batch
 
 def test_num_return_sequences(model, tokenizer):
     out, plen, processor, _ = generate(
-        model, tokenizer, PROMPTS[:2], 30, seed=7, do_sample=True, num_return_sequences=3
+        model, tokenizer, PROMPTS[:2], 20, seed=7, do_sample=True, num_return_sequences=3
     )
     assert out.shape[0] == 6
-    values = check_outputs(tokenizer, out, plen, 30)
+    values = check_outputs(tokenizer, out, plen, 20)
     assert len(processor.matchers) == 6
     assert [json.loads(b) for b in processor.finish(out)] == values
 
