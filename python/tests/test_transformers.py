@@ -302,3 +302,22 @@ def test_vocabulary_matches_file(tokenizer, vocab):
     rng = np.random.default_rng(0)
     for t in rng.integers(0, vocab.size, 200).tolist():
         assert vocab.token_bytes(t) == direct.token_bytes(t)
+
+
+def test_grammar_ending_with_the_stop_token(model, tokenizer, vocab):
+    # A turn that ends with <|eot_id|> as a grammar symbol, while generate()
+    # stops on that same token: allowed exactly as the last symbol.
+    g = gcd.Grammar.from_lark('start: "ok" ("!")* <|eot_id|>', vocab)
+    processor = LogitsProcessor(g, tokenizer, budget=6, eos_token_id=EOT)
+    enc = tokenizer(["Say ok:"], return_tensors="pt", return_token_type_ids=False)
+    out = model.generate(
+        **enc, logits_processor=transformers.LogitsProcessorList([processor]),
+        max_new_tokens=7, eos_token_id=EOT, pad_token_id=EOT, do_sample=False,
+    )
+    gen = out[0, enc["input_ids"].shape[1]:].tolist()
+    assert gen[-1] == EOT and EOT not in gen[:-1]
+    text = tokenizer.decode(gen[:-1], clean_up_tokenization_spaces=False)
+    assert text.startswith("ok") and set(text[2:]) <= {"!"}
+    assert len(gen) <= 6
+    processor.finish(out)
+    assert processor.matchers[0].tokens[-1] == EOT

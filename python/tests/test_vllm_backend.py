@@ -312,3 +312,41 @@ def test_torch_bitmask(llama_backend):
     allowed = allowed_ids(bm[2].numpy())
     assert allowed[b.vocab.encode("{")[0]] and not allowed[b.vocab.size:].any()
     assert bool((bm[:2] == -1).all())  # other rows untouched
+
+
+def test_demo_without_vllm_says_so(capsys, monkeypatch):
+    monkeypatch.setenv("VLLM_ENABLE_V1_MULTIPROCESSING", "1")  # main() sets it; restored after
+    from gcd.contrib import vllm_demo
+
+    if gv.HAVE_VLLM:  # pragma: no cover - only with vLLM installed
+        pytest.skip("vLLM is importable: the demo would start an engine")
+    assert vllm_demo.main(["--model", "/nonexistent"]) == 2
+    assert "vLLM is not importable" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        vllm_demo.main([])  # --model is required
+
+
+def test_end_tokens_the_grammar_names(llama_backend):
+    """A stop token that is the grammar's last symbol, and an end token the grammar takes mid-way."""
+    b = llama_backend
+    v = b.vocab
+    eot, eom = 128009, 128001  # <|eot_id|>, <|end_of_text|>
+    assert eom in v.eos_ids
+    g = b.compile_grammar(O.GRAMMAR, 'start: "hi" <|eot_id|>', stop_token_ids={eot})
+    assert not row_of(g, b.vocab_size)[eot]
+    assert g.validate_tokens(v.encode("hi") + [eot, 7]) == v.encode("hi") + [eot]
+    assert g.accept_tokens("r", v.encode("hi"))
+    assert np.flatnonzero(row_of(g, b.vocab_size)).tolist() == [eot]
+    assert g.accept_tokens("r", [eot]) and g.is_terminated()
+    assert g.matcher.tokens[-1] == eot  # the grammar took it as its symbol
+    g.rollback(1)
+    assert not g.is_terminated() and g.matcher.tokens == v.encode("hi")
+    # <|end_of_text|> as a symbol mid-way: allowed there though the request stops
+    # only on <|eot_id|>; never as an end.
+    g = b.compile_grammar(O.GRAMMAR, 'start: "a" <|end_of_text|> "b"', stop_token_ids={eot})
+    assert g.accept_tokens("r", v.encode("a"))
+    assert np.flatnonzero(row_of(g, b.vocab_size)).tolist() == [eom]
+    assert g.accept_tokens("r", [eom] + v.encode("b"))
+    assert np.flatnonzero(row_of(g, b.vocab_size)).tolist() == [eot]
+    assert not g.accept_tokens("r", [eom])
+    assert g.accept_tokens("r", [eot]) and g.is_terminated()

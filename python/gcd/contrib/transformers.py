@@ -10,10 +10,12 @@ gcd matcher per row by the token that row just took, fills the rows' bitmasks
 * The prompt length is taken from the first call (left padding included);
   one processor serves one ``generate()`` call.
 * Stopping: the end tokens are the ones ``generate()`` stops on (pass
-  ``eos_token_id=``; default the tokenizer's, else the vocabulary's). They
-  are allowed exactly when the output is complete; other end-of-sequence ids
-  that gcd knows but ``generate()`` would not stop on are forbidden. A row
-  that has stopped is left alone (``generate()`` fills it with padding).
+  ``eos_token_id=``; default the tokenizer's, else the vocabulary's). One is
+  allowed when the output is complete, or where the grammar names it as its
+  last symbol (a chat turn's ``<|eot_id|>``); other end-of-sequence ids that
+  gcd knows but ``generate()`` would not stop on are allowed only where the
+  grammar names them. A row that has stopped is left alone (``generate()``
+  fills it with padding).
 * Logits wider than the tokenizer (embedding tables padded to a multiple of
   64 or 128): the columns past the vocabulary are forbidden.
 * Beam search (``num_beams > 1``, group and constrained beam search) is
@@ -40,6 +42,7 @@ import numpy as np
 import torch
 
 import gcd
+from gcd.contrib._ends import fix_end_bits, take_stop
 from gcd.contrib._hf import vocabulary_for
 
 __all__ = ["LogitsProcessor", "generate_json", "vocabulary_for"]
@@ -136,7 +139,7 @@ class LogitsProcessor:
             return
         m = self.matchers[row]
         if token in self.stop_ids:
-            if not m.is_complete():
+            if take_stop(m, token) is None:
                 raise gcd.MatchError(
                     f"row {row}: end token {token} was taken before the output is complete "
                     f"(output so far {m.output!r}); the mask forbade it, so something after "
@@ -152,6 +155,12 @@ class LogitsProcessor:
                 "processor after gcd's, or a decoding strategy that picks -inf scores, "
                 f"such as contrastive search): {e}"
             ) from e
+        if m.is_finished():
+            m.rollback(1)
+            raise gcd.MatchError(
+                f"row {row}: end token {token} is not one generate() stops on "
+                f"({self.stop_ids}); the mask forbade it"
+            )
 
     def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
         rows, length = input_ids.shape
@@ -192,14 +201,7 @@ class LogitsProcessor:
         gcd.fill_next_token_bitmasks([self.matchers[r] for r in live], bitmask)
         words = bitmask.view(np.uint32)
         for i, r in enumerate(live):
-            complete = self.matchers[r].is_complete()
-            for t in self._foreign_eos:
-                words[i, t >> 5] &= np.uint32(~(1 << (t & 31)) & 0xFFFFFFFF)
-            for t in self.stop_ids:
-                if complete:
-                    words[i, t >> 5] |= np.uint32(1 << (t & 31))
-                else:
-                    words[i, t >> 5] &= np.uint32(~(1 << (t & 31)) & 0xFFFFFFFF)
+            fix_end_bits(self.matchers[r], words[i], self.stop_ids, self._foreign_eos)
         allowed = unpack_bitmask(torch.from_numpy(bitmask).to(scores.device), width)
         if len(live) == rows:
             return scores.masked_fill(~allowed, float("-inf"))

@@ -26,9 +26,10 @@ Request types (``StructuredOutputOptions``):
 * ``STRUCTURAL_TAG``: XGrammar's structural tag, ``from_structural_tag``.
 
 Anything else raises ``ValueError`` naming the type. End tokens: the request's
-stop token ids (vLLM's ``all_stop_token_ids``) are allowed exactly when the
-output is complete, and taking one terminates the grammar; end-of-sequence
-ids that gcd knows but the request would not stop on are forbidden.
+stop token ids (vLLM's ``all_stop_token_ids``) are allowed when the output is
+complete or where the grammar names one as its last symbol, and taking one
+terminates the grammar; end-of-sequence ids that gcd knows but the request
+would not stop on are allowed only where the grammar names them.
 
 vLLM 0.34.0 picks its backend from a fixed list of names and has no registry
 for a third-party one; ``install(llm_or_manager)`` and the recipe
@@ -44,7 +45,10 @@ from collections import OrderedDict
 from typing import Any, Iterable, List, Optional, Sequence, Tuple
 
 import gcd
+from gcd.contrib._ends import fix_end_bits, take_stop
 from gcd.contrib._hf import vocabulary_for
+
+_TOKEN, _STOP, _STOP_ADVANCED = 0, 1, 2
 
 __all__ = [
     "GcdBackend",
@@ -174,18 +178,25 @@ class GcdGrammar(_GrammarBase):
         self.foreign_eos = frozenset(int(t) for t in foreign_eos)
         self.vocab_size = vocab_size
         self.num_processed_tokens = 0
-        # Per accepted token: True for the stop token that terminated the
-        # request (the matcher holds only grammar tokens), False otherwise.
-        self._history: List[bool] = []
+        # Per accepted token: _TOKEN, _STOP (the stop token that terminated
+        # the request, not in the matcher) or _STOP_ADVANCED (a stop token the
+        # grammar names as its last symbol: in the matcher, and terminating).
+        self._history: List[int] = []
         self._terminated = False
 
-    def _accept_one(self, m: gcd.Matcher, token: int) -> Optional[bool]:
-        """Advances m by token; None if refused, else whether it terminated."""
+    def _accept_one(self, m: gcd.Matcher, token: int) -> Optional[int]:
+        """Takes token on m: None if refused, else its history entry."""
         if token in self.stop_token_ids:
-            return True if m.is_complete() else None
-        if token in self.foreign_eos or not 0 <= token < self.grammar.vocab_size:
+            advanced = take_stop(m, token)
+            if advanced is None:
+                return None
+            return _STOP_ADVANCED if advanced else _STOP
+        if not 0 <= token < self.grammar.vocab_size or not m.accept_token(token):
             return None
-        return False if m.accept_token(token) else None
+        if m.is_finished():  # an end id taken as EOS, which the request does not stop on
+            m.rollback(1)
+            return None
+        return _TOKEN
 
     def accept_tokens(self, request_id: str, tokens: List[int]) -> bool:
         """Advances by all of ``tokens``; False (state unchanged) if one is refused.
@@ -204,7 +215,7 @@ class GcdGrammar(_GrammarBase):
             taken += 1
             self._history.append(stop)
             self.num_processed_tokens += 1
-            if stop:
+            if stop != _TOKEN:
                 self._terminated = True
                 break
         return True
@@ -220,16 +231,17 @@ class GcdGrammar(_GrammarBase):
             if stop is None:
                 break
             accepted.append(int(token))
-            if stop:
+            if stop != _TOKEN:
                 break
         return accepted
 
     def _undo(self, n: int) -> None:
         grammar_tokens = 0
         for _ in range(n):
-            if self._history.pop():
+            entry = self._history.pop()
+            if entry != _TOKEN:
                 self._terminated = False
-            else:
+            if entry != _STOP:
                 grammar_tokens += 1
             self.num_processed_tokens -= 1
         if grammar_tokens:
@@ -261,17 +273,7 @@ class GcdGrammar(_GrammarBase):
         import numpy as np
 
         words = arr.view(np.uint32)
-        line = words[row] if words.ndim == 2 else words
-        complete = self.matcher.is_complete()
-        for t in self.foreign_eos:
-            line[t >> 5] &= np.uint32(~(1 << (t & 31)) & 0xFFFFFFFF)
-        for t in self.stop_token_ids:
-            if (t >> 5) >= line.shape[0]:
-                continue  # an id past the bitmask's width can never be sampled
-            if complete:
-                line[t >> 5] |= np.uint32(1 << (t & 31))
-            else:
-                line[t >> 5] &= np.uint32(~(1 << (t & 31)) & 0xFFFFFFFF)
+        fix_end_bits(self.matcher, words[row] if words.ndim == 2 else words, self.stop_token_ids, self.foreign_eos)
 
     def is_terminated(self) -> bool:
         """Whether a stop token was accepted with the output complete."""
