@@ -64,7 +64,8 @@ py="$venv/bin/python"
     "pytest==9.2.0" "iniconfig==2.3.1" "pluggy==1.7.0" "Pygments==2.21.0" "packaging==26.4" \
     "jsonschema==4.26.0" "jsonschema-specifications==2025.9.1" "referencing==0.37.0" "rpds-py==2026.9.1" \
     "transformers==4.44.2" "tokenizers==0.19.1" "huggingface-hub==0.36.2" "hf-xet==1.8.0" \
-    "safetensors==0.8.0" "regex==2026.11.19" "tqdm==4.70.1" "filelock==4.3.2" "fsspec==2026.9.0"
+    "safetensors==0.8.0" "regex==2026.11.19" "tqdm==4.70.1" "filelock==4.3.2" "fsspec==2026.9.0" \
+    "Jinja2==3.1.6" "MarkupSafe==3.0.3"
 "$py" -m pip install --quiet --no-deps "$wheel"
 step "venv with the wheel, torch and transformers ready"
 

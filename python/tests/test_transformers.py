@@ -321,3 +321,63 @@ def test_grammar_ending_with_the_stop_token(model, tokenizer, vocab):
     assert len(gen) <= 6
     processor.finish(out)
     assert processor.matchers[0].tokens[-1] == EOT
+
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string", "maxLength": 10}, "days": {"type": "integer", "minimum": 1, "maximum": 7}},
+                "required": ["city"],
+                "additionalProperties": False,
+            },
+        },
+    },
+    {"name": "get_time", "parameters": {"type": "object", "properties": {"tz": {"enum": ["UTC", "CET"]}}, "required": ["tz"]}},
+]
+TOOL_SCHEMAS = {"get_weather": TOOLS[0]["function"]["parameters"], "get_time": TOOLS[1]["parameters"]}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("fmt,budget", [("llama31", 40), ("hermes", 60)])
+def test_generate_chat_turn(model, tokenizer, fmt, budget, seed):
+    from gcd.contrib.transformers import generate_chat_turn, parse_chat_turn
+
+    torch.manual_seed(seed)
+    turn, processor = generate_chat_turn(
+        model, tokenizer, "<|start_header_id|>assistant<|end_header_id|>\n\n", TOOLS, fmt, budget,
+        end_token="<|eot_id|>", max_calls=2, do_sample=True, top_k=0, return_processor=True,
+    )
+    tokens = processor.matchers[0].tokens
+    assert tokens[-1] == EOT and EOT not in tokens[:-1]
+    assert len(tokens) - 1 <= budget
+    # The tokenizer's own decoding of the tokens says the same.
+    decoded = tokenizer.decode(tokens, clean_up_tokenization_spaces=False)
+    assert parse_chat_turn(decoded, fmt, "<|eot_id|>") == turn
+    key = "parameters" if fmt == "llama31" else "arguments"
+    assert 1 <= len(turn["calls"]) <= 2
+    for call in turn["calls"]:
+        assert set(call) == {"name", key}
+        jsonschema.validate(call[key], TOOL_SCHEMAS[call["name"]])
+    if fmt == "llama31":
+        assert turn["text"] == ""
+
+
+def test_chat_turn_from_messages_and_errors(model, vocab):
+    from gcd.contrib.transformers import chat_turn_grammar, generate_chat_turn
+
+    tok = transformers.PreTrainedTokenizerFast(tokenizer_file=str(LLAMA3), bos_token="<|begin_of_text|>")
+    tok.chat_template = json.loads((LLAMA3.parent / "tokenizer_config.json").read_text())["chat_template"]
+    turn = generate_chat_turn(model, tok, [{"role": "user", "content": "Weather in Oslo?"}], TOOLS, budget=40)
+    assert turn["calls"] and all(c["name"] in TOOL_SCHEMAS for c in turn["calls"])
+    with pytest.raises(ValueError, match="chat format 'mistral'"):
+        chat_turn_grammar(TOOLS, vocab, "mistral")
+    with pytest.raises(ValueError, match="min_calls"):
+        chat_turn_grammar(TOOLS, vocab, min_calls=0)
+    with pytest.raises(ValueError, match="only functions"):
+        chat_turn_grammar([{"type": "retrieval"}], vocab)
+    with pytest.raises(gcd.VocabularyError):
+        chat_turn_grammar(TOOLS, vocab, "hermes")  # Llama-3 has no <|im_end|>

@@ -45,7 +45,15 @@ import gcd
 from gcd.contrib._ends import fix_end_bits, take_stop
 from gcd.contrib._hf import vocabulary_for
 
-__all__ = ["LogitsProcessor", "generate_json", "vocabulary_for"]
+__all__ = [
+    "CHAT_FORMATS",
+    "LogitsProcessor",
+    "chat_turn_grammar",
+    "generate_chat_turn",
+    "generate_json",
+    "parse_chat_turn",
+    "vocabulary_for",
+]
 
 def _as_grammar(grammar_or_schema: Any, vocab: gcd.Vocabulary, whitespace: str) -> gcd.Grammar:
     if isinstance(grammar_or_schema, gcd.Grammar):
@@ -270,10 +278,12 @@ def unpack_bitmask(bitmask: torch.Tensor, width: int) -> torch.Tensor:
     return bits[:, :width]
 
 
-def _prompt_batch(tokenizer: Any, prompts: Sequence[str], pad_id: int) -> "tuple[torch.Tensor, torch.Tensor]":
+def _prompt_batch(
+    tokenizer: Any, prompts: Sequence[str], pad_id: int, add_special_tokens: bool = True
+) -> "tuple[torch.Tensor, torch.Tensor]":
     # Left padding, as decoder-only generation needs, without touching the
     # caller's tokenizer settings.
-    encoded = [tokenizer(p, add_special_tokens=True)["input_ids"] for p in prompts]
+    encoded = [tokenizer(p, add_special_tokens=add_special_tokens)["input_ids"] for p in prompts]
     longest = max(len(e) for e in encoded)
     ids = torch.full((len(encoded), longest), pad_id, dtype=torch.long)
     mask = torch.zeros((len(encoded), longest), dtype=torch.long)
@@ -282,6 +292,66 @@ def _prompt_batch(tokenizer: Any, prompts: Sequence[str], pad_id: int) -> "tuple
             ids[i, longest - len(e):] = torch.tensor(e, dtype=torch.long)
             mask[i, longest - len(e):] = 1
     return ids, mask
+
+
+def _generate(
+    model: Any,
+    tokenizer: Any,
+    prompts: Sequence[str],
+    grammar_or_schema: Any,
+    budget: Optional[int],
+    eos: Any,
+    whitespace: str,
+    max_new_tokens: Optional[int],
+    add_special_tokens: bool,
+    generate_kwargs: dict,
+) -> "tuple[List[bytes], LogitsProcessor]":
+    if int(generate_kwargs.get("num_beams", 1) or 1) > 1:
+        raise ValueError("beam search (num_beams > 1) is not supported: use greedy search or sampling")
+    for key in ("logits_processor", "input_ids", "attention_mask"):
+        if key in generate_kwargs:
+            raise ValueError(f"gcd sets {key} itself; do not pass it")
+    if max_new_tokens is None:
+        if budget is None:
+            raise ValueError("pass budget= (then max_new_tokens defaults to budget + 1) or max_new_tokens=")
+        max_new_tokens = budget + 1
+    elif budget is not None and max_new_tokens < budget + 1:
+        raise ValueError(
+            f"max_new_tokens={max_new_tokens} would cut outputs before their end: give at "
+            f"least budget + 1 = {budget + 1}"
+        )
+    processor = LogitsProcessor(grammar_or_schema, tokenizer, budget, eos_token_id=eos, whitespace=whitespace)
+    pad_id = generate_kwargs.pop("pad_token_id", None)
+    if pad_id is None:
+        pad_id = getattr(tokenizer, "pad_token_id", None)
+    if pad_id is None:
+        pad_id = processor.stop_ids[0]
+    if not prompts:
+        raise ValueError("no prompt")
+    ids, mask = _prompt_batch(tokenizer, prompts, pad_id, add_special_tokens)
+    device = getattr(model, "device", None)
+    if device is not None:
+        ids, mask = ids.to(device), mask.to(device)
+    from transformers import LogitsProcessorList
+
+    out = model.generate(
+        input_ids=ids,
+        attention_mask=mask,
+        logits_processor=LogitsProcessorList([processor]),
+        max_new_tokens=max_new_tokens,
+        eos_token_id=processor.stop_ids,
+        pad_token_id=pad_id,
+        **generate_kwargs,
+    )
+    sequences = out if isinstance(out, torch.Tensor) else out.sequences
+    return processor.finish(sequences), processor
+
+
+def _model_eos(model: Any, tokenizer: Any, given: Any) -> Any:
+    if given is not None:
+        return given
+    eos = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
+    return eos if eos is not None else getattr(tokenizer, "eos_token_id", None)
 
 
 def generate_json(
@@ -304,55 +374,178 @@ def generate_json(
     ``max_new_tokens`` defaults to ``budget + 1``. Without a budget give
     ``max_new_tokens``; an output it cuts short raises ``gcd.MatchError``.
     Other keyword arguments go to ``generate()`` (``do_sample``, ``top_k``,
-    ``num_return_sequences``, ...); ``num_beams > 1`` raises ``ValueError``.
-    return_processor: also return the processor (for its matchers), as
-    ``(value, processor)``.
+    ``num_return_sequences``, ``eos_token_id``, ...); ``num_beams > 1`` raises
+    ``ValueError``. return_processor: also return the processor (for its
+    matchers), as ``(value, processor)``.
     """
-    if int(generate_kwargs.get("num_beams", 1) or 1) > 1:
-        raise ValueError("beam search (num_beams > 1) is not supported: use greedy search or sampling")
-    for key in ("logits_processor", "input_ids", "attention_mask"):
-        if key in generate_kwargs:
-            raise ValueError(f"generate_json sets {key} itself; do not pass it")
-    if max_new_tokens is None:
-        if budget is None:
-            raise ValueError("pass budget= (then max_new_tokens defaults to budget + 1) or max_new_tokens=")
-        max_new_tokens = budget + 1
-    elif budget is not None and max_new_tokens < budget + 1:
-        raise ValueError(
-            f"max_new_tokens={max_new_tokens} would cut outputs before their end: give at "
-            f"least budget + 1 = {budget + 1}"
-        )
-    eos = generate_kwargs.pop("eos_token_id", None)
-    if eos is None:
-        eos = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
-    if eos is None:
-        eos = getattr(tokenizer, "eos_token_id", None)
-    processor = LogitsProcessor(schema, tokenizer, budget, eos_token_id=eos, whitespace=whitespace)
-    pad_id = generate_kwargs.pop("pad_token_id", None)
-    if pad_id is None:
-        pad_id = getattr(tokenizer, "pad_token_id", None)
-    if pad_id is None:
-        pad_id = processor.stop_ids[0]
+    eos = _model_eos(model, tokenizer, generate_kwargs.pop("eos_token_id", None))
     one = isinstance(prompt, str)
     prompts = [prompt] if one else list(prompt)
-    if not prompts:
-        raise ValueError("no prompt")
-    ids, mask = _prompt_batch(tokenizer, prompts, pad_id)
-    device = getattr(model, "device", None)
-    if device is not None:
-        ids, mask = ids.to(device), mask.to(device)
-    from transformers import LogitsProcessorList
-
-    out = model.generate(
-        input_ids=ids,
-        attention_mask=mask,
-        logits_processor=LogitsProcessorList([processor]),
-        max_new_tokens=max_new_tokens,
-        eos_token_id=processor.stop_ids,
-        pad_token_id=pad_id,
-        **generate_kwargs,
+    outputs, processor = _generate(
+        model, tokenizer, prompts, schema, budget, eos, whitespace, max_new_tokens, True, generate_kwargs
     )
-    sequences = out if isinstance(out, torch.Tensor) else out.sequences
-    values = [json.loads(b) for b in processor.finish(sequences)]
+    values = [json.loads(b) for b in outputs]
     result: Any = values[0] if one and len(values) == 1 else values
+    return (result, processor) if return_processor else result
+
+
+# Chat turns: tool calls in a model family's own format, then its end token.
+CHAT_FORMATS = {
+    # name: (the call's arguments key, default end token)
+    "llama31": ("parameters", "<|eot_id|>"),
+    "hermes": ("arguments", "<|im_end|>"),
+}
+
+
+def _tool_function(tool: Any) -> "tuple[str, Any]":
+    if not isinstance(tool, dict):
+        raise TypeError(f"a tool must be a dict, got {type(tool).__name__}")
+    fn = tool.get("function", tool) if tool.get("type", "function") == "function" else None
+    if fn is None:
+        raise ValueError(f"tool type {tool.get('type')!r} is not supported: only functions")
+    name = fn.get("name")
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"a tool needs a name: {tool!r}")
+    return name, fn.get("parameters", {"type": "object"})
+
+
+def _calls_rule(min_calls: int, max_calls: Optional[int], sep: str, one: str) -> str:
+    if min_calls < 1 or (max_calls is not None and max_calls < min_calls):
+        raise ValueError(f"calls: need 1 <= min_calls <= max_calls, got {min_calls}, {max_calls}")
+    parts = [one] + [f"{sep} {one}"] * (min_calls - 1)
+    if max_calls is None:
+        parts.append(f"({sep} {one})*")
+    else:
+        tail = ""
+        for _ in range(max_calls - min_calls):
+            tail = f"({sep} {one} {tail})?" if tail else f"({sep} {one})?"
+        if tail:
+            parts.append(tail)
+    return " ".join(parts)
+
+
+def chat_turn_grammar(
+    tools: Sequence[Any],
+    vocab: gcd.Vocabulary,
+    format: str = "llama31",
+    *,
+    end_token: Optional[str] = None,
+    min_calls: int = 1,
+    max_calls: Optional[int] = None,
+) -> "tuple[gcd.Grammar, str]":
+    """The grammar of one assistant turn of tool calls, and its end token.
+
+    format: ``"llama31"`` (calls ``{"name": ..., "parameters": {...}}`` joined
+    by ``;``, then ``<|eot_id|>``) or ``"hermes"`` (Qwen, Hermes: free text,
+    then ``<tool_call>\n{"name": ..., "arguments": {...}}\n</tool_call>``
+    blocks joined by ``\n``, then ``<|im_end|>``), the formats of the Rust
+    ``gcd::chat::Chat``. tools: OpenAI-style ``{"type": "function",
+    "function": {"name", "parameters"}}`` dicts (or the inner function dict).
+    end_token: the special token that ends the turn (its text).
+    """
+    if format not in CHAT_FORMATS:
+        raise ValueError(f"chat format {format!r} is not supported: one of {sorted(CHAT_FORMATS)}")
+    args_key, default_end = CHAT_FORMATS[format]
+    end = end_token or default_end
+    if not (end.startswith("<") and end.endswith(">")) or "\n" in end:
+        raise ValueError(f"end_token must be a special token's text such as <|eot_id|>, got {end!r}")
+    if not tools:
+        raise ValueError("no tools")
+    variants = []
+    for tool in tools:
+        name, params = _tool_function(tool)
+        variants.append(
+            {
+                "type": "object",
+                "properties": {"name": {"const": name}, args_key: params},
+                "required": ["name", args_key],
+                "additionalProperties": False,
+            }
+        )
+    schema = variants[0] if len(variants) == 1 else {"anyOf": variants}
+    call = "call: %json " + json.dumps(schema) + "\n"
+    if format == "llama31":
+        start = "start: " + _calls_rule(min_calls, max_calls, '";"', "call") + f" {end}\n"
+        text = start + call
+    else:
+        block = 'call "\\n</tool_call>"'
+        start = (
+            "start: TEXT \"\\n\" "
+            + _calls_rule(min_calls, max_calls, '"\\n<tool_call>\\n"', block)
+            + f" {end}\n"
+        )
+        text = start + call + "TEXT: /(?s:.)*?<tool_call>/\n"
+    return gcd.Grammar.from_lark(text, vocab), end
+
+
+def parse_chat_turn(text: str, format: str, end_token: str) -> dict:
+    """Splits a turn's text (``Matcher.text``) into ``{"text": ..., "calls": [...]}``."""
+    if not text.endswith(end_token):
+        raise ValueError(f"the turn does not end with {end_token}: {text[-40:]!r}")
+    body = text[: -len(end_token)]
+    decoder = json.JSONDecoder()
+    calls = []
+    if format == "llama31":
+        free, i = "", 0
+        while i < len(body):
+            value, i = decoder.raw_decode(body, i)
+            calls.append(value)
+            if i < len(body):
+                if body[i] != ";":
+                    raise ValueError(f"expected ';' at {i} in {body!r}")
+                i += 1
+    else:
+        free, _, rest = body.partition("<tool_call>")
+        for block in ("<tool_call>" + rest).split("<tool_call>")[1:]:
+            inner = block.strip("\n")
+            if not inner.endswith("</tool_call>"):
+                raise ValueError(f"unclosed <tool_call> in {body!r}")
+            calls.append(json.loads(inner[: -len("</tool_call>")]))
+    return {"text": free, "calls": calls}
+
+
+def generate_chat_turn(
+    model: Any,
+    tokenizer: Any,
+    prompt: Union[str, Sequence[dict]],
+    tools: Sequence[Any],
+    format: str = "llama31",
+    budget: Optional[int] = None,
+    *,
+    end_token: Optional[str] = None,
+    min_calls: int = 1,
+    max_calls: Optional[int] = None,
+    max_new_tokens: Optional[int] = None,
+    return_processor: bool = False,
+    **generate_kwargs: Any,
+) -> Any:
+    """Generates one assistant turn of tool calls and returns ``{"text", "calls"}``.
+
+    prompt: the prompt text, already in the chat format, or a list of chat
+    messages (rendered with ``tokenizer.apply_chat_template(messages,
+    tools=tools, add_generation_prompt=True)``). The turn ends with its end
+    token, which is also what ``generate()`` stops on; ``budget`` counts the
+    turn's tokens without it. See ``chat_turn_grammar`` for the formats.
+    Each call is a dict with ``"name"`` and ``"parameters"`` (llama31) or
+    ``"arguments"`` (hermes), valid for that tool's schema.
+    """
+    vocab = vocabulary_for(tokenizer)
+    grammar, end = chat_turn_grammar(
+        tools, vocab, format, end_token=end_token, min_calls=min_calls, max_calls=max_calls
+    )
+    end_id = tokenizer.convert_tokens_to_ids(end)
+    if not isinstance(end_id, int) or end_id < 0 or end_id == getattr(tokenizer, "unk_token_id", None):
+        raise ValueError(f"the tokenizer has no token {end}")
+    if isinstance(prompt, str):
+        text, special = prompt, True
+    else:
+        text = tokenizer.apply_chat_template(list(prompt), tools=list(tools), add_generation_prompt=True, tokenize=False)
+        special = False  # the template writes its own BOS
+    if budget is not None:
+        budget += 1  # the grammar's end token is a token of the turn
+    outputs, processor = _generate(
+        model, tokenizer, [text], grammar, budget, [end_id], "capped", max_new_tokens, special, generate_kwargs
+    )
+    turns = [parse_chat_turn(m.text, format, end) for m in processor.matchers]
+    result: Any = turns[0] if len(turns) == 1 else turns
     return (result, processor) if return_processor else result
