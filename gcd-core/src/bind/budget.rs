@@ -53,8 +53,9 @@ use super::cost::{add, INF};
 use super::lexeme_costs::{
     lexeme_distances, one_token_each, single_byte_distances, MAX_UPPER_TABLE_BYTES,
 };
+use super::previous::PreviousClasses;
 use super::BoundGrammar;
-use crate::compiled::{CompiledGrammar, Lexing};
+use crate::compiled::CompiledGrammar;
 use crate::grammar::Symbol;
 use crate::parser::{
     is_data, Below, ParseTables, Pos, SetPlan, SetRole, SetState, SharedStack, StackView, NT_BIT,
@@ -70,63 +71,6 @@ pub const MAX_BUDGET_TABLE_BYTES: usize = 512 << 20;
 /// tables: a lexeme one token spells is mostly a short one (`""`, `0`,
 /// `true`), and the walk below this depth reads a few thousand trie nodes.
 const ONE_TOKEN_BYTES: usize = 6;
-
-/// Previous lexemes that plan alike (see the module docs).
-#[derive(Debug)]
-pub(crate) struct PreviousClasses {
-    /// Per terminal, and at index `T` for "no lexeme yet": its class.
-    class_of: Vec<u32>,
-    /// Per class: the bytes that extend a lexeme of its terminals.
-    extending: Vec<[bool; 256]>,
-    /// Per class: one of its members (to look up its tight pairs).
-    member: Vec<u32>,
-}
-
-impl PreviousClasses {
-    /// The classes of `g`; with `merge` false, one per terminal.
-    pub(crate) fn of(g: &CompiledGrammar, merge: bool) -> PreviousClasses {
-        let t = g.grammar.terminals.len();
-        // Under maximal munch the next lexeme's first byte must not extend
-        // the previous one; a dynamic lexer may end a lexeme anywhere it
-        // matches, except an ignored one, which ends at its longest match.
-        let mut ext = g.extending_bytes_of_winners();
-        if g.lexing() == Lexing::Dynamic {
-            for (x, e) in ext.iter_mut().enumerate() {
-                if !g.is_ignored(x as u32) {
-                    *e = [false; 256];
-                }
-            }
-        }
-        ext.push([false; 256]); // no lexeme yet: nothing to extend
-        let mut tight: Vec<Vec<usize>> = vec![Vec::new(); t + 1];
-        for &(p, y) in &g.tight_pairs {
-            tight[p].push(y);
-        }
-        let mut classes = PreviousClasses {
-            class_of: Vec::with_capacity(t + 1),
-            extending: Vec::new(),
-            member: Vec::new(),
-        };
-        let mut index: FxHashMap<(&[bool; 256], &[usize]), u32> = FxHashMap::default();
-        for p in 0..=t {
-            let next = classes.member.len() as u32;
-            let c = match merge {
-                true => *index.entry((&ext[p], &tight[p])).or_insert(next),
-                false => next,
-            };
-            if c == next {
-                classes.extending.push(ext[p]);
-                classes.member.push(p as u32);
-            }
-            classes.class_of.push(c);
-        }
-        classes
-    }
-
-    fn len(&self) -> usize {
-        self.member.len()
-    }
-}
 
 /// The bytes [`BudgetTables::new`] would allocate for `g`, whose previous
 /// lexemes fall into `classes`.

@@ -29,6 +29,7 @@ mod heads;
 mod lexeme_costs;
 mod literal_costs;
 mod pieces;
+mod previous;
 mod shallow;
 mod tables;
 
@@ -102,7 +103,7 @@ pub struct BoundGrammar {
     pub(crate) budget_upper: OnceLock<BudgetTables>,
     /// The classes of previous lexemes both budget tables plan by, and
     /// that size them (see `budget_available`).
-    pub(crate) previous_classes: OnceLock<budget::PreviousClasses>,
+    pub(crate) previous_classes: OnceLock<previous::PreviousClasses>,
     /// Per lexer state, the budget's cost to end the pending lexeme as each
     /// terminal (see [`lexeme_costs`](Self::lexeme_costs)).
     pub(crate) lexeme_costs: LazyCostRows,
@@ -567,8 +568,8 @@ impl BoundGrammar {
 
     /// The in-lexeme costs of literal terminals, built on first use.
     /// The classes of previous lexemes the budget tables plan by.
-    pub(crate) fn previous_classes(&self) -> &budget::PreviousClasses {
-        (self.previous_classes).get_or_init(|| budget::PreviousClasses::of(&self.grammar, true))
+    pub(crate) fn previous_classes(&self) -> &previous::PreviousClasses {
+        (self.previous_classes).get_or_init(|| previous::PreviousClasses::of(&self.grammar, true))
     }
 
     pub(crate) fn literal_costs(&self) -> &literal_costs::LiteralCosts {
