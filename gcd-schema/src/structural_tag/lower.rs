@@ -31,6 +31,11 @@ pub(crate) struct Lowerer<'o> {
     options: &'o Options,
     /// Embedded grammars so far, for fresh prefixes.
     embedded: usize,
+    /// The terminals of tags whose text and end are one lexeme (see
+    /// [`text::text_then_end`]): each tag's begin and the terminal's name,
+    /// in lowering order, so that a caller can cap a region's tokens
+    /// (a chat family's reasoning).
+    pub tag_texts: Vec<(String, String)>,
 }
 
 impl<'o> Lowerer<'o> {
@@ -39,6 +44,7 @@ impl<'o> Lowerer<'o> {
             builder: GrammarBuilder::new(),
             options,
             embedded: 0,
+            tag_texts: Vec::new(),
         }
     }
 
@@ -174,8 +180,22 @@ impl<'o> Lowerer<'o> {
                 "a tag whose content is unlimited (any_text, triggered_tags, dispatch) needs a non-empty end string",
             ));
         }
-        let content = self.lower(&t.content, &format!("{at}/content"), &ends)?;
         let rest = t.begin.get(cut.len()..).unwrap_or("");
+        // Text and the end as one lexeme, where that is exact: the same
+        // language, and a lexer needs no dynamic lexing to end the text.
+        if let Format::AnyText {
+            excludes,
+            max_chars: None,
+        } = &*t.content
+        {
+            if let Some(p) = text::text_then_end(&union(excludes, &ends), &t.end) {
+                let name = format!("ST_TAG_TEXT_{}", self.tag_texts.len());
+                self.builder.terminal(&name, p);
+                self.tag_texts.push((t.begin.clone(), name.clone()));
+                return Ok(Expr::seq(vec![literal(rest), Expr::name(&name)]));
+            }
+        }
+        let content = self.lower(&t.content, &format!("{at}/content"), &ends)?;
         Ok(Expr::seq(vec![
             literal(rest),
             content,
