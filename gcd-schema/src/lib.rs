@@ -82,7 +82,7 @@ pub(crate) mod pattern;
 #[cfg(feature = "schemars")]
 pub mod schemars_bridge;
 pub(crate) mod spell;
-mod structural_tag;
+pub mod structural_tag;
 #[cfg(test)]
 mod test_util;
 mod unsatisfiable;

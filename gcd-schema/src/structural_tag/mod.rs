@@ -31,6 +31,7 @@
 //! terminals' strings. Strings are bytes: a special token's text
 //! (`<|call|>`) is text here, as in XGrammar without `token_markers`.
 
+pub mod family;
 mod format;
 mod json;
 mod lower;
