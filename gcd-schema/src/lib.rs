@@ -100,7 +100,9 @@ pub use options::{
 };
 #[cfg(feature = "schemars")]
 pub use schemars_bridge::{for_type, schema_for};
-pub use structural_tag::{structural_tag, structural_tag_config, structural_tag_to_grammar};
+pub use structural_tag::{
+    lower_structural_tag, structural_tag, structural_tag_config, structural_tag_to_grammar, LoweredTag,
+};
 
 /// The grammar IR of a schema (before gcd-core's LL(1) compilation).
 pub fn to_grammar(schema: &Value, options: &Options) -> Result<Grammar, SchemaError> {

@@ -36,6 +36,9 @@ pub(crate) struct Lowerer<'o> {
     /// in lowering order, so that a caller can cap a region's tokens
     /// (a chat family's reasoning).
     pub tag_texts: Vec<(String, String)>,
+    /// Grammars that stand for `json_schema` formats in the `json` style
+    /// whose schema the caller knows (a typed tool's arguments), by schema.
+    pub arguments: Option<&'o dyn Fn(&serde_json::Value) -> Option<gcd_core::grammar::Grammar>>,
 }
 
 impl<'o> Lowerer<'o> {
@@ -45,6 +48,7 @@ impl<'o> Lowerer<'o> {
             options,
             embedded: 0,
             tag_texts: Vec::new(),
+            arguments: None,
         }
     }
 
@@ -65,8 +69,12 @@ impl<'o> Lowerer<'o> {
             Format::Const(s) => literal(s),
             Format::Json(j) => match j.style {
                 Style::Json => {
-                    let g = json::value_grammar(&j.schema, self.options)
-                        .map_err(|e| within_schema(&format!("{at}/json_schema"), e))?;
+                    let given = self.arguments.and_then(|f| f(&j.schema));
+                    let g = match given {
+                        Some(g) => g,
+                        None => json::value_grammar(&j.schema, self.options)
+                            .map_err(|e| within_schema(&format!("{at}/json_schema"), e))?,
+                    };
                     let prefix = self.prefix("json");
                     json::embed(&mut self.builder, &prefix, &g)
                 }

@@ -342,3 +342,58 @@ fn reasoning_prefix(f: &Family, mode: Reasoning) -> Prefix {
     }
     Prefix::Format(prefix)
 }
+
+/// The begin of the tag that holds the reasoning under `mode` (`""` when
+/// the prompt opens it; Harmony's analysis channel), whose text terminal
+/// a matcher caps ([`LoweredTag::tag_texts`](crate::structural_tag::LoweredTag)).
+pub fn reasoning_begin(family: &str, mode: Reasoning) -> Option<&'static str> {
+    if mode == Reasoning::Disabled {
+        return None;
+    }
+    if family == harmony::NAME {
+        return Some(harmony::ANALYSIS_BEGIN);
+    }
+    let t = table::family(family)?.think.as_ref()?;
+    Some(if mode == Reasoning::Enabled && t.prompt_ends_with_think {
+        ""
+    } else {
+        t.begin
+    })
+}
+
+/// Every marker string of `family`'s format, for a caller to check them
+/// against a vocabulary's special tokens (a structural tag reads markers
+/// as text).
+pub fn markers(family: &str) -> Vec<&'static str> {
+    if family == harmony::NAME {
+        let mut out = vec![
+            harmony::CALL_END,
+            harmony::FINAL_BEGIN,
+            harmony::ANALYSIS_BEGIN,
+            harmony::SEPARATOR,
+        ];
+        out.extend(harmony::MESSAGE_ENDS);
+        out.extend(harmony::CALL_BEGINS.iter().flat_map(|(a, b)| [*a, *b]));
+        return out;
+    }
+    let Some(f) = table::family(family) else {
+        return Vec::new();
+    };
+    let mut out = vec![f.call.begin.0, f.call.begin.1, f.call.end];
+    out.extend(f.call.id_then);
+    match &f.layout {
+        Layout::Flat { trigger } => out.push(trigger),
+        Layout::Section {
+            trigger,
+            begin,
+            end,
+            forced_open,
+            ..
+        } => out.extend([*trigger, *begin, *end, *forced_open]),
+    }
+    if let Some(t) = &f.think {
+        out.extend([t.begin, t.end]);
+    }
+    out.retain(|m| !m.is_empty());
+    out
+}
