@@ -316,6 +316,12 @@ fn hand_written() -> Vec<(&'static str, Value, Vec<&'static str>)> {
             ],
         ),
         (
+            "json bounded string",
+            // XGrammar writes a length-bounded string without escapes.
+            tag(json!({"type": "json_schema", "json_schema": {"type": "string", "maxLength": 3}})),
+            vec!["\"x\"", "\"\\\"\"", "\"\\n\"", "\"\\u0041\"", "\"é€x\"", "\"abcd\"", "\"\""],
+        ),
+        (
             "json any",
             tag(json!({"type": "json_schema", "json_schema": true})),
             vec!["1", "[1, {\"a\": null}]", "{\"x\":\"y\"}", "nul"],
