@@ -101,7 +101,8 @@ pub use options::{
 #[cfg(feature = "schemars")]
 pub use schemars_bridge::{for_type, schema_for};
 pub use structural_tag::{
-    lower_structural_tag, structural_tag, structural_tag_config, structural_tag_to_grammar, LoweredTag,
+    lower_structural_tag, structural_tag, structural_tag_config, structural_tag_to_grammar,
+    GivenArguments, LoweredTag,
 };
 
 /// The grammar IR of a schema (before gcd-core's LL(1) compilation).

@@ -38,7 +38,7 @@ pub(crate) struct Lowerer<'o> {
     pub tag_texts: Vec<(String, String)>,
     /// Grammars that stand for `json_schema` formats in the `json` style
     /// whose schema the caller knows (a typed tool's arguments), by schema.
-    pub arguments: Option<&'o dyn Fn(&serde_json::Value) -> Option<gcd_core::grammar::Grammar>>,
+    pub arguments: Option<super::GivenArguments<'o>>,
 }
 
 impl<'o> Lowerer<'o> {

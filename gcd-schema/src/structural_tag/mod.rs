@@ -55,6 +55,11 @@ pub fn structural_tag_to_grammar(tag: &Value, options: &Options) -> Result<Gramm
     Ok(lower_structural_tag(tag, options, None)?.grammar)
 }
 
+/// Grammars a caller gives for `json_schema` formats, by their schema (a
+/// typed tool's arguments behind a placeholder schema): `None` compiles
+/// the schema as usual.
+pub type GivenArguments<'a> = &'a dyn Fn(&Value) -> Option<Grammar>;
+
 /// A structural tag's grammar, with what a caller composing it needs.
 #[derive(Clone, Debug)]
 pub struct LoweredTag {
@@ -73,7 +78,7 @@ pub struct LoweredTag {
 pub fn lower_structural_tag(
     tag: &Value,
     options: &Options,
-    arguments: Option<&dyn Fn(&Value) -> Option<Grammar>>,
+    arguments: Option<GivenArguments<'_>>,
 ) -> Result<LoweredTag, SchemaError> {
     let f = format::read_structural_tag(tag)?;
     let mut lw = lower::Lowerer::new(options);

@@ -91,7 +91,8 @@ def _xml_params(body: str, style: str, schema) -> dict:
     from xml.sax.saxutils import escape, quoteattr
 
     doc = "<args>" + "".join(
-        f"<p name={quoteattr(n)}>{escape(v)}</p>" for n, v in pat.findall(body)
+        # `&#13;`: an XML parser turns a raw CR LF into LF.
+        f"<p name={quoteattr(n)}>{escape(v, {chr(13): '&#13;'})}</p>" for n, v in pat.findall(body)
     ) + "</args>"
     props = (schema or {}).get("properties", {}) if isinstance(schema, dict) else {}
     out = {}
@@ -134,6 +135,7 @@ def read_turn(family: str, tools: list, text: str):
             calls.append([name, _xml_params(body, "qwen_xml", schemas.get(name))])
     elif family == "glm_4_7":
         for name, body in re.findall(r"<tool_call>([^<]*)(.*?)</tool_call>", text, re.S):
+            name = name.strip(" \t\n\r")  # whitespace may follow the name
             calls.append([name, _xml_params(body, "glm_xml", schemas.get(name))])
     elif family == "minimax":
         for name, body in re.findall(r'<invoke name="([^"]*)">\n(.*?)</invoke>\n', text, re.S):

@@ -397,3 +397,11 @@ pub fn markers(family: &str) -> Vec<&'static str> {
     out.retain(|m| !m.is_empty());
     out
 }
+
+/// The style `family` writes arguments in (`"json"`, `"qwen_xml"`, ...).
+pub fn arguments_style(family: &str) -> Option<&'static str> {
+    if family == harmony::NAME {
+        return Some("json");
+    }
+    table::family(family).map(|f| f.call.style)
+}
