@@ -329,7 +329,7 @@ fn run(per_family: Option<usize>, samples: usize) -> Option<Tally> {
 
 #[test]
 fn family_turns_agree_with_xgrammar() {
-    let Some(t) = run(Some(3), 2) else { return };
+    let Some(t) = run(Some(4), 2) else { return };
     assert!(t.disagreements.is_empty(), "see the disagreements above");
     assert!(
         t.turns >= 60 && t.calls >= 20,
@@ -385,6 +385,19 @@ fn documented_turns_replay_into_typed_turns() {
         };
         assert_eq!(turn.calls, vec![paris], "{family}");
         assert_eq!(turn.reasoning.is_some(), reasoning, "{family}");
+        // The same turn read as JSON values, with plain string arguments.
+        let mut d = Chat::family(family)
+            .unwrap()
+            .reasoning(reasoning)
+            .tools_decoder(&openai_tools(), vocab.clone())
+            .unwrap();
+        for t in vocab.encode(text).unwrap() {
+            d.advance(t)
+                .unwrap_or_else(|e| panic!("{family}: {:?}: {e}", d.matcher().text()));
+        }
+        let turn = d.finish().unwrap_or_else(|e| panic!("{family}: {e}"));
+        let call = json!({"name": "get_weather", "arguments": {"location": "Paris", "days": 3}});
+        assert_eq!(turn.calls, vec![call], "{family}");
     }
 }
 
