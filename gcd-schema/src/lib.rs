@@ -82,7 +82,7 @@ pub(crate) mod pattern;
 #[cfg(feature = "schemars")]
 pub mod schemars_bridge;
 pub(crate) mod spell;
-mod structural_tag;
+pub mod structural_tag;
 #[cfg(test)]
 mod test_util;
 mod unsatisfiable;
@@ -100,7 +100,10 @@ pub use options::{
 };
 #[cfg(feature = "schemars")]
 pub use schemars_bridge::{for_type, schema_for};
-pub use structural_tag::{structural_tag, structural_tag_config, structural_tag_to_grammar};
+pub use structural_tag::{
+    lower_structural_tag, structural_tag, structural_tag_config, structural_tag_to_grammar,
+    GivenArguments, LoweredTag,
+};
 
 /// The grammar IR of a schema (before gcd-core's LL(1) compilation).
 pub fn to_grammar(schema: &Value, options: &Options) -> Result<Grammar, SchemaError> {

@@ -24,96 +24,16 @@
 #[path = "../../gcd-core/tests/common/byte_fed.rs"]
 mod byte_fed;
 
+#[path = "oracle/client.rs"]
+mod client;
+
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use byte_fed::ByteFed;
+use client::XGrammar;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
-
-struct XGrammar {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-}
-
-fn python() -> String {
-    std::env::var("GCD_XGRAMMAR_PYTHON").unwrap_or_else(|_| "python3".into())
-}
-
-impl XGrammar {
-    fn start() -> Option<XGrammar> {
-        let has = Command::new(python())
-            .args([
-                "-c",
-                "import importlib.util, sys; sys.exit(importlib.util.find_spec('xgrammar') is None)",
-            ])
-            .status()
-            .is_ok_and(|s| s.success());
-        if !has {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI must run the XGrammar oracle: `pip install --no-deps xgrammar ...` (see .ci/run)"
-            );
-            eprintln!("SKIP: python3 with xgrammar not found (see this file's docs)");
-            return None;
-        }
-        let script = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/oracle/structural_tag_oracle.py"
-        );
-        let mut child = Command::new(python())
-            .arg(script)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("python starts");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        Some(XGrammar {
-            child,
-            stdin,
-            stdout,
-        })
-    }
-
-    fn ask(&mut self, request: &Value) -> Value {
-        writeln!(self.stdin, "{request}").unwrap();
-        self.stdin.flush().unwrap();
-        let mut line = String::new();
-        self.stdout.read_line(&mut line).unwrap();
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("oracle said {line:?}: {e}"))
-    }
-
-    /// XGrammar's verdict on each string, or why it refuses the tag.
-    fn verdicts(&mut self, tag: &Value, strings: &[Vec<u8>]) -> Result<Vec<bool>, String> {
-        let hex: Vec<String> = (strings.iter())
-            .map(|s| s.iter().map(|b| format!("{b:02x}")).collect())
-            .collect();
-        let answer = self.ask(&json!({ "tag": tag, "strings": hex }));
-        if let Some(e) = answer["error"].as_str() {
-            return Err(e.to_string());
-        }
-        let verdicts: Vec<bool> = serde_json::from_value(answer["verdicts"].clone()).unwrap();
-        assert_eq!(verdicts.len(), strings.len());
-        Ok(verdicts)
-    }
-
-    /// The tags XGrammar writes for its families, labelled.
-    fn family_tags(&mut self, spec: Value) -> Vec<(String, Value)> {
-        let answer = self.ask(&json!({ "families": spec }));
-        serde_json::from_value(answer["tags"].clone()).unwrap()
-    }
-}
-
-impl Drop for XGrammar {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// Every string in the tag's own text (begins, ends, triggers, constant
 /// strings, excluded strings, property names), as mutation pieces.
@@ -394,6 +314,12 @@ fn hand_written() -> Vec<(&'static str, Value, Vec<&'static str>)> {
                 r#"{"a":"x\n"}"#,
                 r#"{"a":"x","b":1.0}"#,
             ],
+        ),
+        (
+            "json bounded string",
+            // XGrammar writes a length-bounded string without escapes.
+            tag(json!({"type": "json_schema", "json_schema": {"type": "string", "maxLength": 3}})),
+            vec!["\"x\"", "\"\\\"\"", "\"\\n\"", "\"\\u0041\"", "\"é€x\"", "\"abcd\"", "\"\""],
         ),
         (
             "json any",

@@ -10,7 +10,9 @@
 //!   lists `properties` and says nothing of other keys takes
 //!   `additionalProperties: false` (an object schema without `properties`
 //!   still takes any keys, as in XGrammar), and `prefixItems` without
-//!   `items` takes `items: false`;
+//!   `items` takes `items: false`; a string with `minLength` or
+//!   `maxLength` (and no `pattern` or `format`) takes no escapes, as
+//!   XGrammar writes it;
 //! - the value is compiled with [`Whitespace::Within`],
 //!   [`Escapes::Canonical`] (every spelling in unconstrained strings, one
 //!   for keys and listed values) and [`Integers::Plain`], in schema property order
@@ -34,14 +36,25 @@ pub(crate) fn xgrammar_options(options: &Options) -> Options {
         .limits(options.limits.clone())
 }
 
+/// Strings of characters that JSON spells without an escape.
+const UNESCAPED: &str = "^[^\"\\\\\\u0000-\\u001f]*$";
+
 /// The schema as XGrammar's strict mode reads it.
 pub(crate) fn strict(schema: &Value) -> Value {
     let mut out = schema.clone();
-    make_strict(&mut out);
+    make_strict(&mut out, false);
     out
 }
 
-fn make_strict(v: &mut Value) {
+/// [`strict`], for values written as JSON text: length-bounded strings
+/// also take no escapes. (The XML styles write such a string raw.)
+fn strict_json(schema: &Value) -> Value {
+    let mut out = schema.clone();
+    make_strict(&mut out, true);
+    out
+}
+
+fn make_strict(v: &mut Value, json_text: bool) {
     match v {
         Value::Object(m) => {
             let lists_properties = m
@@ -61,21 +74,34 @@ fn make_strict(v: &mut Value) {
             {
                 m.insert("items".into(), Value::Bool(false));
             }
+            // XGrammar writes a length-bounded string without escapes
+            // (`"\""` is refused under `maxLength`): with canonical
+            // escapes, a string of characters that need none is that.
+            let bounded = m.contains_key("minLength") || m.contains_key("maxLength");
+            let is_string = m.get("type") == Some(&Value::String("string".into()));
+            if json_text
+                && bounded
+                && is_string
+                && !m.contains_key("pattern")
+                && !m.contains_key("format")
+            {
+                m.insert("pattern".into(), Value::String(UNESCAPED.into()));
+            }
             // Keys whose values are data, not schemas.
             for (k, child) in m.iter_mut() {
                 if !matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
-                    make_strict(child);
+                    make_strict(child, json_text);
                 }
             }
         }
-        Value::Array(a) => a.iter_mut().for_each(make_strict),
+        Value::Array(a) => a.iter_mut().for_each(|x| make_strict(x, json_text)),
         _ => {}
     }
 }
 
 /// The grammar of the JSON values `schema` (strict) allows.
 pub(crate) fn value_grammar(schema: &Value, options: &Options) -> Result<Grammar, SchemaError> {
-    crate::to_grammar(&strict(schema), &xgrammar_options(options))
+    crate::to_grammar(&strict_json(schema), &xgrammar_options(options))
 }
 
 /// Embeds `g` in `b` under a fresh prefix and names its start rule.

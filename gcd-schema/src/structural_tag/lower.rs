@@ -31,6 +31,14 @@ pub(crate) struct Lowerer<'o> {
     options: &'o Options,
     /// Embedded grammars so far, for fresh prefixes.
     embedded: usize,
+    /// The terminals of tags whose text and end are one lexeme (see
+    /// [`text::text_then_end`]): each tag's begin and the terminal's name,
+    /// in lowering order, so that a caller can cap a region's tokens
+    /// (a chat family's reasoning).
+    pub tag_texts: Vec<(String, String)>,
+    /// Grammars that stand for `json_schema` formats in the `json` style
+    /// whose schema the caller knows (a typed tool's arguments), by schema.
+    pub arguments: Option<super::GivenArguments<'o>>,
 }
 
 impl<'o> Lowerer<'o> {
@@ -39,6 +47,8 @@ impl<'o> Lowerer<'o> {
             builder: GrammarBuilder::new(),
             options,
             embedded: 0,
+            tag_texts: Vec::new(),
+            arguments: None,
         }
     }
 
@@ -59,8 +69,12 @@ impl<'o> Lowerer<'o> {
             Format::Const(s) => literal(s),
             Format::Json(j) => match j.style {
                 Style::Json => {
-                    let g = json::value_grammar(&j.schema, self.options)
-                        .map_err(|e| within_schema(&format!("{at}/json_schema"), e))?;
+                    let given = self.arguments.and_then(|f| f(&j.schema));
+                    let g = match given {
+                        Some(g) => g,
+                        None => json::value_grammar(&j.schema, self.options)
+                            .map_err(|e| within_schema(&format!("{at}/json_schema"), e))?,
+                    };
                     let prefix = self.prefix("json");
                     json::embed(&mut self.builder, &prefix, &g)
                 }
@@ -174,8 +188,22 @@ impl<'o> Lowerer<'o> {
                 "a tag whose content is unlimited (any_text, triggered_tags, dispatch) needs a non-empty end string",
             ));
         }
-        let content = self.lower(&t.content, &format!("{at}/content"), &ends)?;
         let rest = t.begin.get(cut.len()..).unwrap_or("");
+        // Text and the end as one lexeme, where that is exact: the same
+        // language, and a lexer needs no dynamic lexing to end the text.
+        if let Format::AnyText {
+            excludes,
+            max_chars: None,
+        } = &*t.content
+        {
+            if let Some(p) = text::text_then_end(&union(excludes, &ends), &t.end) {
+                let name = format!("ST_TAG_TEXT_{}", self.tag_texts.len());
+                self.builder.terminal(&name, p);
+                self.tag_texts.push((t.begin.clone(), name.clone()));
+                return Ok(Expr::seq(vec![literal(rest), Expr::name(&name)]));
+            }
+        }
+        let content = self.lower(&t.content, &format!("{at}/content"), &ends)?;
         Ok(Expr::seq(vec![
             literal(rest),
             content,

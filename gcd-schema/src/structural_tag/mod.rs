@@ -31,6 +31,7 @@
 //! terminals' strings. Strings are bytes: a special token's text
 //! (`<|call|>`) is text here, as in XGrammar without `token_markers`.
 
+pub mod family;
 mod format;
 mod json;
 mod lower;
@@ -51,18 +52,51 @@ use crate::{grammar_error, Options, SchemaError};
 /// compile under XGrammar's choices (any whitespace inside a value, any
 /// escape, plain integers, strict mode).
 pub fn structural_tag_to_grammar(tag: &Value, options: &Options) -> Result<Grammar, SchemaError> {
+    Ok(lower_structural_tag(tag, options, None)?.grammar)
+}
+
+/// Grammars a caller gives for `json_schema` formats, by their schema (a
+/// typed tool's arguments behind a placeholder schema): `None` compiles
+/// the schema as usual.
+pub type GivenArguments<'a> = &'a dyn Fn(&Value) -> Option<Grammar>;
+
+/// A structural tag's grammar, with what a caller composing it needs.
+#[derive(Clone, Debug)]
+pub struct LoweredTag {
+    /// The grammar (start rule `structural_tag`).
+    pub grammar: Grammar,
+    /// Tags whose free text and end are one terminal: each tag's begin
+    /// and the terminal's name (a tag lowered twice, as triggered tags
+    /// are, names two). A matcher can cap such a terminal's tokens.
+    pub tag_texts: Vec<(String, String)>,
+}
+
+/// [`structural_tag_to_grammar`], where `arguments` may give the grammar
+/// of a `json_schema` format in the `json` style for its schema (a typed
+/// tool's arguments: the schema is then the caller's placeholder, never
+/// compiled).
+pub fn lower_structural_tag(
+    tag: &Value,
+    options: &Options,
+    arguments: Option<GivenArguments<'_>>,
+) -> Result<LoweredTag, SchemaError> {
     let f = format::read_structural_tag(tag)?;
     let mut lw = lower::Lowerer::new(options);
+    lw.arguments = arguments;
     let at = if tag.get("format").is_some() {
         "/format"
     } else {
         ""
     };
     let e = lw.lower(&f, at, &[])?;
+    let tag_texts = std::mem::take(&mut lw.tag_texts);
     let mut b = lw.builder;
     b.rule("structural_tag", vec![e]);
     b.start("structural_tag");
-    b.build().map_err(grammar_error)
+    Ok(LoweredTag {
+        grammar: b.build().map_err(grammar_error)?,
+        tag_texts,
+    })
 }
 
 /// The compile configuration a structural tag's grammar needs: dynamic

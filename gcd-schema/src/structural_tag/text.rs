@@ -101,3 +101,43 @@ pub(crate) fn literal(s: &str) -> Expr {
         Expr::literal(s)
     }
 }
+
+/// Free text and the end that closes it, as one terminal: `w·e` for an
+/// end `e` of `ends`, where `w` contains none of `excluded` (the ends
+/// among them). `None` unless that reading is exact and the terminal's
+/// matches are prefix-free, so that a lexeme of it ends at the first end
+/// (which is what lets a tag's text be lexed without dynamic lexing):
+/// every end must be non-empty, and no end may overlap another or itself
+/// (a proper suffix of one that is a prefix of another, or one end a
+/// suffix of another).
+///
+/// Exactness: the terminal is `.*E & ~((.*X.*)E)`; with no end a suffix
+/// of another, a string ending with an end splits into `w·e` one way, and
+/// the second part refuses exactly the `w` that contain an excluded
+/// string (a string that crosses into `e` is not in `w`).
+pub(crate) fn text_then_end(excluded: &[String], ends: &[String]) -> Option<TerminalPattern> {
+    if ends.is_empty() || ends.iter().any(String::is_empty) {
+        return None;
+    }
+    for (i, e) in ends.iter().enumerate() {
+        for (j, f) in ends.iter().enumerate() {
+            let (e, f) = (e.as_bytes(), f.as_bytes());
+            // A proper suffix of `e` that starts `f` (all of `e`, for
+            // another end), or `e` a suffix of another end.
+            let most = if i == j {
+                e.len() - 1
+            } else {
+                e.len().min(f.len())
+            };
+            if (1..=most).any(|k| e[e.len() - k..] == f[..k]) || (i != j && f.ends_with(e)) {
+                return None;
+            }
+        }
+    }
+    let end = any_of(ends);
+    let mut parts = vec![re(format!("(?s:.*){end}"))];
+    if !excluded.is_empty() {
+        parts.push(not(format!("(?s:.*{}.*){end}", any_of(excluded))));
+    }
+    Some(TerminalPattern::Combination(RegexCombination::And(parts)))
+}

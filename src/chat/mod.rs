@@ -17,6 +17,13 @@
 //! | [`Llama31`](ChatFormat::Llama31) | `{call}` joined by `;`, `<\|eot_id\|>` |
 //! | [`Mistral`](ChatFormat::Mistral) | `[TOOL_CALLS][{call}, {call}]`, then EOS |
 //!
+//! The model families of XGrammar's registry (`Chat::qwen3_coder()`,
+//! `Chat::harmony()`, …; [`Chat::family`] by name) write XGrammar's
+//! language for the family (see [`family`](self::family)) with
+//! [`tool_choice`](Chat::tool_choice) and
+//! [`parallel_tool_calls`](Chat::parallel_tool_calls); their calls come
+//! from `T` or from an OpenAI `tools` array ([`Chat::tools_decoder`]).
+//!
 //! Reasoning and free text are each one lexeme that ends at the first
 //! closing marker (`</think>`, `<tool_call>`): a lazy regex, so maximal
 //! munch stays exact and the text can hold anything but that marker.
@@ -39,6 +46,9 @@ use gcd_core::vocab::Vocabulary;
 use serde::de::DeserializeOwned;
 
 use crate::constrained::{Constrained, ConstraintError};
+pub use gcd_schema::structural_tag::family::{Reasoning, ToolChoice};
+
+pub mod family;
 
 /// The reasoning's terminal: its text and `</think>`.
 const THINK: &str = "THINK";
@@ -55,6 +65,10 @@ pub enum ChatFormat {
     Llama31,
     /// Mistral: `[TOOL_CALLS]` then a JSON array of calls; EOS ends it.
     Mistral,
+    /// A model family of XGrammar's registry, by its name there
+    /// (`"qwen_3_coder"`, `"harmony"`, …): XGrammar's language for the
+    /// family, then EOS (or [`end_token`](Chat::end_token)).
+    Family(&'static str),
 }
 
 /// A chat format with its options: what [`decoder`](Chat::decoder) builds.
@@ -67,6 +81,10 @@ pub struct Chat {
     max_calls: Option<usize>,
     whitespace: Option<Whitespace>,
     max_reasoning_tokens: Option<usize>,
+    /// Families only: XGrammar's `reasoning: "auto"` (a block or none).
+    reasoning_auto: bool,
+    tool_choice: ToolChoice,
+    parallel_tool_calls: bool,
 }
 
 /// What a turn held, once decoded.
@@ -74,7 +92,8 @@ pub struct Chat {
 pub struct ChatTurn<T> {
     /// The text between `<think>` and `</think>`, when reasoning is on.
     pub reasoning: Option<String>,
-    /// Free text before the first call (Hermes only; empty otherwise).
+    /// Free text before the first call (Hermes; in the families, all the
+    /// text outside calls, in order; empty otherwise).
     pub text: String,
     /// The calls, in order.
     pub calls: Vec<T>,
@@ -92,7 +111,148 @@ impl Chat {
             max_calls: None,
             whitespace: None,
             max_reasoning_tokens: None,
+            reasoning_auto: false,
+            tool_choice: ToolChoice::Auto,
+            parallel_tool_calls: true,
         }
+    }
+
+    /// A model family by its name in XGrammar's registry (`"llama"`,
+    /// `"qwen_3"`, `"qwen_3_5"`, `"qwen_3_coder"`, `"mimo"`, `"glm_4_7"`,
+    /// `"kimi"`, `"deepseek_r1"`, `"deepseek_v3_1"`, `"minimax"`,
+    /// `"harmony"`); a family gcd does not build yet is an error naming
+    /// the ones it does.
+    pub fn family(name: &str) -> Result<Chat, ConstraintError> {
+        match family::family_name(name) {
+            Some(f) => Ok(Chat::new(ChatFormat::Family(f))),
+            None => Err(ConstraintError::Unsupported {
+                ty: "Chat",
+                message: format!(
+                    "model family {name:?} is not built yet (gcd builds {})",
+                    gcd_schema::structural_tag::family::families().join(", ")
+                ),
+            }),
+        }
+    }
+
+    fn registry(name: &'static str) -> Chat {
+        Chat::new(ChatFormat::Family(name))
+    }
+
+    /// Llama 3.x as XGrammar's `llama` writes it: `{"name": "f",
+    /// "parameters": {…}}` calls in free text.
+    pub fn llama() -> Chat {
+        Chat::registry("llama")
+    }
+
+    /// Qwen3 (`qwen_3`): `<tool_call>\n{"name": …, "arguments": …}\n</tool_call>`.
+    pub fn qwen3() -> Chat {
+        Chat::registry("qwen_3")
+    }
+
+    /// Qwen3.5 (`qwen_3_5`): Qwen's XML calls, `<function=f>` with
+    /// `<parameter=k>` elements.
+    pub fn qwen3_5() -> Chat {
+        Chat::registry("qwen_3_5")
+    }
+
+    /// Qwen3-Coder (`qwen_3_coder`): the same XML calls as Qwen3.5.
+    pub fn qwen3_coder() -> Chat {
+        Chat::registry("qwen_3_coder")
+    }
+
+    /// MiMo (`mimo`): Qwen's XML calls without the newlines.
+    pub fn mimo() -> Chat {
+        Chat::registry("mimo")
+    }
+
+    /// GLM-4.7 (`glm_4_7`): `<tool_call>f<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>`.
+    pub fn glm_4_7() -> Chat {
+        Chat::registry("glm_4_7")
+    }
+
+    /// Kimi K2 (`kimi`): calls in a `<|tool_calls_section_begin|>` section.
+    pub fn kimi() -> Chat {
+        Chat::registry("kimi")
+    }
+
+    /// DeepSeek-R1 (`deepseek_r1`): fenced JSON calls in a tool-calls section.
+    pub fn deepseek_r1() -> Chat {
+        Chat::registry("deepseek_r1")
+    }
+
+    /// DeepSeek-V3.1 (`deepseek_v3_1`).
+    pub fn deepseek_v3_1() -> Chat {
+        Chat::registry("deepseek_v3_1")
+    }
+
+    /// MiniMax (`minimax`): `<invoke name="f">` calls with
+    /// `<parameter name="k">` elements.
+    pub fn minimax() -> Chat {
+        Chat::registry("minimax")
+    }
+
+    /// gpt-oss (`harmony`): analysis, final and commentary channel messages.
+    pub fn harmony() -> Chat {
+        Chat::registry("harmony")
+    }
+
+    /// Which tools the turn may or must call (OpenAI's `tool_choice`;
+    /// families only, `Auto` by default). `None` leaves text only,
+    /// `Required` one call or more, `Named` exactly that tool once.
+    pub fn tool_choice(mut self, choice: ToolChoice) -> Chat {
+        self.tool_choice = choice;
+        self
+    }
+
+    /// Whether the turn may hold more than one call (OpenAI's
+    /// `parallel_tool_calls`; families only, on by default).
+    pub fn parallel_tool_calls(mut self, on: bool) -> Chat {
+        self.parallel_tool_calls = on;
+        self
+    }
+
+    /// XGrammar's reasoning modes (families): `Enabled` and `Disabled` as
+    /// [`reasoning`](Self::reasoning), `Auto` a complete block or none.
+    pub fn reasoning_mode(mut self, mode: Reasoning) -> Chat {
+        self.reasoning = mode != Reasoning::Disabled;
+        self.reasoning_auto = mode == Reasoning::Auto;
+        self
+    }
+
+    fn family_options(&self) -> gcd_schema::structural_tag::family::FamilyOptions {
+        gcd_schema::structural_tag::family::FamilyOptions {
+            tool_choice: self.tool_choice.clone(),
+            reasoning: match (self.reasoning, self.reasoning_auto) {
+                (false, _) => Reasoning::Disabled,
+                (true, false) => Reasoning::Enabled,
+                (true, true) => Reasoning::Auto,
+            },
+            parallel_tool_calls: self.parallel_tool_calls,
+        }
+    }
+
+    /// Refuses the options a format does not have.
+    fn check_options(&self) -> Result<(), ConstraintError> {
+        let family = matches!(self.format, ChatFormat::Family(_));
+        let refuse = |what: &str| {
+            Err(ConstraintError::Unsupported {
+                ty: "Chat",
+                message: format!("{what} (format {:?})", self.format),
+            })
+        };
+        let defaults = Chat::new(self.format);
+        if !family
+            && (self.reasoning_auto
+                || self.tool_choice != defaults.tool_choice
+                || self.parallel_tool_calls != defaults.parallel_tool_calls)
+        {
+            return refuse("tool_choice, parallel_tool_calls and reasoning_mode(Auto) are options of the model families");
+        }
+        if family && (self.min_calls, self.max_calls) != (1, None) {
+            return refuse("a family's calls are bounded by tool_choice and parallel_tool_calls, not calls(min, max)");
+        }
+        Ok(())
     }
 
     /// Qwen's and Hermes' format.
@@ -153,6 +313,7 @@ impl Chat {
     fn end(&self) -> Option<String> {
         match (&self.end_token, self.format) {
             (Some(name), _) => Some(name.clone()),
+            (None, ChatFormat::Family(_)) => None,
             (None, ChatFormat::Hermes) => Some("<|im_end|>".into()),
             (None, ChatFormat::Llama31) => Some("<|eot_id|>".into()),
             (None, ChatFormat::Mistral) => None,
@@ -165,6 +326,11 @@ impl Chat {
             ty: std::any::type_name::<T>(),
             message,
         };
+        if let ChatFormat::Family(f) = self.format {
+            return Err(unsupported(format!(
+                "family {f}'s grammar is bound to a vocabulary with its markers checked: use Chat::bound or Chat::decoder"
+            )));
+        }
         let ws = self.whitespace.unwrap_or(T::WHITESPACE);
         let call_grammar = crate::constrained::json_grammar::<T>(ws)?;
         let mut b = GrammarBuilder::new();
@@ -197,6 +363,7 @@ impl Chat {
                 lit(", "),
                 lit("]"),
             ),
+            ChatFormat::Family(_) => return Err(unsupported("unreachable: a family".into())),
         };
         let more = Expr::seq(vec![sep, one.clone()]);
         let rest = match self.max_calls {
@@ -240,17 +407,36 @@ impl Chat {
         &self,
         vocab: Arc<Vocabulary>,
     ) -> Result<Arc<BoundGrammar>, ConstraintError> {
+        Ok(self.composed::<T>(vocab)?.bound)
+    }
+
+    fn composed<T: Constrained + 'static>(
+        &self,
+        vocab: Arc<Vocabulary>,
+    ) -> Result<family::Composed, ConstraintError> {
         type Key = (Chat, TypeId, u64);
-        static CACHE: OnceLock<Mutex<HashMap<Key, Arc<BoundGrammar>>>> = OnceLock::new();
+        static CACHE: OnceLock<Mutex<HashMap<Key, family::Composed>>> = OnceLock::new();
+        self.check_options()?;
         // The reasoning cap is the matcher's, not the grammar's.
         let chat = Chat {
             max_reasoning_tokens: None,
             ..self.clone()
         };
         let key = (chat, TypeId::of::<T>(), vocab.fingerprint());
-        crate::constrained::cached(&CACHE, key, || {
-            let grammar = Arc::new(self.grammar::<T>()?);
-            Ok(Arc::new(BoundGrammar::try_new(grammar, vocab)?))
+        crate::constrained::cached(&CACHE, key, || match self.format {
+            ChatFormat::Family(f) => {
+                let ws = self.whitespace.unwrap_or(T::WHITESPACE);
+                let end = self.end();
+                family::typed::<T>(f, &self.family_options(), ws, end.as_deref(), vocab)
+            }
+            _ => {
+                let grammar = Arc::new(self.grammar::<T>()?);
+                Ok(family::Composed {
+                    bound: Arc::new(BoundGrammar::try_new(grammar, vocab)?),
+                    reasoning_terminals: Some(vec![THINK.to_string()]),
+                    reader: None,
+                })
+            }
         })
     }
 
@@ -260,19 +446,68 @@ impl Chat {
         &self,
         vocab: Arc<Vocabulary>,
     ) -> Result<ChatDecoder<T>, ConstraintError> {
-        let mut matcher = Matcher::new(self.bound::<T>(vocab)?);
+        let c = self.composed::<T>(vocab)?;
+        self.start(c)
+    }
+
+    /// A decoder of one turn of a family whose tools come as an OpenAI
+    /// `tools` array (function tools): XGrammar's language for them
+    /// exactly, each call read as `{"name": …, "arguments": …}`. Built per
+    /// call, not cached (a server's tools change per request).
+    pub fn tools_decoder(
+        &self,
+        tools: &serde_json::Value,
+        vocab: Arc<Vocabulary>,
+    ) -> Result<ChatDecoder<serde_json::Value>, ConstraintError> {
+        self.check_options()?;
+        let ChatFormat::Family(f) = self.format else {
+            return Err(ConstraintError::Unsupported {
+                ty: "Chat",
+                message: format!(
+                    "an OpenAI tools array needs a model family, not {:?} (use decoder::<T>)",
+                    self.format
+                ),
+            });
+        };
+        let end = self.end();
+        let c = family::untyped(f, &self.family_options(), tools, end.as_deref(), vocab)?;
+        self.start(c)
+    }
+
+    fn start<T>(&self, c: family::Composed) -> Result<ChatDecoder<T>, ConstraintError> {
+        let refuse = |message: String| ConstraintError::Unsupported {
+            ty: std::any::type_name::<T>(),
+            message,
+        };
+        let mut matcher = Matcher::new(c.bound);
         if let Some(k) = self.max_reasoning_tokens {
             if !self.reasoning {
-                return Err(ConstraintError::Unsupported {
-                    ty: std::any::type_name::<T>(),
-                    message: "max_reasoning_tokens needs reasoning(true)".into(),
-                });
+                return Err(refuse("max_reasoning_tokens needs reasoning(true)".into()));
             }
-            matcher.set_lexeme_cap(THINK, Some(k))?;
+            match c.reasoning_terminals {
+                None => {
+                    return Err(refuse(format!(
+                        "max_reasoning_tokens: the grammar of {:?} needs dynamic lexing (the raw text of its XML arguments), where a lexeme cap cannot be set",
+                        self.format
+                    )))
+                }
+                Some(names) if names.is_empty() => {
+                    return Err(refuse(format!(
+                        "max_reasoning_tokens: {:?} has no reasoning block",
+                        self.format
+                    )))
+                }
+                Some(names) => {
+                    for name in names {
+                        matcher.set_lexeme_cap(&name, Some(k))?;
+                    }
+                }
+            }
         }
         Ok(ChatDecoder {
             chat: self.clone(),
             matcher,
+            reader: c.reader,
             _type: PhantomData,
         })
     }
@@ -282,6 +517,8 @@ impl Chat {
 pub struct ChatDecoder<T> {
     chat: Chat,
     matcher: Matcher,
+    /// A family's reader (the fixed formats read with `split_turn`).
+    reader: Option<Arc<family::Reader>>,
     _type: PhantomData<fn() -> T>,
 }
 
@@ -337,7 +574,19 @@ impl<T: DeserializeOwned> ChatDecoder<T> {
         if !self.matcher.is_finished() && !self.matcher.is_complete() {
             return Err(ConstraintError::Incomplete(self.matcher.output().len()));
         }
-        split_turn(&self.chat, &self.matcher.text())
+        let text = self.matcher.text();
+        let Some(reader) = &self.reader else {
+            return split_turn(&self.chat, &text);
+        };
+        let (reasoning, text, calls) = reader.read(&text)?;
+        let calls = (calls.into_iter())
+            .map(|c| serde_json::from_value(c).map_err(ConstraintError::Deserialize))
+            .collect::<Result<Vec<T>, _>>()?;
+        Ok(ChatTurn {
+            reasoning,
+            text,
+            calls,
+        })
     }
 }
 
@@ -370,6 +619,7 @@ fn split_turn<T: DeserializeOwned>(
         }
         ChatFormat::Llama31 => ("", ";", ""),
         ChatFormat::Mistral => ("<TOOL_CALLS>[", ", ", "]"),
+        ChatFormat::Family(_) => ("", "", ""),
     };
     // Mistral's marker may be spelled `[TOOL_CALLS]` by the vocabulary.
     rest = rest
