@@ -1,5 +1,6 @@
 //! The XML argument styles a `json_schema` format names, as read from the
-//! tag; how each writes its arguments is `xml.rs`'s.
+//! tag, and the closing tag of each; how each writes its arguments is
+//! `xml.rs`'s.
 
 /// The XML styles: how an argument is opened and closed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,4 +27,21 @@ pub(crate) enum XmlStyle {
     /// with no whitespace around them. Nested objects and arrays (which
     /// it writes as nested elements) are refused.
     MinimaxM3,
+}
+
+/// MiniMax M3's namespace marker, which raw strings may not contain.
+pub(crate) const M3: &str = "]<]minimax[>[";
+
+impl XmlStyle {
+    /// The closing tag every raw value stops before.
+    pub(crate) fn close(self) -> &'static str {
+        match self {
+            XmlStyle::Qwen | XmlStyle::Minimax => "</parameter>",
+            XmlStyle::Glm => "</arg_value>",
+            XmlStyle::Deepseek => "</\u{ff5c}DSML\u{ff5c}parameter>",
+            XmlStyle::DeepseekV41 => "</\u{ff5c}DSML\u{ff5c} parameter>",
+            XmlStyle::Cohere => "</cofl:value>",
+            XmlStyle::MinimaxM3 => M3,
+        }
+    }
 }

@@ -38,13 +38,10 @@ use serde_json::{Map, Value};
 
 use super::format::unsupported;
 use super::json::Embedding;
-use super::style::XmlStyle;
+use super::style::{XmlStyle, M3};
 use super::text::literal;
 use super::{json, text};
 use crate::SchemaError;
-
-/// MiniMax M3's namespace marker, which raw strings may not contain.
-const M3: &str = "]<]minimax[>[";
 
 impl XmlStyle {
     /// The closing tag of the argument `name` (MiniMax M3 names it).
@@ -60,18 +57,6 @@ impl XmlStyle {
         match self {
             XmlStyle::MinimaxM3 => M3,
             _ => self.close(),
-        }
-    }
-
-    /// The closing tag every raw value stops before.
-    fn close(self) -> &'static str {
-        match self {
-            XmlStyle::Qwen | XmlStyle::Minimax => "</parameter>",
-            XmlStyle::Glm => "</arg_value>",
-            XmlStyle::Deepseek => "</\u{ff5c}DSML\u{ff5c}parameter>",
-            XmlStyle::DeepseekV41 => "</\u{ff5c}DSML\u{ff5c} parameter>",
-            XmlStyle::Cohere => "</cofl:value>",
-            XmlStyle::MinimaxM3 => M3,
         }
     }
 
@@ -441,94 +426,4 @@ fn embed_json(
     at: &str,
 ) -> Result<Expr, SchemaError> {
     lw.schema(prefix, schema, at)
-}
-
-/// How the styles a family's calls use spell a parameter, for reading a
-/// turn back (`family/parse.rs`): the opening up to the name, what ends
-/// the name, what opens the value after optional whitespace, the closing,
-/// and whether a raw value is set off by one newline on each side (Qwen's
-/// chat template writes `<parameter=k>\nv\n</parameter>`). `None` for the
-/// `json` style; styles no family row uses yet are refused by the reader.
-pub(crate) struct Spelling {
-    open: &'static str,
-    name_end: &'static str,
-    value_open: &'static str,
-    close: &'static str,
-    newline_pad: bool,
-}
-
-pub(crate) fn spelling(style: &str) -> Option<Spelling> {
-    let (open, name_end, value_open, close, newline_pad) = match style {
-        "json" => return None,
-        "qwen_xml" => ("<parameter=", ">", "", XmlStyle::Qwen.close(), true),
-        "minimax_xml" => (
-            "<parameter name=\"",
-            "\">",
-            "",
-            XmlStyle::Minimax.close(),
-            false,
-        ),
-        "glm_xml" => (
-            "<arg_key>",
-            "</arg_key>",
-            "<arg_value>",
-            XmlStyle::Glm.close(),
-            false,
-        ),
-        _ => ("", "", "", "", false),
-    };
-    Some(Spelling {
-        open,
-        name_end,
-        value_open,
-        close,
-        newline_pad,
-    })
-}
-
-const WS: [char; 4] = [' ', '\t', '\n', '\r'];
-
-impl Spelling {
-    /// The parameters at the start of `rest` as a JSON object (typed by
-    /// `schema`'s properties), and the text after the last one (its
-    /// trailing whitespace left for the call's end to take).
-    pub(crate) fn read_arguments<'a>(
-        &self,
-        schema: &Value,
-        mut rest: &'a str,
-    ) -> Result<(Value, &'a str), SchemaError> {
-        if self.open.is_empty() {
-            return Err(unsupported(
-                "",
-                "reading this XML style back is not built yet",
-            ));
-        }
-        let bad = |r: &str, what: &str| {
-            let near: String = r.chars().take(40).collect();
-            unsupported(
-                "",
-                format!("the arguments are not the style's: expected {what} at {near:?}"),
-            )
-        };
-        let props = super::family::parse::properties(schema);
-        let mut out = Map::new();
-        while let Some(r) = rest.trim_start_matches(WS).strip_prefix(self.open) {
-            let e = r.find(self.name_end).ok_or_else(|| bad(r, self.name_end))?;
-            let name = &r[..e];
-            let mut r = &r[e + self.name_end.len()..];
-            if !self.value_open.is_empty() {
-                r = (r.trim_start_matches(WS).strip_prefix(self.value_open))
-                    .ok_or_else(|| bad(r, self.value_open))?;
-            }
-            let c = r.find(self.close).ok_or_else(|| bad(r, self.close))?;
-            let value = super::family::parse::xml_value(
-                props.and_then(|p| p.get(name)),
-                &r[..c],
-                self.newline_pad,
-            );
-            out.insert(name.to_string(), value);
-            rest = &r[c + self.close.len()..];
-        }
-        Ok((Value::Object(out), rest))
-    }
 }

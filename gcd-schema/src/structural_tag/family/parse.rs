@@ -15,7 +15,8 @@ use serde_json::{Map, Value};
 use super::harmony;
 use super::table::{self, Family, Layout};
 use super::{normalize, Choice, FamilyOptions, Reasoning, Tool};
-use crate::structural_tag::format::invalid;
+use crate::structural_tag::format::{invalid, unsupported};
+use crate::structural_tag::style::XmlStyle;
 use crate::SchemaError;
 
 /// What a turn held.
@@ -195,7 +196,7 @@ fn parse_call<'a>(
         }
         rest = expect(&rest[digits..], marker)?;
     }
-    let (args, rest) = match crate::structural_tag::xml::spelling(c.style) {
+    let (args, rest) = match spelling(c.style) {
         None => json_value(rest)?,
         Some(sp) => sp.read_arguments(&tool.parameters, rest)?,
     };
@@ -290,4 +291,90 @@ pub(crate) fn xml_value(schema: Option<&Value>, raw: &str, newline_pad: bool) ->
 /// The properties of an arguments schema, for typing raw values.
 pub(crate) fn properties(schema: &Value) -> Option<&Map<String, Value>> {
     schema.get("properties").and_then(Value::as_object)
+}
+
+/// How the styles a family's calls use spell a parameter, for reading a
+/// turn back: the opening up to the name, what ends
+/// the name, what opens the value after optional whitespace, the closing,
+/// and whether a raw value is set off by one newline on each side (Qwen's
+/// chat template writes `<parameter=k>\nv\n</parameter>`). `None` for the
+/// `json` style; styles no family row uses yet are refused by the reader.
+pub(crate) struct Spelling {
+    open: &'static str,
+    name_end: &'static str,
+    value_open: &'static str,
+    close: &'static str,
+    newline_pad: bool,
+}
+
+pub(crate) fn spelling(style: &str) -> Option<Spelling> {
+    let (open, name_end, value_open, close, newline_pad) = match style {
+        "json" => return None,
+        "qwen_xml" => ("<parameter=", ">", "", XmlStyle::Qwen.close(), true),
+        "minimax_xml" => (
+            "<parameter name=\"",
+            "\">",
+            "",
+            XmlStyle::Minimax.close(),
+            false,
+        ),
+        "glm_xml" => (
+            "<arg_key>",
+            "</arg_key>",
+            "<arg_value>",
+            XmlStyle::Glm.close(),
+            false,
+        ),
+        _ => ("", "", "", "", false),
+    };
+    Some(Spelling {
+        open,
+        name_end,
+        value_open,
+        close,
+        newline_pad,
+    })
+}
+
+const WS: [char; 4] = [' ', '\t', '\n', '\r'];
+
+impl Spelling {
+    /// The parameters at the start of `rest` as a JSON object (typed by
+    /// `schema`'s properties), and the text after the last one (its
+    /// trailing whitespace left for the call's end to take).
+    pub(crate) fn read_arguments<'a>(
+        &self,
+        schema: &Value,
+        mut rest: &'a str,
+    ) -> Result<(Value, &'a str), SchemaError> {
+        if self.open.is_empty() {
+            return Err(unsupported(
+                "",
+                "reading this XML style back is not built yet",
+            ));
+        }
+        let bad = |r: &str, what: &str| {
+            let near: String = r.chars().take(40).collect();
+            unsupported(
+                "",
+                format!("the arguments are not the style's: expected {what} at {near:?}"),
+            )
+        };
+        let props = properties(schema);
+        let mut out = Map::new();
+        while let Some(r) = rest.trim_start_matches(WS).strip_prefix(self.open) {
+            let e = r.find(self.name_end).ok_or_else(|| bad(r, self.name_end))?;
+            let name = &r[..e];
+            let mut r = &r[e + self.name_end.len()..];
+            if !self.value_open.is_empty() {
+                r = (r.trim_start_matches(WS).strip_prefix(self.value_open))
+                    .ok_or_else(|| bad(r, self.value_open))?;
+            }
+            let c = r.find(self.close).ok_or_else(|| bad(r, self.close))?;
+            let value = xml_value(props.and_then(|p| p.get(name)), &r[..c], self.newline_pad);
+            out.insert(name.to_string(), value);
+            rest = &r[c + self.close.len()..];
+        }
+        Ok((Value::Object(out), rest))
+    }
 }
