@@ -86,33 +86,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .end_token("<|endofprompt|>")
         .calls(2, Some(2))
         .max_reasoning_tokens(12);
-    let t0 = Instant::now();
-    let least = chat
-        .decoder::<Tool>(vocab.clone())?
-        .matcher()
-        .min_tokens_to_complete();
-    println!(
-        "turn grammar composed and bound in {:.0} ms; the shortest turn takes {least} tokens",
-        t0.elapsed().as_secs_f64() * 1e3
-    );
-    let mut model = common::StandInModel::new(&vocab, 7);
-    for budget in [least + 10, least + 40, least + 120] {
-        let mut decoder = chat.decoder::<Tool>(vocab.clone())?.with_budget(budget)?;
-        let t0 = Instant::now();
-        let turn = decoder.greedy(&mut model, budget + 1)?;
-        let used = decoder.matcher().tokens().len() - usize::from(decoder.matcher().is_finished());
-        println!(
-            "\nbudget {budget}: {used} tokens in {:.1} ms",
-            t0.elapsed().as_secs_f64() * 1e3
-        );
-        println!("  text:      {:?}", decoder.matcher().text());
-        println!("  reasoning: {:?}", turn.reasoning.unwrap_or_default());
-        println!("  free text: {:?}", turn.text);
-        for call in &turn.calls {
-            println!("  call:      {call:?}");
-        }
-    }
-    Ok(())
+    budgeted_turns::<Tool>(&chat, &vocab, "")
 }
 
 /// Three budgeted turns of `family`.
@@ -135,20 +109,28 @@ fn family_turns(
             base
         }
     };
+    budgeted_turns::<FamilyTool>(&chat, &vocab, &format!("{family}: "))
+}
+
+/// Three turns of `chat` under growing budgets, from the fewest tokens a
+/// turn takes; `label` starts the first line.
+fn budgeted_turns<T: serde::de::DeserializeOwned + Constrained + std::fmt::Debug + 'static>(
+    chat: &Chat,
+    vocab: &Arc<Vocabulary>,
+    label: &str,
+) -> Result<(), Box<dyn std::error::Error>> {
     let t0 = Instant::now();
     let least = chat
-        .decoder::<FamilyTool>(vocab.clone())?
+        .decoder::<T>(vocab.clone())?
         .matcher()
         .min_tokens_to_complete();
     println!(
-        "{family}: turn grammar composed and bound in {:.0} ms; the shortest turn takes {least} tokens",
+        "{label}turn grammar composed and bound in {:.0} ms; the shortest turn takes {least} tokens",
         t0.elapsed().as_secs_f64() * 1e3
     );
-    let mut model = common::StandInModel::new(&vocab, 7);
+    let mut model = common::StandInModel::new(vocab, 7);
     for budget in [least + 10, least + 40, least + 120] {
-        let mut decoder = chat
-            .decoder::<FamilyTool>(vocab.clone())?
-            .with_budget(budget)?;
+        let mut decoder = chat.decoder::<T>(vocab.clone())?.with_budget(budget)?;
         let t0 = Instant::now();
         let turn = decoder.greedy(&mut model, budget + 1)?;
         let used = decoder.matcher().tokens().len() - usize::from(decoder.matcher().is_finished());

@@ -19,6 +19,8 @@
 
 #[path = "../gcd-schema/tests/oracle/client.rs"]
 mod client;
+mod sampling;
+use sampling::sample;
 
 use std::sync::Arc;
 
@@ -166,28 +168,30 @@ impl Case {
     }
 }
 
-/// Random allowed tokens (EOS the last resort) until the turn ends.
-fn sample<T: serde::de::DeserializeOwned>(d: &mut ChatDecoder<T>, rng: &mut StdRng) {
-    let v = d.matcher().bound().vocab().clone();
-    while !d.is_finished() {
-        let mask = d.matcher().compute_mask(v.len());
-        let text: Vec<u32> = (mask.iter_ones().map(|t| t as u32))
-            .filter(|&t| !v.is_eos(t))
-            .collect();
-        let t = if text.is_empty() {
-            v.eos_ids()[0]
-        } else {
-            text[rng.random_range(0..text.len())]
-        };
-        d.advance(t).unwrap();
-    }
-}
-
 #[derive(Default)]
 struct Tally {
     turns: usize,
     calls: usize,
     disagreements: Vec<String>,
+}
+
+/// One turn of `d` under a budget a little or well above the fewest
+/// tokens, sampled from random allowed tokens: its text, tokens, budget
+/// and calls as `read` writes them.
+fn budgeted_turn<T: serde::de::DeserializeOwned>(
+    d: ChatDecoder<T>,
+    rng: &mut StdRng,
+    case: &Case,
+    read: impl Fn(&T) -> Value,
+) -> (String, usize, usize, Vec<Value>) {
+    let budget = d.matcher().min_tokens_to_complete() + rng.random_range(0..40);
+    let mut d = d.with_budget(budget).unwrap();
+    sample(&mut d, rng);
+    let turn = d
+        .finish()
+        .unwrap_or_else(|e| panic!("{case:?} {:?}: {e}", d.matcher().text()));
+    let read = turn.calls.iter().map(read).collect();
+    (d.matcher().text(), d.matcher().tokens().len(), budget, read)
 }
 
 /// Samples `n` turns of `case` and checks them with XGrammar.
@@ -207,26 +211,10 @@ fn check(
         // fewest tokens.
         let (text, used, budget, read) = if case.typed {
             let d = chat.decoder::<Tool>(vocab.clone()).unwrap();
-            let budget = d.matcher().min_tokens_to_complete() + rng.random_range(0..40);
-            let mut d = d.with_budget(budget).unwrap();
-            sample(&mut d, rng);
-            let turn = d
-                .finish()
-                .unwrap_or_else(|e| panic!("{case:?} {:?}: {e}", d.matcher().text()));
-            let read: Vec<Value> = turn.calls.iter().map(|c| json!(format!("{c:?}"))).collect();
-            (d.matcher().text(), d.matcher().tokens().len(), budget, read)
+            budgeted_turn(d, rng, case, |c| json!(format!("{c:?}")))
         } else {
             let d = chat.tools_decoder(&case.tools(), vocab.clone()).unwrap();
-            let budget = d.matcher().min_tokens_to_complete() + rng.random_range(0..40);
-            let mut d = d.with_budget(budget).unwrap();
-            sample(&mut d, rng);
-            let turn = d
-                .finish()
-                .unwrap_or_else(|e| panic!("{case:?} {:?}: {e}", d.matcher().text()));
-            let read: Vec<Value> = (turn.calls.iter())
-                .map(|c| json!([c["name"], c["arguments"]]))
-                .collect();
-            (d.matcher().text(), d.matcher().tokens().len(), budget, read)
+            budgeted_turn(d, rng, case, |c| json!([c["name"], c["arguments"]]))
         };
         assert!(
             used <= budget + 1,

@@ -2,12 +2,15 @@
 //! Llama 3.1 and Mistral formats, sampled under budgets (always complete,
 //! always read back into the calls) and replayed from known text.
 
+mod sampling;
+use sampling::sample;
+
 use std::sync::Arc;
 
 use gcd::core::vocab::Vocabulary;
 use gcd::{Chat, ChatDecoder, Constrained, ConstraintError};
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use serde::Deserialize;
 
 #[derive(Constrained, Deserialize, Debug, PartialEq)]
@@ -33,26 +36,6 @@ enum LlamaTool {
     },
 }
 
-/// Random allowed tokens (EOS last resort) until the turn ends.
-fn sample<T: serde::de::DeserializeOwned>(d: &mut ChatDecoder<T>, seed: u64) {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let v = d.matcher().bound().vocab().clone();
-    while !d.is_finished() {
-        let mask = d.matcher().compute_mask(v.len());
-        let text: Vec<u32> = mask
-            .iter_ones()
-            .map(|t| t as u32)
-            .filter(|&t| !v.is_eos(t))
-            .collect();
-        let t = if text.is_empty() {
-            v.eos_ids()[0]
-        } else {
-            text[rng.random_range(0..text.len())]
-        };
-        d.advance(t).unwrap();
-    }
-}
-
 #[test]
 fn hermes_turns_with_reasoning_and_two_calls_under_budgets() {
     let vocab = Arc::new(Vocabulary::o200k_base().unwrap());
@@ -73,7 +56,7 @@ fn hermes_turns_with_reasoning_and_two_calls_under_budgets() {
                 .unwrap()
                 .with_budget(budget)
                 .unwrap();
-            sample(&mut d, seed * 10 + i as u64);
+            sample(&mut d, &mut StdRng::seed_from_u64(seed * 10 + i as u64));
             let used = d.matcher().tokens().len() - usize::from(d.matcher().is_finished());
             assert!(used <= budget, "{used} > {budget}");
             let text = d.matcher().text();
@@ -135,7 +118,7 @@ fn hermes_reasoning_keeps_its_cap() {
                     .unwrap()
                     .with_budget(budget)
                     .unwrap();
-                sample(&mut d, seed * 10 + i as u64);
+                sample(&mut d, &mut StdRng::seed_from_u64(seed * 10 + i as u64));
                 let text = d.matcher().text();
                 let held = reasoning_tokens(&d);
                 assert!(held <= cap, "{held} reasoning tokens, cap {cap}: {text}");
@@ -244,7 +227,7 @@ fn mistral_calls_follow_the_tool_calls_token() {
             .unwrap()
             .with_budget(least + 30)
             .unwrap();
-        sample(&mut d, seed);
+        sample(&mut d, &mut StdRng::seed_from_u64(seed));
         let text = d.matcher().text();
         assert!(
             text.starts_with("[TOOL_CALLS][{") && text.ends_with("}]"),
@@ -276,7 +259,7 @@ fn llama31_on_the_real_tokenizer() {
             .unwrap()
             .with_budget(least + 12)
             .unwrap();
-        sample(&mut d, seed);
+        sample(&mut d, &mut StdRng::seed_from_u64(seed));
         let text = d.matcher().text();
         assert!(text.ends_with("}<|eot_id|>"), "{text}");
         let turn = d.finish().unwrap();
@@ -388,7 +371,7 @@ fn hermes_on_a_qwen3_style_tokenizer() {
             .unwrap()
             .with_budget(budget)
             .unwrap();
-        sample(&mut d, seed);
+        sample(&mut d, &mut StdRng::seed_from_u64(seed));
         let text = d.matcher().text();
         assert!(text.ends_with("</tool_call><|im_end|>"), "{text}");
         assert!(reasoning_tokens(&d) <= 10, "{text}");
