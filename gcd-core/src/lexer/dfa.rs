@@ -259,6 +259,85 @@ fn literal_dfa(bytes: &[u8]) -> TerminalDfa {
     }
 }
 
+/// The words of a regex that is an alternation of plain literals,
+/// `(?:"UP"|"DOWN")` (a schema's `enum` of strings), read without a parse:
+/// determinizing such a regex cost more than the rest of its schema's
+/// terminals, and its DFA is the words' trie.
+fn literal_alternation(regex: &str) -> Option<Vec<Vec<u8>>> {
+    let inner = regex.strip_prefix("(?:")?.strip_suffix(')')?;
+    let (mut words, mut start, mut escaped) = (Vec::new(), 0, false);
+    for (i, c) in inner.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '|' => {
+                words.push(plain_literal(&inner[start..i])?);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    words.push(plain_literal(&inner[start..])?);
+    (words.len() > 1).then_some(words)
+}
+
+/// The DFA of exactly `words` (none empty): their trie, with the words
+/// that nothing continues ending in one shared state, as determinizing
+/// their alternation would leave them.
+fn alternation_dfa(words: &[Vec<u8>]) -> TerminalDfa {
+    // Trie nodes as (children by byte, whether a word ends here).
+    let mut nodes: Vec<(Vec<(u8, u32)>, bool)> = vec![(Vec::new(), false)];
+    for w in words {
+        let mut at = 0usize;
+        for &b in w {
+            at = match nodes[at].0.iter().find(|&&(x, _)| x == b) {
+                Some(&(_, to)) => to as usize,
+                None => {
+                    let to = nodes.len() as u32;
+                    nodes[at].0.push((b, to));
+                    nodes.push((Vec::new(), false));
+                    to as usize
+                }
+            };
+        }
+        nodes[at].1 = true;
+    }
+    // Inner nodes keep their order (the root first); leaves become one.
+    let mut id = vec![0u32; nodes.len()];
+    let mut inner = 0u32;
+    for (i, (children, _)) in nodes.iter().enumerate() {
+        if !children.is_empty() {
+            id[i] = inner;
+            inner += 1;
+        }
+    }
+    for (i, (children, _)) in nodes.iter().enumerate() {
+        if children.is_empty() {
+            id[i] = inner;
+        }
+    }
+    let n = inner as usize + 1;
+    let mut trans = vec![DEAD; n * 256];
+    let mut accepting = vec![false; n];
+    accepting[n - 1] = true;
+    for (i, (children, ends)) in nodes.iter().enumerate() {
+        let from = id[i] as usize;
+        accepting[from] |= *ends;
+        for &(b, to) in children {
+            trans[from * 256 + b as usize] = id[to as usize];
+        }
+    }
+    TerminalDfa {
+        trans: trans.into(),
+        accepting: accepting.into(),
+        derived: Arc::new(Derived {
+            looks_past_end: OnceLock::from(false),
+            ..Derived::default()
+        }),
+        chain: None,
+    }
+}
+
 impl TerminalDfa {
     /// The DFA of exactly `bytes`, which need not be UTF-8 (the bytes of a
     /// special token, see [`special_bytes`](crate::grammar::special_bytes)).
@@ -474,6 +553,9 @@ impl TerminalDfa {
     ) -> Result<TerminalDfa, DfaError> {
         if let Some(bytes) = plain_literal(regex) {
             return Ok(literal_dfa(&bytes));
+        }
+        if let Some(words) = literal_alternation(regex) {
+            return Ok(alternation_dfa(&words));
         }
         let split = lookaround::split(regex).map_err(DfaError::Invalid)?;
         // Parse once; on a syntax error let regex-automata report it, so the

@@ -471,6 +471,57 @@ fn plain_literal_regexes_skip_the_parser_and_match_alike() {
     }
 }
 
+/// Whether two DFAs accept the same strings: their product, explored from
+/// the start pair, never reaches a pair that one accepts and one not.
+fn same_language(a: &TerminalDfa, b: &TerminalDfa) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    let mut todo = vec![(0u32, 0u32)];
+    while let Some((x, y)) = todo.pop() {
+        if !seen.insert((x, y)) {
+            continue;
+        }
+        let accepts = |d: &TerminalDfa, s: u32| s != DEAD && d.is_accepting(s);
+        if accepts(a, x) != accepts(b, y) {
+            return false;
+        }
+        for byte in 0..=255u8 {
+            let step = |d: &TerminalDfa, s: u32| if s == DEAD { DEAD } else { d.next(s, byte) };
+            let pair = (step(a, x), step(b, y));
+            if pair != (DEAD, DEAD) {
+                todo.push(pair);
+            }
+        }
+    }
+    true
+}
+
+#[test]
+fn literal_alternations_skip_determinizing_and_match_alike() {
+    // Random enums over a few bytes (words that are prefixes of others,
+    // repeats, escaped metacharacters), against the same language through
+    // the parser (a group the parse-free reading does not take).
+    let mut rand = xorshift(0x9d2c_5680_1b87_3e4f);
+    let alphabet = ["a", "b", "\\-", "\\.", "\\|", "\"", "é"];
+    for round in 0..400 {
+        let words: Vec<String> = (0..2 + rand(6))
+            .map(|_| (0..1 + rand(5)).map(|_| alphabet[rand(7) as usize]).collect())
+            .collect();
+        let regex = format!("(?:{})", words.join("|"));
+        let fast = TerminalDfa::build_with(&regex, false, false).unwrap();
+        let parsed = TerminalDfa::build_with(&format!("(?:{regex})"), false, false).unwrap();
+        assert!(same_language(&fast, &parsed), "round {round}: {regex}");
+        assert!(fast.len() <= parsed.len() + 1, "round {round}: {regex}");
+        assert_eq!(live_states(&fast.trans, &fast.accepting), vec![true; fast.len()]);
+        assert_eq!(*fast.byte_classes(), super::table::byte_classes(&fast.trans));
+    }
+    // Not alternations of literals: through the parser, as before.
+    for regex in [r"(?:a|b+)", r"(?:a)|(?:b)", r"(?:\d|a)"] {
+        let d = TerminalDfa::new(regex).unwrap();
+        assert!(d.matches(b"a") && !d.matches(b"ab"), "{regex}");
+    }
+    assert_eq!(TerminalDfa::new("(?:a|)"), Err(DfaError::MatchesEmpty));
+}
+
 #[test]
 fn distances_by_class_equal_distances_by_byte() {
     // Random tables with many classes (a few random bytes per row) and with
