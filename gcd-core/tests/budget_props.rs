@@ -222,9 +222,12 @@ fn grammars_too_large_for_budget_tables_refuse_budgets() {
     let t0 = std::time::Instant::now();
     let bound = Arc::new(BoundGrammar::new(c.clone(), vocab.clone()));
     let why = bound.budget_available().unwrap_err();
+    assert!(why.table_bytes() > gcd_core::bind::MAX_BUDGET_TABLE_BYTES);
+    assert_eq!(why.grammar_size().0, 1200);
+    let message = why.to_string();
     assert!(
-        why.contains("MB") && why.contains("1200 terminals"),
-        "{why}"
+        message.contains("MB") && message.contains("1200 terminals"),
+        "{message}"
     );
     let mut m = Matcher::new(bound.clone());
     let err = m.set_budget(Some(10)).unwrap_err();

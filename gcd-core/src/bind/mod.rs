@@ -39,7 +39,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use bitvec::prelude::*;
 use rustc_hash::FxHashMap;
 
-pub use budget::{BudgetTables, CostTier, PendingCap, MAX_BUDGET_TABLE_BYTES};
+pub use budget::{BudgetTables, BudgetUnavailable, CostTier, PendingCap, MAX_BUDGET_TABLE_BYTES};
 /// The budget's "no completion" cost (for tests that compare with it).
 #[doc(hidden)]
 pub use cost::INF;
@@ -592,8 +592,8 @@ impl BoundGrammar {
     }
 
     /// Whether this grammar's budget tables fit in
-    /// [`MAX_BUDGET_TABLE_BYTES`], or why not (a message naming the size).
-    pub fn budget_available(&self) -> Result<(), String> {
+    /// [`MAX_BUDGET_TABLE_BYTES`], or by how much they do not.
+    pub fn budget_available(&self) -> Result<(), BudgetUnavailable> {
         if self.budget.get().is_some() {
             return Ok(());
         }
@@ -604,14 +604,10 @@ impl BoundGrammar {
             return Ok(());
         }
         let g = &self.grammar.grammar;
-        Err(format!(
-            "token budgets and lexeme caps are not available for this grammar: its budget \
-             tables would take {} MB ({} terminals, {} rules), more than the {} MB a binding \
-             may spend on them",
-            bytes >> 20,
+        Err(BudgetUnavailable::new(
+            bytes,
             g.terminals.len(),
             g.nonterminals.len(),
-            MAX_BUDGET_TABLE_BYTES >> 20
         ))
     }
 

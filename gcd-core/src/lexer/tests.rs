@@ -504,15 +504,25 @@ fn literal_alternations_skip_determinizing_and_match_alike() {
     let alphabet = ["a", "b", "\\-", "\\.", "\\|", "\"", "é"];
     for round in 0..400 {
         let words: Vec<String> = (0..2 + rand(6))
-            .map(|_| (0..1 + rand(5)).map(|_| alphabet[rand(7) as usize]).collect())
+            .map(|_| {
+                (0..1 + rand(5))
+                    .map(|_| alphabet[rand(7) as usize])
+                    .collect()
+            })
             .collect();
         let regex = format!("(?:{})", words.join("|"));
         let fast = TerminalDfa::build_with(&regex, false, false).unwrap();
         let parsed = TerminalDfa::build_with(&format!("(?:{regex})"), false, false).unwrap();
         assert!(same_language(&fast, &parsed), "round {round}: {regex}");
         assert!(fast.len() <= parsed.len() + 1, "round {round}: {regex}");
-        assert_eq!(live_states(&fast.trans, &fast.accepting), vec![true; fast.len()]);
-        assert_eq!(*fast.byte_classes(), super::table::byte_classes(&fast.trans));
+        assert_eq!(
+            live_states(&fast.trans, &fast.accepting),
+            vec![true; fast.len()]
+        );
+        assert_eq!(
+            *fast.byte_classes(),
+            super::table::byte_classes(&fast.trans)
+        );
     }
     // Not alternations of literals: through the parser, as before.
     for regex in [r"(?:a|b+)", r"(?:a)|(?:b)", r"(?:\d|a)"] {

@@ -67,6 +67,53 @@ use rustc_hash::FxHashMap;
 /// caps are refused with an error rather than exhausting memory.
 pub const MAX_BUDGET_TABLE_BYTES: usize = 512 << 20;
 
+/// Why a binding offers no token budgets or lexeme caps: its budget tables
+/// would take more than [`MAX_BUDGET_TABLE_BYTES`]. Kept as numbers, so a
+/// caller can tell how far over the grammar is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BudgetUnavailable {
+    table_bytes: usize,
+    terminals: usize,
+    rules: usize,
+}
+
+impl BudgetUnavailable {
+    pub(crate) fn new(table_bytes: usize, terminals: usize, rules: usize) -> BudgetUnavailable {
+        BudgetUnavailable {
+            table_bytes,
+            terminals,
+            rules,
+        }
+    }
+
+    /// The bytes the budget tables would take.
+    pub fn table_bytes(&self) -> usize {
+        self.table_bytes
+    }
+
+    /// The grammar's terminals and rules, the factors of that size.
+    pub fn grammar_size(&self) -> (usize, usize) {
+        (self.terminals, self.rules)
+    }
+}
+
+impl std::fmt::Display for BudgetUnavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "token budgets and lexeme caps are not available for this grammar: its budget \
+             tables would take {} MB ({} terminals, {} rules), more than the {} MB a binding \
+             may spend on them",
+            self.table_bytes >> 20,
+            self.terminals,
+            self.rules,
+            MAX_BUDGET_TABLE_BYTES >> 20
+        )
+    }
+}
+
+impl std::error::Error for BudgetUnavailable {}
+
 /// The longest tokens [`BudgetTables::new`] tries before a context's
 /// tables: a lexeme one token spells is mostly a short one (`""`, `0`,
 /// `true`), and the walk below this depth reads a few thousand trie nodes.

@@ -121,8 +121,8 @@ impl MatchError {
         MatchError::new(MatchErrorKind::LexemeCap, message)
     }
 
-    fn budget_unavailable(why: String) -> MatchError {
-        MatchError::new(MatchErrorKind::BudgetUnavailable, why)
+    fn budget_unavailable(why: crate::bind::BudgetUnavailable) -> MatchError {
+        MatchError::new(MatchErrorKind::BudgetUnavailable, why.to_string())
     }
 }
 
