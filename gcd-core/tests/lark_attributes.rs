@@ -1,7 +1,8 @@
 //! llguidance's rule attributes beside `[lazy]`: `[max_tokens=N]` (gcd's
 //! lexeme cap, set by the grammar), `[temperature=T]` (a hint the caller
-//! reads back) and `[capture]` / `[capture="name"]` (named byte ranges of
-//! a finished output). Languages and captures against hand-computed ones,
+//! reads back), `[capture]` / `[capture="name"]` (named byte ranges of a
+//! finished output) and `[suffix="..."]` with `stop_capture` (a lazy
+//! lexeme ended by the suffix, left out of the rule's own capture). Languages and captures against hand-computed ones,
 //! and the errors for their misuse.
 
 mod common;
@@ -356,25 +357,124 @@ fn captures_of_rules_trees_do_not_show_as_themselves_are_refused() {
 }
 
 #[test]
-fn stop_and_suffix_stay_refused_by_name() {
-    for (src, says) in [
-        (
-            "start: g\ng[stop=\"\\n\"]: /a+/",
-            "`stop` (on `g`) is not supported",
-        ),
-        (
-            "start: g\ng[stop=/x/]: /a+/",
-            "`stop` (on `g`) is not supported",
-        ),
-        ("start: g\ng[suffix=\"x\"]: /a+/", "`suffix` (on `g`)"),
-        (
-            "start: g\ng[stop_capture=\"x\"]: /a+/",
-            "`stop_capture` (on `g`)",
-        ),
+fn stop_stays_refused_by_name() {
+    for src in [
+        "start: g\ng[stop=\"\\n\"]: /a+/",
+        "start: g\ng[stop=/x/]: /a+/",
+        "start: g\ng[stop=\"\"]: /a+/",
     ] {
         let e = gcd_core::lark::parse_grammar(src).unwrap_err();
         let d = &e.diagnostics()[0];
         assert_eq!(d.kind, DiagnosticKind::Unsupported, "{src}: {e}");
+        assert!(
+            d.message.contains("`stop` (on `g`) is not supported"),
+            "{src}: {e}"
+        );
+        assert!(d.message.contains("hidden from the output"), "{src}: {e}");
+    }
+}
+
+/// `w[suffix="ab"]: /[ab]*/`: one lazy lexeme of `[ab]*ab`, so it ends at
+/// the first `ab`: the strings over `a`, `b` that end in `ab` and hold no
+/// earlier `ab` (by brute force, the definition).
+#[test]
+fn a_suffix_ends_a_lazy_lexeme_and_stays_in_the_output() {
+    let got = language("start: w \"x\"\nw[suffix=\"ab\"]: /[ab]*/", b"abx", 7);
+    let mut want = BTreeSet::new();
+    for len in 2..=6usize {
+        for bits in 0..1u32 << len {
+            let s: String = (0..len)
+                .map(|i| if bits >> i & 1 == 1 { 'b' } else { 'a' })
+                .collect();
+            if s.ends_with("ab") && !s[..len - 1].contains("ab") {
+                want.insert(format!("{s}x"));
+            }
+        }
+    }
+    assert_eq!(got, want);
+    assert!(want.contains("bbaabx") && !want.contains("ababx"));
+}
+
+/// llguidance's example: the rule's own capture leaves the suffix out,
+/// `stop_capture` holds it, and an enclosing rule's capture has both.
+#[test]
+fn a_suffix_is_left_out_of_its_rules_capture() {
+    let src = "start: outer \"!\"\nouter[capture]: with_suffix\n\
+               with_suffix[capture, suffix=\"<end>\", stop_capture=\"end\"]: /(.|\\n)*/";
+    let c = compile(src);
+    let input = b"foo<end>!";
+    let texts: Vec<Vec<u8>> = input.iter().map(|&b| vec![b]).collect();
+    let vocab = Arc::new(Vocabulary::from_tokens(texts, vec![]));
+    let mut m = Matcher::new(Arc::new(BoundGrammar::new(c, vocab)));
+    for i in 0..input.len() {
+        m.advance(i as u32).unwrap();
+    }
+    assert!(m.is_complete());
+    let got: Vec<(String, &[u8])> = (m.captures().unwrap().iter())
+        .map(|c| (c.name.clone(), &m.output()[c.span.clone()]))
+        .collect();
+    let want: Vec<(String, &[u8])> = vec![
+        ("outer".into(), b"foo<end>"),
+        ("with_suffix".into(), b"foo"),
+        ("end".into(), b"<end>"),
+    ];
+    assert_eq!(got, want);
+    // Lazy: the first `<end>` ends it, so a second one is refused here.
+    let mut m2 = Matcher::new(m.bound().clone());
+    for i in 0..8 {
+        m2.advance(i).unwrap();
+    }
+    assert!(m2.advance(3).is_err(), "`<` after the first `<end>`");
+}
+
+#[test]
+fn suffix_misuses_are_errors() {
+    for (src, kind, says) in [
+        (
+            "start: g\ng[suffix=/x/]: /a+/",
+            DiagnosticKind::Unsupported,
+            "\"literal\" only",
+        ),
+        (
+            "start: g\ng[suffix=X]: /a+/\nX: \"x\"",
+            DiagnosticKind::Unsupported,
+            "\"literal\" only",
+        ),
+        (
+            "start: g\ng[suffix=\"\"]: /a+/",
+            DiagnosticKind::Unsupported,
+            "non-empty",
+        ),
+        (
+            "start: g\ng[suffix=\"x\"i]: /a+/",
+            DiagnosticKind::Unsupported,
+            "\"literal\" only",
+        ),
+        (
+            "start: g\ng[stop_capture=\"x\"]: /a+/",
+            DiagnosticKind::Syntax,
+            "has none",
+        ),
+        (
+            "start: g\ng[stop_capture]: /a+/",
+            DiagnosticKind::Syntax,
+            "takes a non-empty",
+        ),
+        (
+            "start: g\ng[suffix=\"x\"]: h\nh: \"a\"",
+            DiagnosticKind::Syntax,
+            "cannot use rule `h`",
+        ),
+        (
+            "start: g\ng[suffix=\"x\"]: /a/ & ~/b/",
+            DiagnosticKind::Unsupported,
+            "cannot make lazy",
+        ),
+    ] {
+        let e = gcd_core::lark::parse_grammar(src).unwrap_err();
+        let d = &e.diagnostics()[0];
+        assert_eq!(d.kind, kind, "{src}: {e}");
         assert!(d.message.contains(says), "{src}: {e}");
+        assert_eq!(d.span.map(|s| s.start.line), Some(2), "{src}: {e}");
     }
 }

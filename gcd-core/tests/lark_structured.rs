@@ -1,6 +1,7 @@
 //! llguidance's `%regex { ... }` lexemes (substrings of a text at chunk
 //! boundaries), its `%llguidance { ... }` options header and its rule
-//! attributes (`[lazy]`; the others are in `lark_attributes.rs`): languages against the definition (every
+//! attributes (`[lazy]`; the others, and `stop`'s refusal, are in
+//! `lark_attributes.rs`): languages against the definition (every
 //! contiguous run of the chunks; a lazy lexeme ending at its first match),
 //! and the refusals.
 
@@ -224,11 +225,6 @@ fn rule_attributes_gcd_does_not_take_are_errors_naming_them() {
             "start: g\ng[stop=\"\\n\"]: /a+/",
             DiagnosticKind::Unsupported,
             "`stop` (on `g`) is not supported",
-        ),
-        (
-            "start: g\ng[suffix=\"x\"]: /a+/",
-            DiagnosticKind::Unsupported,
-            "`suffix` (on `g`)",
         ),
         (
             "start: g\ng[fast]: /a+/",

@@ -351,7 +351,20 @@ impl GrammarBuilder {
     /// rule must show in parse trees as itself: a plain rule (not `?` nor
     /// `_`) whose alternatives have no alias and whose name no alias takes.
     pub fn capture(&mut self, rule: &str, name: &str, span: Option<Span>) -> &mut Self {
-        (self.hints.captures).push((rule.to_string(), name.to_string(), span));
+        self.capture_part(rule, name, super::CapturePart::Whole, span)
+    }
+
+    /// [`capture`](Self::capture) of a part of each match (a rule with
+    /// llguidance's `suffix=`: its capture leaves the suffix out, and
+    /// `stop_capture` holds only the suffix).
+    pub fn capture_part(
+        &mut self,
+        rule: &str,
+        name: &str,
+        part: super::CapturePart,
+        span: Option<Span>,
+    ) -> &mut Self {
+        (self.hints.captures).push((rule.to_string(), name.to_string(), part, span));
         self
     }
 
@@ -435,8 +448,8 @@ impl GrammarBuilder {
         for &(t, x) in &g.hints.temperatures {
             self.temperature(&name(&g.terminal(t).name), x, span);
         }
-        for (rule, as_name) in &g.hints.captures {
-            self.capture(&name(rule), as_name, span);
+        for (rule, as_name, part) in &g.hints.captures {
+            self.capture_part(&name(rule), as_name, *part, span);
         }
         for m in &g.member_sets {
             let list = &g.nonterminal(m.list).name;

@@ -19,10 +19,35 @@ pub struct Hints {
     /// Per terminal with a sampling temperature, that temperature. Sorted
     /// by terminal, one entry each.
     pub temperatures: Vec<(TermId, Temperature)>,
-    /// `(rule, capture name)`: each derivation of the rule is captured
-    /// under the name. By rule name, not id: transforms renumber rules,
-    /// and parse trees name their nodes after the rules as written.
-    pub captures: Vec<(String, String)>,
+    /// `(rule, capture name, part)`: each derivation of the rule is
+    /// captured under the name, whole or in part. By rule name, not id:
+    /// transforms renumber rules, and parse trees name their nodes after
+    /// the rules as written.
+    pub captures: Vec<(String, String, CapturePart)>,
+}
+
+/// Which bytes of a captured rule's match a capture holds: llguidance's
+/// `suffix="..."` leaves the suffix out of the rule's own capture and
+/// gives it to `stop_capture`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum CapturePart {
+    /// All of it.
+    Whole,
+    /// All but its last this many bytes.
+    Head(usize),
+    /// Its last this many bytes.
+    Tail(usize),
+}
+
+impl CapturePart {
+    /// The part of `span` this names (clamped to `span`).
+    pub fn of(self, span: std::ops::Range<usize>) -> std::ops::Range<usize> {
+        match self {
+            CapturePart::Whole => span,
+            CapturePart::Head(n) => span.start..span.end.saturating_sub(n).max(span.start),
+            CapturePart::Tail(n) => span.end.saturating_sub(n).max(span.start)..span.end,
+        }
+    }
 }
 
 impl Hints {
@@ -57,8 +82,8 @@ pub(super) struct HintDefs {
     pub(super) caps: Vec<(String, u32, Option<Span>)>,
     /// (terminal, temperature, where it is written)
     pub(super) temperatures: Vec<(String, Temperature, Option<Span>)>,
-    /// (rule, capture name, where it is written)
-    pub(super) captures: Vec<(String, String, Option<Span>)>,
+    /// (rule, capture name, which part, where it is written)
+    pub(super) captures: Vec<(String, String, CapturePart, Option<Span>)>,
 }
 
 impl HintDefs {
@@ -122,9 +147,9 @@ impl HintDefs {
         caps.sort_unstable();
         temperatures.sort_unstable_by_key(|c| c.0);
         let mut captures = Vec::new();
-        for (rule, name, span) in &self.captures {
+        for (rule, name, part, span) in &self.captures {
             match captured_rule(rule, nonterminals, productions) {
-                Ok(()) => captures.push((rule.clone(), name.clone())),
+                Ok(()) => captures.push((rule.clone(), name.clone(), *part)),
                 Err(why) => diags.error(
                     DiagnosticKind::Unsupported,
                     *span,

@@ -15,7 +15,7 @@ mod term_set;
 
 pub use builder::{Alternative, Expr, GrammarBuilder};
 pub use combination::{RegexCombination, UTF8_TEXT};
-pub use hints::{Hints, Temperature};
+pub use hints::{CapturePart, Hints, Temperature};
 pub use term_set::TermSet;
 
 use std::fmt;

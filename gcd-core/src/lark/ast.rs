@@ -307,12 +307,20 @@ pub(super) struct RuleAttributes {
     /// `[capture]` / `[capture="name"]`: the name the rule's text is
     /// captured under.
     pub(super) capture: Option<(String, Span)>,
+    /// `[suffix="text"]`: the rule's body is one lazy lexeme that ends
+    /// with this text, which the rule's own capture leaves out.
+    pub(super) suffix: Option<(String, Span)>,
+    /// `[stop_capture="name"]`: the name the suffix is captured under.
+    pub(super) stop_capture: Option<(String, Span)>,
 }
 
 impl RuleAttributes {
     /// Whether the rule's body must be one lexeme (a terminal).
     pub(super) fn one_lexeme(&self) -> bool {
-        self.lazy || self.max_tokens.is_some() || self.temperature.is_some()
+        self.lazy
+            || self.max_tokens.is_some()
+            || self.temperature.is_some()
+            || self.suffix.is_some()
     }
 
     /// Whether the lexeme needs a terminal of its own, which a cap or a
@@ -328,6 +336,7 @@ impl RuleAttributes {
             (self.lazy, "lazy"),
             (self.max_tokens.is_some(), "max_tokens"),
             (self.temperature.is_some(), "temperature"),
+            (self.suffix.is_some(), "suffix"),
         ]
         .into_iter()
         .filter_map(|(on, n)| on.then_some(n))

@@ -11,12 +11,17 @@
 //!   read back (`Grammar::temperature`, `Matcher::temperature`); it
 //!   changes no mask;
 //! - `capture` / `capture="name"`: the rule's text, read back from a
-//!   finished output (`Matcher::captures`).
+//!   finished output (`Matcher::captures`);
+//! - `suffix="text"` (a literal): the rule is one lazy lexeme of its body
+//!   then the text, which stays in the output; the rule's own capture
+//!   leaves the text out and `stop_capture="name"` captures the text (a
+//!   regex or terminal suffix would give the capture no one end, and is
+//!   refused).
 //!
-//! `stop`, `suffix` and `stop_capture` end a lazy lexeme with text that is
-//! then hidden from the output (or put back), which gcd's masks cannot
-//! express; they, and unknown attributes, are errors naming them rather
-//! than attributes silently dropped.
+//! `stop` ends a lazy lexeme with text that is then hidden from the output
+//! (llguidance backtracks its tokens), which gcd's masks cannot express; it,
+//! and unknown attributes, are errors naming them rather than attributes
+//! silently dropped.
 
 use super::ast::RuleAttributes;
 use super::lexer::{describe, Tok};
@@ -27,9 +32,10 @@ use crate::grammar::Temperature;
 /// Why gcd does not take an attribute llguidance knows.
 fn refusal(name: &str) -> Option<&'static str> {
     Some(match name {
-        "stop" | "suffix" | "stop_capture" => {
-            "it makes the lexeme lazy and hides or re-adds its end from the output, \
-             which gcd's masks cannot express; write the end into the rule and use `[lazy]`"
+        "stop" => {
+            "the lexeme's end is generated and then hidden from the output (llguidance \
+             backtracks its tokens), which gcd's masks cannot express; `suffix=\"...\"` keeps \
+             the end in the output"
         }
         _ => return None,
     })
@@ -115,6 +121,8 @@ impl Parser<'_, '_> {
             "max_tokens" => attrs.max_tokens.is_some(),
             "temperature" => attrs.temperature.is_some(),
             "capture" => attrs.capture.is_some(),
+            "suffix" => attrs.suffix.is_some(),
+            "stop_capture" => attrs.stop_capture.is_some(),
             _ => false,
         };
         let mut fail = |kind, msg: String| {
@@ -187,6 +195,39 @@ impl Parser<'_, '_> {
             ) if !text.is_empty() => {
                 attrs.capture = Some((text, span));
             }
+            (
+                "suffix",
+                Some(Value {
+                    tok: Tok::Str { text, ci: false },
+                    ..
+                }),
+            ) if !text.is_empty() => {
+                attrs.suffix = Some((text, span));
+            }
+            ("suffix", _) => {
+                return fail(
+                    DiagnosticKind::Unsupported,
+                    format!(
+                        "`suffix` (on `{name}`) is supported as a non-empty \"literal\" only: \
+                         after a regex or a terminal the rule's capture would have no one end"
+                    ),
+                )
+            }
+            (
+                "stop_capture",
+                Some(Value {
+                    tok: Tok::Str { text, .. },
+                    ..
+                }),
+            ) if !text.is_empty() => {
+                attrs.stop_capture = Some((text, span));
+            }
+            ("stop_capture", _) => {
+                return fail(
+                    DiagnosticKind::Syntax,
+                    format!("`stop_capture` (on `{name}`) takes a non-empty \"name\""),
+                )
+            }
             ("capture", Some(_)) => {
                 return fail(
                     DiagnosticKind::Syntax,
@@ -204,8 +245,7 @@ impl Parser<'_, '_> {
                     None => format!(
                         "unknown rule attribute `{attr}` (on `{name}`): llguidance's are \
                          `lazy`, `max_tokens`, `stop`, `suffix`, `stop_capture`, `capture` \
-                         and `temperature`, and gcd supports all but `stop`, `suffix` and \
-                         `stop_capture`"
+                         and `temperature`, and gcd supports all but `stop`"
                     ),
                 };
                 return fail(DiagnosticKind::Unsupported, msg);

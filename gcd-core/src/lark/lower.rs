@@ -12,7 +12,9 @@ use super::regex::range_regex;
 use super::terminals::{check_terminal, non_empty_part, TState, TermCompiler};
 use super::Embeds;
 use crate::error::{Diagnostic, DiagnosticKind, GrammarError, Span};
-use crate::grammar::{Alternative, Expr, Grammar, GrammarBuilder, SpecialToken, TerminalPattern};
+use crate::grammar::{
+    Alternative, CapturePart, Expr, Grammar, GrammarBuilder, SpecialToken, TerminalPattern,
+};
 use crate::limits::Limits;
 
 /// What lowering a rule's expression needs besides the expression.
@@ -278,9 +280,7 @@ pub(super) fn compile(
         embedded: HashMap::new(),
     };
     for r in &rules {
-        if let Some((tc, span)) = &r.attrs.capture {
-            cx.builder.capture(&r.name, tc, Some(*span));
-        }
+        rule_captures(r, cx.builder, cx.diags);
         if let Some(body) = lexeme_bodies.get(&r.name) {
             let expr = lexeme_expr(body, r, cx.builder, cx.diags);
             let alt = Alternative {
@@ -354,7 +354,7 @@ fn lexeme_bodies(rules: &[RuleDef], tc: &mut TermCompiler<'_>) -> HashMap<String
         let Some(frag) = tc.node(&node, &owner) else {
             continue;
         };
-        if !r.attrs.lazy {
+        if !r.attrs.lazy && r.attrs.suffix.is_none() {
             out.insert(r.name.clone(), frag.into_pattern());
             continue;
         }
@@ -363,16 +363,53 @@ fn lexeme_bodies(rules: &[RuleDef], tc: &mut TermCompiler<'_>) -> HashMap<String
                 DiagnosticKind::Unsupported,
                 Some(r.span),
                 format!(
-                    "{} is a combination with `&` or `~` ({c}), which gcd cannot make lazy",
+                    "{} is a combination with `&` or `~` ({c}), which gcd cannot make lazy \
+                     (a suffix makes it lazy too)",
                     owner.0
                 ),
             ));
             continue;
         }
-        let re = format!("(?:{})(?:)??", frag.regex());
+        let suffix = (r.attrs.suffix.as_ref()).map(|(text, _)| {
+            TerminalPattern::Literal {
+                text: text.clone(),
+                case_insensitive: false,
+            }
+            .to_regex()
+        });
+        let re = format!(
+            "(?:{})(?:{})(?:)??",
+            frag.regex(),
+            suffix.unwrap_or_default()
+        );
         out.insert(r.name.clone(), TerminalPattern::Regex(re));
     }
     out
+}
+
+/// The captures of rule `r`: `[capture]`, and with `[suffix="..."]` its
+/// own capture without the suffix and `[stop_capture="name"]` the suffix
+/// alone (llguidance's split). `stop_capture` without a suffix is an error.
+fn rule_captures(r: &RuleDef, builder: &mut GrammarBuilder, diags: &mut Vec<Diagnostic>) {
+    let suffix = r.attrs.suffix.as_ref().map(|(text, _)| text.len());
+    if let Some((name, span)) = &r.attrs.capture {
+        let part = suffix.map_or(CapturePart::Whole, CapturePart::Head);
+        builder.capture_part(&r.name, name, part, Some(*span));
+    }
+    match (&r.attrs.stop_capture, suffix) {
+        (Some((name, span)), Some(n)) => {
+            builder.capture_part(&r.name, name, CapturePart::Tail(n), Some(*span));
+        }
+        (Some((_, span)), None) => diags.push(Diagnostic::new(
+            DiagnosticKind::Syntax,
+            Some(*span),
+            format!(
+                "`stop_capture` (on `{}`) names the capture of a `suffix=\"...\"`, and the rule has none",
+                r.name
+            ),
+        )),
+        (None, _) => {}
+    }
 }
 
 /// A one-lexeme rule's body: its pattern, optional when the pattern also

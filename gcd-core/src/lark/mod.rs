@@ -110,9 +110,15 @@
 //!     (`Matcher::captures`, `runtime::tree::captures`), read off the
 //!     parse tree; so the rule must show in trees as itself (not `?` or
 //!     `_`, no aliases), else it is an error.
-//!   - `stop`, `suffix`, `stop_capture` (a lazy lexeme whose end is hidden
-//!     from the output or put back) and unknown attributes are errors
-//!     naming them.
+//!   - `name[suffix="text"]: ...` (a literal): the body then the text, as
+//!     one lazy lexeme (it ends at the first place the body and the text
+//!     match), the text kept in the output; `[capture]` then leaves the
+//!     text out, and `[stop_capture="other"]` captures the text alone, as
+//!     in llguidance. A regex or terminal suffix is
+//!     [`DiagnosticKind::Unsupported`] (the capture would have no one end).
+//!   - `stop` (a lazy lexeme whose end is generated and then hidden from
+//!     the output by backtracking) and unknown attributes are errors naming
+//!     them.
 //! - `%ignore NAME`, `%ignore "literal"`, `%ignore /regex/` (and any other
 //!   terminal expression, compiled to one anonymous ignored terminal).
 //! - `%import common.NAME`, `%import common.NAME -> ALIAS`,

@@ -9,6 +9,7 @@ use std::ops::Range;
 
 use super::{parse_bytes, Node, ParseError};
 use crate::compiled::CompiledGrammar;
+use crate::grammar::CapturePart;
 
 /// One derivation of a captured rule in an output.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -20,7 +21,8 @@ pub struct Capture {
     pub rule: String,
     /// Its bytes in the input, from the start of its first lexeme to the end
     /// of its last: ignored text (`%ignore`) around it is not part of it,
-    /// as for parse-tree spans.
+    /// as for parse-tree spans. With llguidance's `suffix=`, the rule's
+    /// capture leaves the suffix out and `stop_capture`'s is the suffix.
     pub span: Range<usize>,
 }
 
@@ -28,9 +30,10 @@ pub struct Capture {
 /// rule before the rules inside it, then left to right). Empty when the
 /// grammar captures nothing; an error when `input` does not parse.
 pub fn captures(grammar: &CompiledGrammar, input: &[u8]) -> Result<Vec<Capture>, ParseError> {
-    let wanted: HashMap<&str, &str> = (grammar.grammar.hints.captures.iter())
-        .map(|(rule, name)| (rule.as_str(), name.as_str()))
-        .collect();
+    let mut wanted: HashMap<&str, Vec<(&str, CapturePart)>> = HashMap::new();
+    for (rule, name, part) in &grammar.grammar.hints.captures {
+        wanted.entry(rule).or_default().push((name, *part));
+    }
     if wanted.is_empty() {
         return Ok(Vec::new());
     }
@@ -38,16 +41,20 @@ pub fn captures(grammar: &CompiledGrammar, input: &[u8]) -> Result<Vec<Capture>,
     Ok(of_tree(&tree, &wanted))
 }
 
-/// The captures of a parsed tree; `wanted` maps a rule to its capture name.
-fn of_tree(tree: &Node, wanted: &HashMap<&str, &str>) -> Vec<Capture> {
-    (tree.iter())
-        .filter_map(|n| match n {
-            Node::Rule { name, span, .. } => wanted.get(name.as_str()).map(|c| Capture {
+/// The captures of a parsed tree; `wanted` maps a rule to its captures.
+fn of_tree(tree: &Node, wanted: &HashMap<&str, Vec<(&str, CapturePart)>>) -> Vec<Capture> {
+    let mut out = Vec::new();
+    for n in tree.iter() {
+        let Node::Rule { name, span, .. } = n else {
+            continue;
+        };
+        for (c, part) in wanted.get(name.as_str()).into_iter().flatten() {
+            out.push(Capture {
                 name: c.to_string(),
                 rule: name.clone(),
-                span: span.clone(),
-            }),
-            Node::Token { .. } => None,
-        })
-        .collect()
+                span: part.of(span.clone()),
+            });
+        }
+    }
+    out
 }
