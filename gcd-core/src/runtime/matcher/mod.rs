@@ -463,7 +463,8 @@ impl Matcher {
         if self.caps.is_some() {
             return Err(refuse(
                 MatchError::lexeme_cap,
-                "lexeme caps count tokens, and bytes fed directly are none",
+                "lexeme caps count tokens, and bytes fed directly are none (lift them with \
+                 `set_lexeme_cap(terminal, None)`; a grammar's `[max_tokens=N]` sets them)",
             ));
         }
         if bytes.is_empty() {
