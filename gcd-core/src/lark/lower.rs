@@ -328,8 +328,9 @@ pub(super) fn compile(
 }
 
 /// The body of each rule whose attributes make it one lexeme (`[lazy]`,
-/// `[max_tokens=N]`, `[temperature=T]`) as one pattern: the rule's
-/// alternatives compiled as a terminal. A lazy one's regex gets a lazy
+/// `[max_tokens=N]`, `[temperature=T]`, `[suffix="..."]`) as one pattern:
+/// the rule's alternatives compiled as a terminal, then the suffix. A lazy
+/// one's regex (a suffix makes it lazy, as in llguidance) gets a lazy
 /// quantifier on nothing, so the lexer ends the lexeme at its first match
 /// (gcd's meaning of a lazy quantifier, and llguidance's of `[lazy]`).
 fn lexeme_bodies(rules: &[RuleDef], tc: &mut TermCompiler<'_>) -> HashMap<String, TerminalPattern> {
