@@ -661,6 +661,33 @@ fn check_accepts_gives_each_file_s_verdict() {
     assert_eq!(code, 0, "{out}");
 }
 
+/// `[max_tokens=N]` counts tokens and leaves the language alone: a
+/// document is checked against the language, however long its lexeme.
+#[test]
+fn check_accepts_ignores_a_grammars_lexeme_caps() {
+    let g = temp_file(
+        "capped.lark",
+        "start: \"<\" w \">\"\nw[max_tokens=2]: /a+/\n",
+    );
+    let long = temp_file("long.txt", "<aaaaaaaa>");
+    let bad = temp_file("bad.txt", "<ab>");
+    let (code, out, err) = gcd(&[
+        "check",
+        g.to_str().unwrap(),
+        "--accepts",
+        long.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("accepted (10 bytes)"), "{out}");
+    let (code, out, err) = gcd(&[
+        "check",
+        g.to_str().unwrap(),
+        "--accepts",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+}
+
 #[test]
 fn gbnf_grammars_load_by_extension_or_format() {
     let text = "root ::= item (\",\" item)*\nitem ::= [a-z]+ | \"é\"\n";

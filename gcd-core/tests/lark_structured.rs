@@ -1,6 +1,7 @@
 //! llguidance's `%regex { ... }` lexemes (substrings of a text at chunk
 //! boundaries), its `%llguidance { ... }` options header and its rule
-//! attributes (`[lazy]`): languages against the definition (every
+//! attributes (`[lazy]`; the others, and `stop`'s refusal, are in
+//! `lark_attributes.rs`): languages against the definition (every
 //! contiguous run of the chunks; a lazy lexeme ending at its first match),
 //! and the refusals.
 
@@ -221,34 +222,9 @@ fn a_lazy_rule_is_one_lexeme_ended_at_its_first_match() {
 fn rule_attributes_gcd_does_not_take_are_errors_naming_them() {
     for (src, kind, says) in [
         (
-            "start: g\ng[max_tokens=10]: /a+/",
-            DiagnosticKind::Unsupported,
-            "`max_tokens` (on `g`) is not supported",
-        ),
-        (
             "start: g\ng[stop=\"\\n\"]: /a+/",
             DiagnosticKind::Unsupported,
             "`stop` (on `g`) is not supported",
-        ),
-        (
-            "start: g\ng[suffix=\"x\"]: /a+/",
-            DiagnosticKind::Unsupported,
-            "`suffix` (on `g`)",
-        ),
-        (
-            "start: g\ng[capture]: /a+/",
-            DiagnosticKind::Unsupported,
-            "`capture` (on `g`) is not supported",
-        ),
-        (
-            "start: g\ng[lazy, capture=\"c\"]: /a+/",
-            DiagnosticKind::Unsupported,
-            "`capture` (on `g`)",
-        ),
-        (
-            "start: g\ng[temperature=0.7]: /a+/",
-            DiagnosticKind::Unsupported,
-            "`temperature` (on `g`)",
         ),
         (
             "start: g\ng[fast]: /a+/",

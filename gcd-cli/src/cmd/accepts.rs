@@ -40,6 +40,12 @@ struct Position {
 pub fn accepts(grammar: Arc<CompiledGrammar>, files: &[PathBuf], json: bool) -> Result<ExitCode> {
     // Every byte its own token: the matcher then reads any text.
     let bytes: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+    // The language is the question: caps count tokens, and text fed as
+    // bytes is none.
+    let grammar = match grammar.grammar().hints.lexeme_caps.is_empty() {
+        true => grammar,
+        false => Arc::new(grammar.without_lexeme_caps()),
+    };
     let vocab = Arc::new(Vocabulary::from_tokens_with_eos(bytes, "<eos>"));
     let bound = Arc::new(BoundGrammar::try_new(grammar, vocab).map_err(|e| e.to_string())?);
     let mut verdicts = Vec::new();

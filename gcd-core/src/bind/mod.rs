@@ -25,6 +25,7 @@ mod cache;
 mod capped;
 mod chains;
 mod cost;
+mod grammar_caps;
 mod heads;
 mod lexeme_costs;
 mod literal_costs;
@@ -202,8 +203,9 @@ impl BoundGrammar {
     /// trie between grammars bound to the same vocabulary.
     ///
     /// # Panics
-    /// If the grammar names a special token the vocabulary lacks; use
-    /// [`try_new`](Self::try_new) for grammars that name special tokens.
+    /// If the grammar names a special token the vocabulary lacks, or caps
+    /// a lexeme below what the vocabulary needs (`[max_tokens=N]`); use
+    /// [`try_new`](Self::try_new) for grammars that do either.
     // The documented panic: callers that bind grammars naming special
     // tokens use `try_new` (the CLI, Python, `gcd::Chat`, `try_bind`).
     #[allow(clippy::panic)]
@@ -213,22 +215,22 @@ impl BoundGrammar {
 
     /// Binds with a fresh trie, resolving the special tokens the grammar
     /// names (`<|im_end|>`) in `vocab`: an error names a token the
-    /// vocabulary lacks.
+    /// vocabulary lacks, or a lexeme cap of the grammar's that this
+    /// vocabulary cannot keep ([`VocabErrorKind::LexemeCap`](crate::vocab::VocabErrorKind)).
     pub fn try_new(
         grammar: Arc<CompiledGrammar>,
         vocab: Arc<Vocabulary>,
     ) -> Result<BoundGrammar, VocabError> {
         let vocab = vocab_for(&grammar, vocab)?;
         let trie = Arc::new(TokenTrie::new(&vocab));
-        Ok(Self::bind(grammar, vocab, trie))
+        Self::bind(grammar, vocab, trie).with_checked_caps()
     }
 
     /// Binds lazily: nothing is walked until a mask needs it.
     ///
     /// # Panics
-    /// If the grammar names a special token the vocabulary lacks; use
-    /// [`try_with_trie`](Self::try_with_trie) for grammars that name
-    /// special tokens.
+    /// As [`new`](Self::new); use [`try_with_trie`](Self::try_with_trie)
+    /// for grammars that name special tokens or cap lexemes.
     #[allow(clippy::panic)] // documented, as for `new`
     pub fn with_trie(
         grammar: Arc<CompiledGrammar>,
@@ -252,7 +254,7 @@ impl BoundGrammar {
     ) -> Result<BoundGrammar, VocabError> {
         let derived = vocab.special_symbols().next().is_some();
         if grammar.grammar.special_tokens().next().is_none() && !derived {
-            return Ok(Self::bind(grammar, vocab, trie));
+            return Self::bind(grammar, vocab, trie).with_checked_caps();
         }
         Self::try_new(grammar, vocab)
     }

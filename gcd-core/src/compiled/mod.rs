@@ -533,6 +533,16 @@ impl CompiledGrammar {
         &self.grammar
     }
 
+    /// `self` without the lexeme caps the grammar sets (`[max_tokens=N]`),
+    /// which count tokens and do not change the language: for checking
+    /// text fed as bytes (`gcd accepts`), or binding to a vocabulary that
+    /// could not keep them.
+    pub fn without_lexeme_caps(&self) -> CompiledGrammar {
+        let mut out = self.clone();
+        out.grammar.hints.lexeme_caps.clear();
+        out
+    }
+
     /// What the transforms rewrote, for diagnostics and parse trees.
     pub fn report(&self) -> &TransformReport {
         &self.report

@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use super::hints::HintDefs;
 use super::{
     Grammar, MemberSet, Nonterminal, NtId, Production, RuleKind, Symbol, TermId, Terminal,
     TerminalPattern,
@@ -111,6 +112,7 @@ pub struct GrammarBuilder {
     start_named: bool,
     errors: Vec<Diagnostic>,
     member_sets: Vec<MemberSetDef>,
+    hints: HintDefs,
 }
 
 /// A [`MemberSet`] by rule names, resolved by `build`.
@@ -321,6 +323,51 @@ impl GrammarBuilder {
         self
     }
 
+    /// Caps every lexeme of terminal `name` at `max_tokens` tokens in any
+    /// matcher made from the grammar (llguidance's `[max_tokens=N]`; see
+    /// `Matcher::set_lexeme_cap` for what a cap promises). Such a terminal
+    /// is not shared with an anonymous pattern elsewhere.
+    pub fn lexeme_cap(&mut self, name: &str, max_tokens: u32, span: Option<Span>) -> &mut Self {
+        self.hints.caps.push((name.to_string(), max_tokens, span));
+        self
+    }
+
+    /// Gives terminal `name`'s lexemes a sampling temperature, which
+    /// callers read back (llguidance's `[temperature=T]`); it changes no
+    /// mask. Such a terminal is not shared with an anonymous pattern
+    /// elsewhere.
+    pub fn temperature(
+        &mut self,
+        name: &str,
+        temperature: super::Temperature,
+        span: Option<Span>,
+    ) -> &mut Self {
+        (self.hints.temperatures).push((name.to_string(), temperature, span));
+        self
+    }
+
+    /// Captures each derivation of rule `rule` under `name` (llguidance's
+    /// `[capture]`), read back from a finished output's parse tree. The
+    /// rule must show in parse trees as itself: a plain rule (not `?` nor
+    /// `_`) whose alternatives have no alias and whose name no alias takes.
+    pub fn capture(&mut self, rule: &str, name: &str, span: Option<Span>) -> &mut Self {
+        self.capture_part(rule, name, super::CapturePart::Whole, span)
+    }
+
+    /// [`capture`](Self::capture) of a part of each match (a rule with
+    /// llguidance's `suffix=`: its capture leaves the suffix out, and
+    /// `stop_capture` holds only the suffix).
+    pub fn capture_part(
+        &mut self,
+        rule: &str,
+        name: &str,
+        part: super::CapturePart,
+        span: Option<Span>,
+    ) -> &mut Self {
+        (self.hints.captures).push((rule.to_string(), name.to_string(), part, span));
+        self
+    }
+
     /// Marks a named terminal as ignored between lexemes.
     pub fn ignore(&mut self, name: &str, span: Option<Span>) -> &mut Self {
         self.ignore.push((name.to_string(), span));
@@ -354,9 +401,10 @@ impl GrammarBuilder {
     /// Adds every terminal and rule of the built grammar `g`, each name
     /// prefixed with `prefix__`, and returns the name its start rule now
     /// has: a JSON Schema's grammar inside a chat format (`%json { ... }`
-    /// in a Lark file). Member sets carry over. Spans become `span` (the
-    /// place that asked for the grammar). A grammar that ignores terminals
-    /// would ignore them everywhere in this one, so that is an error.
+    /// in a Lark file). Member sets and hints (caps, temperatures,
+    /// captures) carry over. Spans become `span` (the place that asked for
+    /// the grammar). A grammar that ignores terminals would ignore them
+    /// everywhere in this one, so that is an error.
     pub fn embed(&mut self, prefix: &str, g: &Grammar, span: Option<Span>) -> String {
         let name = |n: &str| format!("{prefix}__{n}");
         if let Some(t) = g.terminals.iter().find(|t| t.ignored) {
@@ -393,6 +441,15 @@ impl GrammarBuilder {
             if n.tight {
                 self.tight(&rule);
             }
+        }
+        for &(t, n) in &g.hints.lexeme_caps {
+            self.lexeme_cap(&name(&g.terminal(t).name), n, span);
+        }
+        for &(t, x) in &g.hints.temperatures {
+            self.temperature(&name(&g.terminal(t).name), x, span);
+        }
+        for (rule, as_name, part) in &g.hints.captures {
+            self.capture_part(&name(rule), as_name, *part, span);
         }
         for m in &g.member_sets {
             let list = &g.nonterminal(m.list).name;
@@ -541,7 +598,7 @@ impl GrammarBuilder {
             span: None,
         };
         for (i, t) in desugar.terminals.iter().enumerate().rev() {
-            if !t.ignored {
+            if !t.ignored && !self.hints.has_terminal(&t.name) {
                 desugar
                     .by_pattern
                     .insert(t.pattern.clone(), TermId(i as u32));
@@ -609,6 +666,7 @@ impl GrammarBuilder {
                 nonempty: d.nonempty,
             });
         }
+        let hints = (self.hints).resolve(&terminals, &nonterminals, &productions, &mut diags);
         diags.into_result()?;
         Ok(Grammar {
             terminals,
@@ -616,6 +674,7 @@ impl GrammarBuilder {
             productions,
             start,
             member_sets,
+            hints,
         })
     }
 }

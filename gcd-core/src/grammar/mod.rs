@@ -9,11 +9,13 @@
 
 mod builder;
 mod combination;
+mod hints;
 
 mod term_set;
 
 pub use builder::{Alternative, Expr, GrammarBuilder};
 pub use combination::{RegexCombination, UTF8_TEXT};
+pub use hints::{CapturePart, Hints, Temperature};
 pub use term_set::TermSet;
 
 use std::fmt;
@@ -281,6 +283,10 @@ pub struct Grammar {
     /// Lists whose members come in any order (see [`MemberSet`]).
     #[serde(default)]
     pub member_sets: Vec<MemberSet>,
+    /// Lexeme caps, temperatures and captures: not part of the language
+    /// (see [`Hints`]).
+    #[serde(default)]
+    pub hints: Hints,
 }
 
 /// A list whose members may come in any order, each at most once, some of
@@ -321,6 +327,22 @@ impl MemberSet {
 }
 
 impl Grammar {
+    /// The most tokens one lexeme of terminal `t` may hold, when the
+    /// grammar caps it (llguidance's `[max_tokens=N]`).
+    pub fn lexeme_cap(&self, t: TermId) -> Option<u32> {
+        let caps = &self.hints.lexeme_caps;
+        caps.binary_search_by_key(&t, |c| c.0)
+            .ok()
+            .map(|i| caps[i].1)
+    }
+
+    /// The sampling temperature the grammar gives terminal `t`'s lexemes
+    /// (llguidance's `[temperature=T]`), if any. It changes no mask.
+    pub fn temperature(&self, t: TermId) -> Option<f32> {
+        let temps = &self.hints.temperatures;
+        (temps.binary_search_by_key(&t, |c| c.0).ok()).map(|i| temps[i].1.get())
+    }
+
     /// The special tokens the grammar names, in terminal order: the `k`-th
     /// one is read by the lexer as [`special_bytes(k)`](special_bytes).
     pub fn special_tokens(&self) -> impl Iterator<Item = &SpecialToken> + '_ {

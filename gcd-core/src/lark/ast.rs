@@ -5,7 +5,7 @@
 //! lowering to a builder share one vocabulary without depending on each other.
 
 use crate::error::Span;
-use crate::grammar::{RegexCombination, RuleKind, SpecialToken, TerminalPattern};
+use crate::grammar::{RegexCombination, RuleKind, SpecialToken, Temperature, TerminalPattern};
 
 /// Binding strength of a regex fragment: what it may be combined with
 /// without parentheses.
@@ -253,8 +253,8 @@ pub(super) struct RuleDef {
     pub(super) name: String,
     pub(super) kind: RuleKind,
     pub(super) keep_all_tokens: bool,
-    /// llguidance's `[lazy]` (see [`super::attributes`]).
-    pub(super) lazy: bool,
+    /// llguidance's rule attributes (see [`super::attributes`]).
+    pub(super) attrs: RuleAttributes,
     pub(super) alts: Vec<ParsedAlt>,
     pub(super) span: Span,
 }
@@ -300,4 +300,47 @@ pub(super) struct Parsed {
 pub(super) struct RuleAttributes {
     /// `[lazy]`: the rule's body is one lexeme, ended at its first match.
     pub(super) lazy: bool,
+    /// `[max_tokens=N]`: the rule's body is one lexeme, capped at N tokens.
+    pub(super) max_tokens: Option<(u32, Span)>,
+    /// `[temperature=T]`: the rule's body is one lexeme, sampled at T.
+    pub(super) temperature: Option<(Temperature, Span)>,
+    /// `[capture]` / `[capture="name"]`: the name the rule's text is
+    /// captured under.
+    pub(super) capture: Option<(String, Span)>,
+    /// `[suffix="text"]`: the rule's body is one lazy lexeme that ends
+    /// with this text, which the rule's own capture leaves out.
+    pub(super) suffix: Option<(String, Span)>,
+    /// `[stop_capture="name"]`: the name the suffix is captured under.
+    pub(super) stop_capture: Option<(String, Span)>,
+}
+
+impl RuleAttributes {
+    /// Whether the rule's body must be one lexeme (a terminal).
+    pub(super) fn one_lexeme(&self) -> bool {
+        self.lazy
+            || self.max_tokens.is_some()
+            || self.temperature.is_some()
+            || self.suffix.is_some()
+    }
+
+    /// Whether the lexeme needs a terminal of its own, which a cap or a
+    /// temperature is attached to.
+    pub(super) fn own_terminal(&self) -> bool {
+        self.max_tokens.is_some() || self.temperature.is_some()
+    }
+
+    /// The attributes that make the body one lexeme, as written
+    /// (`[lazy, max_tokens]`), for messages.
+    pub(super) fn lexeme_names(&self) -> String {
+        let names: Vec<&str> = [
+            (self.lazy, "lazy"),
+            (self.max_tokens.is_some(), "max_tokens"),
+            (self.temperature.is_some(), "temperature"),
+            (self.suffix.is_some(), "suffix"),
+        ]
+        .into_iter()
+        .filter_map(|(on, n)| on.then_some(n))
+        .collect();
+        format!("`[{}]`", names.join(", "))
+    }
 }

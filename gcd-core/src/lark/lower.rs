@@ -6,14 +6,15 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::ast::{Frag, Node, Parsed, Prec, ReLit, RuleDef};
+use super::ast::{Frag, Node, Parsed, RuleDef};
 use super::parser::alts_node;
 use super::regex::range_regex;
 use super::terminals::{check_terminal, non_empty_part, TState, TermCompiler};
 use super::Embeds;
 use crate::error::{Diagnostic, DiagnosticKind, GrammarError, Span};
-use crate::grammar::{Alternative, Expr, Grammar, GrammarBuilder, SpecialToken, TerminalPattern};
-use crate::lexer::lookaround;
+use crate::grammar::{
+    Alternative, CapturePart, Expr, Grammar, GrammarBuilder, SpecialToken, TerminalPattern,
+};
 use crate::limits::Limits;
 
 /// What lowering a rule's expression needs besides the expression.
@@ -238,7 +239,7 @@ pub(super) fn compile(
         .enumerate()
         .map(|(i, &u)| if u { tc.term(i) } else { None })
         .collect();
-    let lazy_bodies = lazy_bodies(&rules, &mut tc);
+    let lexeme_bodies = lexeme_bodies(&rules, &mut tc);
     let mut optional = HashSet::new();
     for (t, frag) in terms.iter().zip(compiled) {
         let Some(frag) = frag else { continue };
@@ -279,8 +280,9 @@ pub(super) fn compile(
         embedded: HashMap::new(),
     };
     for r in &rules {
-        if let Some(body) = lazy_bodies.get(&r.name) {
-            let expr = cx.rule_expr(body);
+        rule_captures(r, cx.builder, cx.diags);
+        if let Some(body) = lexeme_bodies.get(&r.name) {
+            let expr = lexeme_expr(body, r, cx.builder, cx.diags);
             let alt = Alternative {
                 expr,
                 alias: None,
@@ -325,14 +327,19 @@ pub(super) fn compile(
     }
 }
 
-/// The body of each `[lazy]` rule as one lazy pattern: the rule's
-/// alternatives compiled as a terminal, its regex given a lazy quantifier
-/// on nothing, so the lexer ends the lexeme at its first match (gcd's
-/// meaning of a lazy quantifier, and llguidance's of `[lazy]`).
-fn lazy_bodies(rules: &[RuleDef], tc: &mut TermCompiler<'_>) -> HashMap<String, Node> {
+/// The body of each rule whose attributes make it one lexeme (`[lazy]`,
+/// `[max_tokens=N]`, `[temperature=T]`, `[suffix="..."]`) as one pattern:
+/// the rule's alternatives compiled as a terminal, then the suffix. A lazy
+/// one's regex (a suffix makes it lazy, as in llguidance) gets a lazy
+/// quantifier on nothing, so the lexer ends the lexeme at its first match
+/// (gcd's meaning of a lazy quantifier, and llguidance's of `[lazy]`).
+fn lexeme_bodies(rules: &[RuleDef], tc: &mut TermCompiler<'_>) -> HashMap<String, TerminalPattern> {
     let mut out = HashMap::new();
-    for r in rules.iter().filter(|r| r.lazy) {
-        let owner = (format!("rule `{}` with `[lazy]`", r.name), r.span);
+    for r in rules.iter().filter(|r| r.attrs.one_lexeme()) {
+        let owner = (
+            format!("rule `{}` with {}", r.name, r.attrs.lexeme_names()),
+            r.span,
+        );
         if let Some((alias, span)) = r.alts.iter().find_map(|a| a.alias.as_ref()) {
             tc.diags.push(Diagnostic::new(
                 DiagnosticKind::Syntax,
@@ -348,29 +355,101 @@ fn lazy_bodies(rules: &[RuleDef], tc: &mut TermCompiler<'_>) -> HashMap<String, 
         let Some(frag) = tc.node(&node, &owner) else {
             continue;
         };
+        if !r.attrs.lazy && r.attrs.suffix.is_none() {
+            out.insert(r.name.clone(), frag.into_pattern());
+            continue;
+        }
         if let Frag::Comb(c) = &frag {
             tc.diags.push(Diagnostic::new(
                 DiagnosticKind::Unsupported,
                 Some(r.span),
                 format!(
-                    "{} is a combination with `&` or `~` ({c}), which gcd cannot make lazy",
+                    "{} is a combination with `&` or `~` ({c}), which gcd cannot make lazy \
+                     (a suffix makes it lazy too)",
                     owner.0
                 ),
             ));
             continue;
         }
-        let re = format!("(?:{})(?:)??", frag.regex());
-        let matches_empty = regex_syntax::Parser::new()
-            .parse(&lookaround::without_assertions(&re))
-            .is_ok_and(|h| h.properties().minimum_len() == Some(0));
-        let lit = ReLit {
-            re: Some(re),
-            prec: Prec::Seq,
-            matches_empty,
-            text: format!("the body of {}", owner.0),
-            span: r.span,
-        };
-        out.insert(r.name.clone(), Node::Re(Box::new(lit)));
+        let suffix = (r.attrs.suffix.as_ref()).map(|(text, _)| {
+            TerminalPattern::Literal {
+                text: text.clone(),
+                case_insensitive: false,
+            }
+            .to_regex()
+        });
+        let re = format!(
+            "(?:{})(?:{})(?:)??",
+            frag.regex(),
+            suffix.unwrap_or_default()
+        );
+        out.insert(r.name.clone(), TerminalPattern::Regex(re));
     }
     out
+}
+
+/// The captures of rule `r`: `[capture]`, and with `[suffix="..."]` its
+/// own capture without the suffix and `[stop_capture="name"]` the suffix
+/// alone (llguidance's split). `stop_capture` without a suffix is an error.
+fn rule_captures(r: &RuleDef, builder: &mut GrammarBuilder, diags: &mut Vec<Diagnostic>) {
+    let suffix = r.attrs.suffix.as_ref().map(|(text, _)| text.len());
+    if let Some((name, span)) = &r.attrs.capture {
+        let part = suffix.map_or(CapturePart::Whole, CapturePart::Head);
+        builder.capture_part(&r.name, name, part, Some(*span));
+    }
+    match (&r.attrs.stop_capture, suffix) {
+        (Some((name, span)), Some(n)) => {
+            builder.capture_part(&r.name, name, CapturePart::Tail(n), Some(*span));
+        }
+        (Some((_, span)), None) => diags.push(Diagnostic::new(
+            DiagnosticKind::Syntax,
+            Some(*span),
+            format!(
+                "`stop_capture` (on `{}`) names the capture of a `suffix=\"...\"`, and the rule has none",
+                r.name
+            ),
+        )),
+        (None, _) => {}
+    }
+}
+
+/// A one-lexeme rule's body: its pattern, optional when the pattern also
+/// matches the empty string (as for terminals, see [`non_empty_part`]).
+/// With a cap or a temperature the pattern is a terminal of the rule's own
+/// (`LEXEME__name`), which carries them: an anonymous pattern would be
+/// shared with every other use of the same pattern, and so would its cap.
+fn lexeme_expr(
+    pattern: &TerminalPattern,
+    r: &RuleDef,
+    builder: &mut GrammarBuilder,
+    diags: &mut Vec<Diagnostic>,
+) -> Expr {
+    let part = non_empty_part(pattern);
+    let what = format!(
+        "the body of rule `{}` with {}",
+        r.name,
+        r.attrs.lexeme_names()
+    );
+    let pattern = part.clone().unwrap_or_else(|| pattern.clone());
+    if !check_terminal(&what, &pattern, r.span, true, diags) {
+        return Expr::Seq(Vec::new());
+    }
+    let expr = match r.attrs.own_terminal() {
+        false => Expr::Pattern(pattern, Some(r.span)),
+        true => {
+            let name = format!("LEXEME__{}", r.name);
+            builder.terminal_full(&name, pattern, 0, Some(r.span));
+            if let Some((n, span)) = r.attrs.max_tokens {
+                builder.lexeme_cap(&name, n, Some(span));
+            }
+            if let Some((t, span)) = r.attrs.temperature {
+                builder.temperature(&name, t, Some(span));
+            }
+            Expr::Name(name, Some(r.span))
+        }
+    };
+    match part {
+        Some(_) => Expr::opt(expr),
+        None => expr,
+    }
 }

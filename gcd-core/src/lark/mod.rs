@@ -56,9 +56,12 @@
 //!   inclusive ranges) match one token whose id is in the set: each id is
 //!   a special token of its own (so every id must be a special token of
 //!   the vocabulary, named once). `<[*]>` and `<[^...]>` are
-//!   [`DiagnosticKind::Unsupported`]: they take ordinary text tokens by
-//!   id, and gcd spells a token as its text or as one grammar symbol,
-//!   never both.
+//!   [`DiagnosticKind::Unsupported`]: llguidance's `<[*]>` is
+//!   `<[0-MAX]>`, every id of the vocabulary (ordinary text tokens, the
+//!   special tokens and EOS among them), and `<[^...]>` the rest of that
+//!   range; both take ordinary text tokens by id, and gcd spells a token
+//!   as its text or as one grammar symbol, never both (a token both would
+//!   leave two outputs for one step).
 //! - llguidance's inline JSON Schemas in rules: `%json { ... }` stands for
 //!   the JSON documents the schema validates, and (in `grammar!`) `@Name`
 //!   for the JSON of a Rust type deriving `Constrained`. gcd-core compiles
@@ -86,11 +89,36 @@
 //!   `allow_initial_skip: true` (what gcd does) are accepted; every other
 //!   option or value is [`DiagnosticKind::Unsupported`], by name
 //!   (llguidance ignores options it does not know).
-//! - llguidance's rule attribute `name[lazy]: ...`: the rule's body,
-//!   compiled as one terminal, ends its lexeme at its first match (so
-//!   `d[lazy]: /[0-9]+/` is one digit). `max_tokens`, `stop`, `suffix`,
-//!   `stop_capture`, `capture`, `temperature` and unknown attributes are
-//!   errors naming them (see `attributes.rs` for why each is refused).
+//! - llguidance's rule attributes (see `attributes.rs`):
+//!   - `name[lazy]: ...`: the rule's body, compiled as one terminal, ends
+//!     its lexeme at its first match (so `d[lazy]: /[0-9]+/` is one
+//!     digit).
+//!   - `name[max_tokens=N]: ...`: the body, compiled as one terminal of the
+//!     rule's own (`LEXEME__name`, never shared with the same pattern
+//!     elsewhere), is capped at N tokens
+//!     ([`Hints::lexeme_caps`](crate::grammar::Hints)): gcd's lexeme cap
+//!     (`Matcher::set_lexeme_cap`), which every matcher of the grammar
+//!     starts with, and which binding refuses when the vocabulary cannot
+//!     keep it. llguidance cuts the lexeme off after N tokens wherever it
+//!     stands; gcd's masks close it validly within N tokens instead, so
+//!     the output stays in the grammar's language.
+//!   - `name[temperature=T]: ...`: the same own terminal, with a sampling
+//!     temperature the caller reads back (`Grammar::temperature`,
+//!     `Matcher::temperature`); the language and the masks are unchanged.
+//!   - `name[capture]` / `name[capture="other"]` on any rule: each
+//!     derivation's byte range in a finished output, under that name
+//!     (`Matcher::captures`, `runtime::tree::captures`), read off the
+//!     parse tree; so the rule must show in trees as itself (not `?` or
+//!     `_`, no aliases), else it is an error.
+//!   - `name[suffix="text"]: ...` (a literal): the body then the text, as
+//!     one lazy lexeme (it ends at the first place the body and the text
+//!     match), the text kept in the output; `[capture]` then leaves the
+//!     text out, and `[stop_capture="other"]` captures the text alone, as
+//!     in llguidance. A regex or terminal suffix is
+//!     [`DiagnosticKind::Unsupported`] (the capture would have no one end).
+//!   - `stop` (a lazy lexeme whose end is generated and then hidden from
+//!     the output by backtracking) and unknown attributes are errors naming
+//!     them.
 //! - `%ignore NAME`, `%ignore "literal"`, `%ignore /regex/` (and any other
 //!   terminal expression, compiled to one anonymous ignored terminal).
 //! - `%import common.NAME`, `%import common.NAME -> ALIAS`,

@@ -413,7 +413,7 @@ impl Parser<'_, '_> {
                 name,
                 kind,
                 keep_all_tokens,
-                lazy: attrs.lazy,
+                attrs,
                 alts,
                 span: name_span,
             };

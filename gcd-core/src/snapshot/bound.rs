@@ -130,7 +130,7 @@ impl BoundGrammar {
         t.trie.check(vocab.len()).map_err(SnapshotError::Corrupt)?;
         check_indices(&grammar, &t).map_err(SnapshotError::Corrupt)?;
         let n_states = grammar.lexer.num_states();
-        Ok(BoundGrammar {
+        let bound = BoundGrammar {
             transparent: crate::bind::transparent_starts(&grammar),
             rooted: Default::default(),
             forests: Default::default(),
@@ -162,6 +162,8 @@ impl BoundGrammar {
             single_byte_classes: OnceLock::new(),
             merge_previous: true,
             literal_costs: OnceLock::new(),
-        })
+        };
+        // As when bound: every matcher starts with the grammar's caps.
+        (bound.with_checked_caps()).map_err(|e| SnapshotError::Mismatch(e.to_string()))
     }
 }

@@ -11,7 +11,7 @@ use crate::parser::NT_BIT;
 
 const SNAPSHOT_MAGIC: &[u8; 8] = b"gcd-gram";
 /// Bumped whenever a serialized table changes shape.
-const SNAPSHOT_VERSION: u32 = 8;
+const SNAPSHOT_VERSION: u32 = 9;
 
 impl CompiledGrammar {
     /// Serializes every table, so that a grammar known at build time (the

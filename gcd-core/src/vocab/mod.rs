@@ -71,6 +71,9 @@ pub enum VocabErrorKind {
     /// A grammar names a special token the vocabulary lacks, or names
     /// ordinary text as one.
     SpecialToken,
+    /// A grammar caps a lexeme (`[max_tokens=N]`) below the tokens this
+    /// vocabulary needs to spell it, or where caps cannot be kept.
+    LexemeCap,
 }
 
 /// An error while loading or using a [`Vocabulary`].
@@ -95,6 +98,11 @@ impl VocabError {
             message: message.into(),
             source: None,
         }
+    }
+
+    /// A grammar's lexeme cap that cannot be kept with vocabulary `origin`.
+    pub(crate) fn lexeme_cap(origin: impl fmt::Display, message: impl Into<String>) -> Self {
+        Self::new(VocabErrorKind::LexemeCap, origin, message)
     }
 
     fn with_source(

@@ -110,6 +110,7 @@ impl<'g> Work<'g> {
             productions,
             start: remap[self.g.start.index()].expect("the start rule is kept"),
             member_sets,
+            hints: self.g.hints.clone(),
         }
     }
 

@@ -31,6 +31,7 @@ use crate::parser::{SharedStack, Stack, StackView};
 mod dynamic;
 mod forced;
 mod heads;
+mod hints;
 mod logits;
 mod mask;
 
@@ -218,12 +219,18 @@ pub struct Matcher {
 }
 
 impl Matcher {
-    /// A matcher at the start of an output (nothing accepted, no budget).
+    /// A matcher at the start of an output (nothing accepted, no budget),
+    /// with the lexeme caps the grammar sets itself (llguidance's
+    /// `[max_tokens=N]`; see [`set_lexeme_cap`](Self::set_lexeme_cap),
+    /// which also lifts them).
     pub fn new(bound: Arc<BoundGrammar>) -> Matcher {
         let stack = bound.grammar.parse.initial_stack();
         let lexer = bound.grammar.start_state(&stack);
         let stack = SharedStack::new(stack);
-        Matcher {
+        // Shown keepable when the grammar was bound (`bind/grammar_caps.rs`):
+        // every `BoundGrammar` is made by a binding that checks them.
+        let caps = bound.grammar_caps().ok().flatten();
+        let mut m = Matcher {
             bound,
             configs: smallvec::smallvec![Config {
                 stack,
@@ -237,10 +244,14 @@ impl Matcher {
             history: None,
             history_len: 0,
             budget: None,
-            caps: None,
+            caps,
             finished: false,
             cost_tier: CostTier::Exact,
+        };
+        if m.caps.is_some() {
+            m.compute_costs();
         }
+        m
     }
 
     /// How many parser configurations the matcher follows now (always 1
@@ -452,7 +463,8 @@ impl Matcher {
         if self.caps.is_some() {
             return Err(refuse(
                 MatchError::lexeme_cap,
-                "lexeme caps count tokens, and bytes fed directly are none",
+                "lexeme caps count tokens, and bytes fed directly are none (lift them with \
+                 `set_lexeme_cap(terminal, None)`; a grammar's `[max_tokens=N]` sets them)",
             ));
         }
         if bytes.is_empty() {

@@ -45,6 +45,7 @@
 //! input too early. Each names the byte offset, `line:column` and the
 //! terminals that were acceptable there.
 
+mod captures;
 mod parser;
 
 use std::fmt;
@@ -52,6 +53,7 @@ use std::ops::Range;
 
 use crate::compiled::CompiledGrammar;
 use crate::grammar::TermId;
+pub use captures::{captures, Capture};
 use parser::TreeParser;
 
 mod choices;
