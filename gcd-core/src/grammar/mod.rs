@@ -9,11 +9,15 @@
 
 mod builder;
 mod combination;
-
+mod print;
+mod sugar;
 mod term_set;
 
 pub use builder::{Alternative, Expr, GrammarBuilder};
 pub use combination::{RegexCombination, UTF8_TEXT};
+#[cfg(test)]
+pub(crate) use print::tests as print_tests;
+pub use print::Printer;
 pub use term_set::TermSet;
 
 use std::fmt;
