@@ -330,14 +330,16 @@ impl fmt::Display for Pattern<'_> {
                 Ok(())
             }
             TerminalPattern::Regex(re) => regex(re, f),
+            // Spelled as the combination it reads back as.
             TerminalPattern::Intersection(res) => {
+                f.write_char('(')?;
                 for (i, re) in res.iter().enumerate() {
                     if i > 0 {
                         f.write_str(" & ")?;
                     }
                     regex(re, f)?;
                 }
-                Ok(())
+                f.write_char(')')
             }
             TerminalPattern::Combination(c) => combination(c, f),
             TerminalPattern::Special(t) => write!(f, "{t}"),
@@ -365,8 +367,53 @@ fn literal(text: &str, f: &mut dyn Write) -> fmt::Result {
 
 /// `re` as a Lark `/regex/`: an unescaped `/` is escaped, and line breaks
 /// and other control characters are written as escapes, so that the regex
-/// stays on its line.
+/// stays on its line. A regex the Lark reader would read otherwise (it
+/// takes Python's syntax, see [`crate::lark`]) is written as regex-syntax
+/// prints it, with every class spelled out.
 fn regex(re: &str, f: &mut dyn Write) -> fmt::Result {
+    if read_otherwise(re) {
+        if let Ok(hir) = regex_syntax::Parser::new().parse(re) {
+            return slashed(&hir.to_string(), f);
+        }
+    }
+    slashed(re, f)
+}
+
+/// Whether Lark's reader of Python regexes would read `re` (regex-syntax)
+/// as another language: `\s` and `\w` are Python's there, `\<` `\>` `\Z`
+/// plain or other assertions, and a `[`, `&&`, `--` or `~~` inside a class
+/// literal text.
+fn read_otherwise(re: &str) -> bool {
+    let mut class = 0usize;
+    let mut chars = re.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                if matches!(chars.next(), Some('s' | 'S' | 'w' | 'W' | '<' | '>' | 'Z')) {
+                    return true;
+                }
+            }
+            '[' if class > 0 => return true,
+            '[' => {
+                class = 1;
+                // A `]` or `^]` first is literal.
+                if chars.peek() == Some(&'^') {
+                    chars.next();
+                }
+                if chars.peek() == Some(&']') {
+                    chars.next();
+                }
+            }
+            ']' => class = 0,
+            '&' | '-' | '~' if class > 0 && chars.peek() == Some(&c) => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// `re` between slashes, escaped as [`regex`] says.
+fn slashed(re: &str, f: &mut dyn Write) -> fmt::Result {
     f.write_char('/')?;
     let mut chars = re.chars();
     while let Some(c) = chars.next() {
