@@ -105,3 +105,31 @@ fn maskbench_grammars_print_and_read_back() {
     eprintln!("{printed} printed and read back, {compared} compared on {texts_compared} texts");
     assert!(printed > 300 && compared > 200, "{printed} {compared}");
 }
+
+/// A `%json` rule's schema grammar, embedded in a Lark grammar, prints as
+/// plain Lark that reads back as the same language.
+#[test]
+fn json_rules_print_as_plain_lark() {
+    let src = r#"start: "<call>" %json {"type": "object", "properties": {"n": {"type": "integer", "maximum": 300}}, "required": ["n"]} "</call>"
+"#;
+    let g = gcd_schema::parse_lark(src, &Options::default()).unwrap();
+    let text = g.to_string();
+    assert!(!text.contains("%json"), "{text}");
+    let back = gcd_core::lark::parse_grammar(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(text, back.to_string());
+    let (ours, theirs) = (byte_matcher(&g).unwrap(), byte_matcher(&back).unwrap());
+    for t in [
+        r#"<call>{"n": 300}</call>"#,
+        r#"<call>{"n":1}</call>"#,
+        r#"<call>{"n": 301}</call>"#,
+        r#"<call>{}</call>"#,
+        r#"<call>{"n": 3, "m": 1}</call>"#,
+    ] {
+        assert_eq!(
+            accepts(&ours, t.as_bytes()),
+            accepts(&theirs, t.as_bytes()),
+            "{t}\n{text}"
+        );
+    }
+    assert!(accepts(&theirs, br#"<call>{"n": 300}</call>"#));
+}
