@@ -53,6 +53,86 @@ pub mod family;
 /// The reasoning's terminal: its text and `</think>`.
 const THINK: &str = "THINK";
 
+/// How a fixed format writes a turn: one table per format, from which
+/// [`Chat::grammar`] builds the turn's grammar and `split_turn` reads the
+/// turn back, so the two cannot disagree. A turn is: the lead token, the
+/// opening text (ending the free text, with `free_text`), the calls each
+/// between `before_call` and `after_call` and joined by `between`, the
+/// closing text, the end-of-turn token.
+struct Markers {
+    /// A special token before the calls (Mistral's `<TOOL_CALLS>`; a
+    /// vocabulary may spell it `[TOOL_CALLS]`).
+    lead_token: Option<&'static str>,
+    /// Written before the first call.
+    open: &'static str,
+    /// Free text comes first and ends at `open` (lexed as one lazy lexeme
+    /// with it).
+    free_text: bool,
+    before_call: &'static str,
+    after_call: &'static str,
+    between: &'static str,
+    close: &'static str,
+    /// The format's own end-of-turn token (else EOS ends the turn).
+    end_token: Option<&'static str>,
+}
+
+impl Markers {
+    /// Qwen and Hermes.
+    const HERMES: Markers = Markers {
+        lead_token: None,
+        open: "<tool_call>",
+        free_text: true,
+        before_call: "\n",
+        after_call: "\n</tool_call>",
+        between: "\n<tool_call>",
+        close: "",
+        end_token: Some("<|im_end|>"),
+    };
+    /// Llama 3.1's JSON tool calls.
+    const LLAMA31: Markers = Markers {
+        lead_token: None,
+        open: "",
+        free_text: false,
+        before_call: "",
+        after_call: "",
+        between: ";",
+        close: "",
+        end_token: Some("<|eot_id|>"),
+    };
+    /// Mistral's `[TOOL_CALLS]` array.
+    const MISTRAL: Markers = Markers {
+        lead_token: Some("<TOOL_CALLS>"),
+        open: "[",
+        free_text: false,
+        before_call: "",
+        after_call: "",
+        between: ", ",
+        close: "]",
+        end_token: None,
+    };
+    /// No markers (a family's turn is read by its own reader).
+    const NONE: Markers = Markers {
+        lead_token: None,
+        open: "",
+        free_text: false,
+        before_call: "",
+        after_call: "",
+        between: "",
+        close: "",
+        end_token: None,
+    };
+
+    /// The table of a fixed format; `None` for a family.
+    fn of(format: ChatFormat) -> Option<&'static Markers> {
+        match format {
+            ChatFormat::Hermes => Some(&Markers::HERMES),
+            ChatFormat::Llama31 => Some(&Markers::LLAMA31),
+            ChatFormat::Mistral => Some(&Markers::MISTRAL),
+            ChatFormat::Family(_) => None,
+        }
+    }
+}
+
 /// How a model family writes tool calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -311,12 +391,10 @@ impl Chat {
     }
 
     fn end(&self) -> Option<String> {
-        match (&self.end_token, self.format) {
+        match (&self.end_token, Markers::of(self.format)) {
             (Some(name), _) => Some(name.clone()),
-            (None, ChatFormat::Family(_)) => None,
-            (None, ChatFormat::Hermes) => Some("<|im_end|>".into()),
-            (None, ChatFormat::Llama31) => Some("<|eot_id|>".into()),
-            (None, ChatFormat::Mistral) => None,
+            (None, Some(m)) => m.end_token.map(String::from),
+            (None, None) => None,
         }
     }
 
@@ -335,36 +413,38 @@ impl Chat {
         let call_grammar = crate::constrained::json_grammar::<T>(ws)?;
         let mut b = GrammarBuilder::new();
         let call = Expr::name(&b.embed("call", &call_grammar, None));
-        let lit = Expr::literal;
+        // A marker's text; an empty one is nothing.
+        let lit = |text: &str| match text {
+            "" => Expr::seq(vec![]),
+            text => Expr::literal(text),
+        };
         let special = |name: &str| {
             Expr::Pattern(
                 TerminalPattern::Special(SpecialToken::Named(name.to_string())),
                 None,
             )
         };
-        let (open, one, sep, close) = match self.format {
-            ChatFormat::Hermes => {
-                b.terminal(
-                    "TEXT",
-                    TerminalPattern::Regex(r"(?s:.)*?<tool_call>".into()),
-                );
-                let one = Expr::seq(vec![lit("\n"), call, lit("\n</tool_call>")]);
-                (
-                    Expr::name("TEXT"),
-                    one,
-                    lit("\n<tool_call>"),
-                    Expr::seq(vec![]),
-                )
-            }
-            ChatFormat::Llama31 => (Expr::seq(vec![]), call, lit(";"), Expr::seq(vec![])),
-            ChatFormat::Mistral => (
-                Expr::seq(vec![special("<TOOL_CALLS>"), lit("[")]),
-                call,
-                lit(", "),
-                lit("]"),
-            ),
-            ChatFormat::Family(_) => return Err(unsupported("unreachable: a family".into())),
+        let Some(m) = Markers::of(self.format) else {
+            return Err(unsupported("unreachable: a family".into()));
         };
+        let mut open = Vec::new();
+        if let Some(token) = m.lead_token {
+            open.push(special(token));
+        }
+        if m.free_text {
+            // The free text and the marker that ends it: one lazy lexeme.
+            let marker = TerminalPattern::Literal {
+                text: m.open.to_string(),
+                case_insensitive: false,
+            };
+            let text = format!("(?s:.)*?{}", marker.to_regex());
+            b.terminal("TEXT", TerminalPattern::Regex(text));
+            open.push(Expr::name("TEXT"));
+        } else {
+            open.push(lit(m.open));
+        }
+        let one = Expr::seq(vec![lit(m.before_call), call, lit(m.after_call)]);
+        let (open, sep, close) = (Expr::seq(open), lit(m.between), lit(m.close));
         let more = Expr::seq(vec![sep, one.clone()]);
         let rest = match self.max_calls {
             Some(max) => Expr::Repeat(
@@ -606,25 +686,23 @@ fn split_turn<T: DeserializeOwned>(
         rest = rest.get(end + "</think>".len()..).unwrap_or("");
     }
     let mut free = String::new();
-    let (first, between, before_end) = match chat.format {
-        ChatFormat::Hermes => {
-            let at = rest.find("<tool_call>").unwrap_or(rest.len());
-            free = rest[..at].to_string();
-            rest = &rest[at..];
-            (
-                "<tool_call>\n",
-                "\n</tool_call>\n<tool_call>\n",
-                "\n</tool_call>",
-            )
-        }
-        ChatFormat::Llama31 => ("", ";", ""),
-        ChatFormat::Mistral => ("<TOOL_CALLS>[", ", ", "]"),
-        ChatFormat::Family(_) => ("", "", ""),
+    let m = Markers::of(chat.format).unwrap_or(&Markers::NONE);
+    if m.free_text {
+        let at = rest.find(m.open).unwrap_or(rest.len());
+        free = rest[..at].to_string();
+        rest = &rest[at..];
+    }
+    let between = [m.after_call, m.between, m.before_call].concat();
+    let before_end = [m.after_call, m.close].concat();
+    // The lead token as the vocabulary spells it: `<NAME>` or `[NAME]`.
+    let lead = m.lead_token.unwrap_or("");
+    let bracketed = match lead.strip_prefix('<').and_then(|l| l.strip_suffix('>')) {
+        Some(name) => format!("[{name}]"),
+        None => lead.to_string(),
     };
-    // Mistral's marker may be spelled `[TOOL_CALLS]` by the vocabulary.
-    rest = rest
-        .strip_prefix(first)
-        .or_else(|| rest.strip_prefix("[TOOL_CALLS]["))
+    rest = [lead, bracketed.as_str()]
+        .iter()
+        .find_map(|lead| rest.strip_prefix(&[lead, m.open, m.before_call].concat()))
         .unwrap_or(rest);
     let mut calls = Vec::new();
     loop {
@@ -635,12 +713,12 @@ fn split_turn<T: DeserializeOwned>(
             None => break,
         }
         rest = &rest[values.byte_offset()..];
-        match rest.strip_prefix(between) {
+        match rest.strip_prefix(between.as_str()) {
             Some(next) => rest = next,
             None => break,
         }
     }
-    debug_assert!(rest.starts_with(before_end), "{rest:?}");
+    debug_assert!(rest.starts_with(&before_end), "{rest:?}");
     Ok(ChatTurn {
         reasoning,
         text: free,
