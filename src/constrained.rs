@@ -265,6 +265,15 @@ impl<T: serde::de::DeserializeOwned> Decoder<T> {
         }
     }
 
+    /// The decoder of the output `matcher` constrains (a chat turn's,
+    /// with its reasoning cap set).
+    pub(crate) fn from_matcher(matcher: Matcher) -> Decoder<T> {
+        Decoder {
+            matcher,
+            _type: PhantomData,
+        }
+    }
+
     /// At most `n` tokens, and the value is complete when they run out.
     pub fn with_budget(mut self, n: usize) -> Result<Decoder<T>, ConstraintError> {
         self.matcher = self.matcher.with_budget(n)?;
@@ -319,10 +328,15 @@ impl<T: serde::de::DeserializeOwned> Decoder<T> {
 
     /// The value, once the output is complete.
     pub fn finish(&self) -> Result<T, ConstraintError> {
+        serde_json::from_slice(self.complete_output()?).map_err(ConstraintError::Deserialize)
+    }
+
+    /// The output, once it is complete (else [`ConstraintError::Incomplete`]).
+    pub(crate) fn complete_output(&self) -> Result<&[u8], ConstraintError> {
         if !self.matcher.is_finished() && !self.matcher.is_complete() {
             return Err(ConstraintError::Incomplete(self.matcher.output().len()));
         }
-        serde_json::from_slice(self.matcher.output()).map_err(ConstraintError::Deserialize)
+        Ok(self.matcher.output())
     }
 }
 

@@ -33,7 +33,6 @@
 
 use std::any::TypeId;
 use std::collections::HashMap;
-use std::marker::PhantomData;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use gcd_core::bind::BoundGrammar;
@@ -45,7 +44,7 @@ use gcd_core::runtime::matcher::Matcher;
 use gcd_core::vocab::Vocabulary;
 use serde::de::DeserializeOwned;
 
-use crate::constrained::{Constrained, ConstraintError};
+use crate::constrained::{Constrained, ConstraintError, Decoder};
 pub use gcd_schema::structural_tag::family::{Reasoning, ToolChoice};
 
 pub mod family;
@@ -554,7 +553,10 @@ impl Chat {
         self.start(c)
     }
 
-    fn start<T>(&self, c: family::Composed) -> Result<ChatDecoder<T>, ConstraintError> {
+    fn start<T: DeserializeOwned>(
+        &self,
+        c: family::Composed,
+    ) -> Result<ChatDecoder<T>, ConstraintError> {
         let refuse = |message: String| ConstraintError::Unsupported {
             ty: std::any::type_name::<T>(),
             message,
@@ -586,46 +588,47 @@ impl Chat {
         }
         Ok(ChatDecoder {
             chat: self.clone(),
-            matcher,
+            decoder: Decoder::from_matcher(matcher),
             reader: c.reader,
-            _type: PhantomData,
         })
     }
 }
 
-/// Decodes one chat turn: mask, advance, [`finish`](Self::finish).
+/// Decodes one chat turn: mask, advance, [`finish`](Self::finish). A
+/// [`Decoder`] underneath masks and advances; the turn differs in how it
+/// ends (its end token may be the only way out) and what it reads back.
 pub struct ChatDecoder<T> {
     chat: Chat,
-    matcher: Matcher,
+    decoder: Decoder<T>,
     /// A family's reader (the fixed formats read with `split_turn`).
     reader: Option<Arc<family::Reader>>,
-    _type: PhantomData<fn() -> T>,
 }
 
 impl<T: DeserializeOwned> ChatDecoder<T> {
     /// At most `n` tokens for the whole turn, end token included; the turn
     /// is complete when they run out (a call is never cut off).
     pub fn with_budget(mut self, n: usize) -> Result<ChatDecoder<T>, ConstraintError> {
-        self.matcher = self.matcher.with_budget(n)?;
+        self.decoder = self.decoder.with_budget(n)?;
         Ok(self)
     }
 
-    /// Sets the logits of tokens not allowed next to negative infinity.
+    /// Sets the logits of tokens not allowed next to negative infinity
+    /// ([`Decoder::mask_logits`]).
     pub fn mask_logits(&self, logits: &mut [f32]) {
-        self.matcher.mask_logits(logits)
+        self.decoder.mask_logits(logits)
     }
 
     /// Appends `token` (refused, leaving the decoder unchanged, when the
-    /// mask forbids it).
+    /// mask forbids it: [`Decoder::advance`]).
     pub fn advance(&mut self, token: u32) -> Result<(), ConstraintError> {
-        Ok(self.matcher.advance(token)?)
+        self.decoder.advance(token)
     }
 
     /// Whether the turn is over: EOS was taken, or the turn is complete and
     /// nothing may follow (its end token was taken and the vocabulary has
     /// no other EOS). Computes a mask only in that last case.
     pub fn is_finished(&self) -> bool {
-        let m = &self.matcher;
+        let m = self.decoder.matcher();
         let vocab = m.bound().vocab();
         m.is_finished()
             || (vocab.eos_ids().is_empty()
@@ -635,7 +638,7 @@ impl<T: DeserializeOwned> ChatDecoder<T> {
 
     /// The matcher underneath (tokens, text, bitmasks, rollback).
     pub fn matcher(&self) -> &Matcher {
-        &self.matcher
+        self.decoder.matcher()
     }
 
     /// Runs `model` greedily to the end of the turn (at most `max_steps`
@@ -645,16 +648,14 @@ impl<T: DeserializeOwned> ChatDecoder<T> {
         model: &mut dyn LogitsSource,
         max_steps: usize,
     ) -> Result<ChatTurn<T>, ConstraintError> {
-        gcd_core::runtime::decode::greedy(&mut self.matcher, model, max_steps)?;
+        gcd_core::runtime::decode::greedy(self.decoder.matcher_mut(), model, max_steps)?;
         self.finish()
     }
 
     /// The reasoning, text and calls of the complete turn.
     pub fn finish(&self) -> Result<ChatTurn<T>, ConstraintError> {
-        if !self.matcher.is_finished() && !self.matcher.is_complete() {
-            return Err(ConstraintError::Incomplete(self.matcher.output().len()));
-        }
-        let text = self.matcher.text();
+        self.decoder.complete_output()?;
+        let text = self.decoder.matcher().text();
         let Some(reader) = &self.reader else {
             return split_turn(&self.chat, &text);
         };
