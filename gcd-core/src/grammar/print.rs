@@ -265,30 +265,8 @@ impl Writer<'_> {
                 None => write!(out, "{}", Pattern(&self.g.terminal(*t).pattern)),
             },
             Sugar::Seq(items) if items.is_empty() => out.write_str("\"\""),
-            Sugar::Seq(items) => {
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.write_char(' ')?;
-                    }
-                    match item {
-                        Sugar::Alt(_) => self.atom(item, out)?,
-                        _ => self.expr(item, out)?,
-                    }
-                }
-                Ok(())
-            }
-            Sugar::Alt(alts) => {
-                for (i, a) in alts.iter().enumerate() {
-                    if i > 0 {
-                        out.write_str(" | ")?;
-                    }
-                    match a {
-                        Sugar::Alt(_) => self.atom(a, out)?,
-                        _ => self.expr(a, out)?,
-                    }
-                }
-                Ok(())
-            }
+            Sugar::Seq(items) => self.joined(items, " ", out),
+            Sugar::Alt(alts) => self.joined(alts, " | ", out),
             Sugar::Opt(e) => {
                 out.write_char('[')?;
                 self.expr(e, out)?;
@@ -298,6 +276,20 @@ impl Writer<'_> {
             Sugar::Plus(e) => self.atom(e, out).and_then(|()| out.write_char('+')),
             Sugar::UpTo(e, n) => self.atom(e, out).and_then(|()| write!(out, " ~ 0..{n}")),
         }
+    }
+
+    /// `items` joined by `sep`, an alternation among them in parentheses.
+    fn joined<W: Write>(&self, items: &[Sugar], sep: &str, out: &mut W) -> fmt::Result {
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                out.write_str(sep)?;
+            }
+            match item {
+                Sugar::Alt(_) => self.atom(item, out)?,
+                _ => self.expr(item, out)?,
+            }
+        }
+        Ok(())
     }
 
     /// `e` as one item: in parentheses unless it is one already.
@@ -332,14 +324,8 @@ impl fmt::Display for Pattern<'_> {
             TerminalPattern::Regex(re) => regex(re, f),
             // Spelled as the combination it reads back as.
             TerminalPattern::Intersection(res) => {
-                f.write_char('(')?;
-                for (i, re) in res.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(" & ")?;
-                    }
-                    regex(re, f)?;
-                }
-                f.write_char(')')
+                let parts = res.iter().cloned().map(RegexCombination::Regex).collect();
+                combination(&RegexCombination::And(parts), f)
             }
             TerminalPattern::Combination(c) => combination(c, f),
             TerminalPattern::Special(t) => write!(f, "{t}"),
@@ -355,14 +341,22 @@ fn literal(text: &str, f: &mut dyn Write) -> fmt::Result {
         match c {
             '"' => f.write_str("\\\"")?,
             '\\' => f.write_str("\\\\")?,
-            '\n' => f.write_str("\\n")?,
-            '\r' => f.write_str("\\r")?,
-            '\t' => f.write_str("\\t")?,
+            '\n' | '\r' | '\t' => f.write_str(line_break(c))?,
             c if c.is_control() => write!(f, "\\u{:04x}", c as u32)?,
             c => f.write_char(c)?,
         }
     }
     f.write_char('"')
+}
+
+/// `\n`, `\r` or `\t` as its escape, which both literals and regexes
+/// read: what keeps the text on its line.
+fn line_break(c: char) -> &'static str {
+    match c {
+        '\n' => "\\n",
+        '\r' => "\\r",
+        _ => "\\t",
+    }
 }
 
 /// `re` as a Lark `/regex/`: an unescaped `/` is escaped, and line breaks
@@ -425,9 +419,7 @@ fn slashed(re: &str, f: &mut dyn Write) -> fmt::Result {
                 }
             }
             '/' => f.write_str("\\/")?,
-            '\n' => f.write_str("\\n")?,
-            '\r' => f.write_str("\\r")?,
-            '\t' => f.write_str("\\t")?,
+            '\n' | '\r' | '\t' => f.write_str(line_break(c))?,
             c if c.is_control() => write!(f, "\\x{{{:x}}}", c as u32)?,
             c => f.write_char(c)?,
         }
