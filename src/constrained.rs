@@ -117,11 +117,10 @@ pub enum ConstraintError {
 }
 
 /// The grammar text for `T` (gcd's Lark subset), for reading: the grammar
-/// itself is built without it ([`compiled`]).
+/// [`json_grammar`] builds, printed ([`gcd_core::grammar::Printer`]); it
+/// reads back through the Lark front end as the same grammar.
 pub fn grammar_text<T: Constrained + ?Sized>(ws: Whitespace) -> Result<String, ConstraintError> {
-    let mut set = ShapeSet::new();
-    let root = T::shape(&mut set);
-    gcd_core::json::to_lark(&root, &set, ws).map_err(|e| unsupported::<T>(e.0))
+    json_grammar::<T>(ws).map(|g| g.to_string())
 }
 
 fn unsupported<T: ?Sized>(message: String) -> ConstraintError {
@@ -169,11 +168,8 @@ pub fn compiled<T: Constrained + 'static>(
         let g = json_grammar::<T>(ws)?;
         // The derive's shapes are LL(1) by construction: a conflict is a bug to report.
         let strict = gcd_core::compiled::Config::default().ll1_only(true);
-        let g = CompiledGrammar::with_config(&g, &strict).map_err(|e| {
-            // The grammar as text only to explain the error.
-            let text = grammar_text::<T>(ws).unwrap_or_default();
-            unsupported::<T>(format!("{e}\ngrammar:\n{text}"))
-        })?;
+        let g = CompiledGrammar::with_config(&g, &strict)
+            .map_err(|e| unsupported::<T>(format!("{e}\ngrammar:\n{g}")))?;
         Ok(Arc::new(g))
     })
 }
@@ -269,6 +265,15 @@ impl<T: serde::de::DeserializeOwned> Decoder<T> {
         }
     }
 
+    /// The decoder of the output `matcher` constrains (a chat turn's,
+    /// with its reasoning cap set).
+    pub(crate) fn from_matcher(matcher: Matcher) -> Decoder<T> {
+        Decoder {
+            matcher,
+            _type: PhantomData,
+        }
+    }
+
     /// At most `n` tokens, and the value is complete when they run out.
     pub fn with_budget(mut self, n: usize) -> Result<Decoder<T>, ConstraintError> {
         self.matcher = self.matcher.with_budget(n)?;
@@ -323,10 +328,15 @@ impl<T: serde::de::DeserializeOwned> Decoder<T> {
 
     /// The value, once the output is complete.
     pub fn finish(&self) -> Result<T, ConstraintError> {
+        serde_json::from_slice(self.complete_output()?).map_err(ConstraintError::Deserialize)
+    }
+
+    /// The output, once it is complete (else [`ConstraintError::Incomplete`]).
+    pub(crate) fn complete_output(&self) -> Result<&[u8], ConstraintError> {
         if !self.matcher.is_finished() && !self.matcher.is_complete() {
             return Err(ConstraintError::Incomplete(self.matcher.output().len()));
         }
-        serde_json::from_slice(self.matcher.output()).map_err(ConstraintError::Deserialize)
+        Ok(self.matcher.output())
     }
 }
 

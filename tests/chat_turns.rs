@@ -379,3 +379,36 @@ fn hermes_on_a_qwen3_style_tokenizer() {
         assert!((1..=2).contains(&turn.calls.len()), "{text}");
     }
 }
+
+/// Each fixed format's turn grammar prints as Lark text (special tokens as
+/// `<|name|>`) that reads back through the Lark front end and prints the
+/// same. `GCD_PRINT_TURNS=FILE` writes the texts out (to compare formats'
+/// grammars across a change).
+#[test]
+fn turn_grammars_print_as_lark_that_reads_back() {
+    let chats = [
+        Chat::hermes(),
+        Chat::hermes().reasoning(true).calls(2, Some(3)),
+        Chat::hermes()
+            .end_token("<|endofprompt|>")
+            .calls(1, Some(1)),
+        Chat::llama31(),
+        Chat::llama31().calls(2, None),
+        Chat::mistral(),
+        Chat::mistral().calls(1, Some(2)),
+    ];
+    let mut all = String::new();
+    for chat in chats {
+        let text = chat.grammar::<Tool>().unwrap().grammar().to_string();
+        let back = gcd::core::lark::parse_grammar(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(text, back.to_string(), "{chat:?}");
+        all.push_str(&format!("# {chat:?}\n{text}\n"));
+    }
+    assert!(
+        all.contains("<|im_end|>") && all.contains("<TOOL_CALLS>"),
+        "{all}"
+    );
+    if let Ok(path) = std::env::var("GCD_PRINT_TURNS") {
+        std::fs::write(path, all).unwrap();
+    }
+}

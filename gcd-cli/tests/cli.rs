@@ -774,3 +774,24 @@ fn structural_tags_sample_and_check() {
     assert_eq!(code, 2, "{out}{err}");
     assert!(err.contains("\"any_tokens\" is not supported"), "{err}");
 }
+
+#[test]
+fn check_print_shows_the_grammar_as_lark_text_that_reads_back() {
+    let schema = temp_file(
+        "print-schema.json",
+        r#"{"type": "object", "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 9},
+            "tags": {"type": "array", "items": {"enum": ["a", "b"]}, "maxItems": 3}},
+            "required": ["n"], "additionalProperties": false}"#,
+    );
+    let (code, out, err) = gcd(&["check", "--print", schema.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("start: "), "{out}");
+    assert!(out.contains(r#"/"n"/"#), "{out}");
+    // What was printed is a grammar `check` reads, and prints alike.
+    let printed = temp_file("print-schema.lark", &out);
+    let (code, again, err) = gcd(&["check", "--print", printed.to_str().unwrap()]);
+    assert_eq!((code, again.as_str()), (0, out.as_str()), "{err}");
+    let (code, v) = json(&["check", "--print", "--json", "json"]);
+    assert_eq!(code, 0);
+    assert!(v["lark"].as_str().unwrap().contains("%ignore WS"), "{v}");
+}

@@ -33,7 +33,6 @@
 
 use std::any::TypeId;
 use std::collections::HashMap;
-use std::marker::PhantomData;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use gcd_core::bind::BoundGrammar;
@@ -45,13 +44,93 @@ use gcd_core::runtime::matcher::Matcher;
 use gcd_core::vocab::Vocabulary;
 use serde::de::DeserializeOwned;
 
-use crate::constrained::{Constrained, ConstraintError};
+use crate::constrained::{Constrained, ConstraintError, Decoder};
 pub use gcd_schema::structural_tag::family::{Reasoning, ToolChoice};
 
 pub mod family;
 
 /// The reasoning's terminal: its text and `</think>`.
 const THINK: &str = "THINK";
+
+/// How a fixed format writes a turn: one table per format, from which
+/// [`Chat::grammar`] builds the turn's grammar and `split_turn` reads the
+/// turn back, so the two cannot disagree. A turn is: the lead token, the
+/// opening text (ending the free text, with `free_text`), the calls each
+/// between `before_call` and `after_call` and joined by `between`, the
+/// closing text, the end-of-turn token.
+struct Markers {
+    /// A special token before the calls (Mistral's `<TOOL_CALLS>`; a
+    /// vocabulary may spell it `[TOOL_CALLS]`).
+    lead_token: Option<&'static str>,
+    /// Written before the first call.
+    open: &'static str,
+    /// Free text comes first and ends at `open` (lexed as one lazy lexeme
+    /// with it).
+    free_text: bool,
+    before_call: &'static str,
+    after_call: &'static str,
+    between: &'static str,
+    close: &'static str,
+    /// The format's own end-of-turn token (else EOS ends the turn).
+    end_token: Option<&'static str>,
+}
+
+impl Markers {
+    /// Qwen and Hermes.
+    const HERMES: Markers = Markers {
+        lead_token: None,
+        open: "<tool_call>",
+        free_text: true,
+        before_call: "\n",
+        after_call: "\n</tool_call>",
+        between: "\n<tool_call>",
+        close: "",
+        end_token: Some("<|im_end|>"),
+    };
+    /// Llama 3.1's JSON tool calls.
+    const LLAMA31: Markers = Markers {
+        lead_token: None,
+        open: "",
+        free_text: false,
+        before_call: "",
+        after_call: "",
+        between: ";",
+        close: "",
+        end_token: Some("<|eot_id|>"),
+    };
+    /// Mistral's `[TOOL_CALLS]` array.
+    const MISTRAL: Markers = Markers {
+        lead_token: Some("<TOOL_CALLS>"),
+        open: "[",
+        free_text: false,
+        before_call: "",
+        after_call: "",
+        between: ", ",
+        close: "]",
+        end_token: None,
+    };
+    /// No markers (a family's turn is read by its own reader).
+    const NONE: Markers = Markers {
+        lead_token: None,
+        open: "",
+        free_text: false,
+        before_call: "",
+        after_call: "",
+        between: "",
+        close: "",
+        end_token: None,
+    };
+
+    /// The table of a fixed format; `None` for a family.
+    fn of(format: ChatFormat) -> Option<&'static Markers> {
+        match format {
+            ChatFormat::Hermes => Some(&Markers::HERMES),
+            ChatFormat::Llama31 => Some(&Markers::LLAMA31),
+            ChatFormat::Mistral => Some(&Markers::MISTRAL),
+            ChatFormat::Family(_) => None,
+        }
+    }
+}
 
 /// How a model family writes tool calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -311,12 +390,10 @@ impl Chat {
     }
 
     fn end(&self) -> Option<String> {
-        match (&self.end_token, self.format) {
+        match (&self.end_token, Markers::of(self.format)) {
             (Some(name), _) => Some(name.clone()),
-            (None, ChatFormat::Family(_)) => None,
-            (None, ChatFormat::Hermes) => Some("<|im_end|>".into()),
-            (None, ChatFormat::Llama31) => Some("<|eot_id|>".into()),
-            (None, ChatFormat::Mistral) => None,
+            (None, Some(m)) => m.end_token.map(String::from),
+            (None, None) => None,
         }
     }
 
@@ -335,36 +412,38 @@ impl Chat {
         let call_grammar = crate::constrained::json_grammar::<T>(ws)?;
         let mut b = GrammarBuilder::new();
         let call = Expr::name(&b.embed("call", &call_grammar, None));
-        let lit = Expr::literal;
+        // A marker's text; an empty one is nothing.
+        let lit = |text: &str| match text {
+            "" => Expr::seq(vec![]),
+            text => Expr::literal(text),
+        };
         let special = |name: &str| {
             Expr::Pattern(
                 TerminalPattern::Special(SpecialToken::Named(name.to_string())),
                 None,
             )
         };
-        let (open, one, sep, close) = match self.format {
-            ChatFormat::Hermes => {
-                b.terminal(
-                    "TEXT",
-                    TerminalPattern::Regex(r"(?s:.)*?<tool_call>".into()),
-                );
-                let one = Expr::seq(vec![lit("\n"), call, lit("\n</tool_call>")]);
-                (
-                    Expr::name("TEXT"),
-                    one,
-                    lit("\n<tool_call>"),
-                    Expr::seq(vec![]),
-                )
-            }
-            ChatFormat::Llama31 => (Expr::seq(vec![]), call, lit(";"), Expr::seq(vec![])),
-            ChatFormat::Mistral => (
-                Expr::seq(vec![special("<TOOL_CALLS>"), lit("[")]),
-                call,
-                lit(", "),
-                lit("]"),
-            ),
-            ChatFormat::Family(_) => return Err(unsupported("unreachable: a family".into())),
+        let Some(m) = Markers::of(self.format) else {
+            return Err(unsupported("unreachable: a family".into()));
         };
+        let mut open = Vec::new();
+        if let Some(token) = m.lead_token {
+            open.push(special(token));
+        }
+        if m.free_text {
+            // The free text and the marker that ends it: one lazy lexeme.
+            let marker = TerminalPattern::Literal {
+                text: m.open.to_string(),
+                case_insensitive: false,
+            };
+            let text = format!("(?s:.)*?{}", marker.to_regex());
+            b.terminal("TEXT", TerminalPattern::Regex(text));
+            open.push(Expr::name("TEXT"));
+        } else {
+            open.push(lit(m.open));
+        }
+        let one = Expr::seq(vec![lit(m.before_call), call, lit(m.after_call)]);
+        let (open, sep, close) = (Expr::seq(open), lit(m.between), lit(m.close));
         let more = Expr::seq(vec![sep, one.clone()]);
         let rest = match self.max_calls {
             Some(max) => Expr::Repeat(
@@ -474,7 +553,10 @@ impl Chat {
         self.start(c)
     }
 
-    fn start<T>(&self, c: family::Composed) -> Result<ChatDecoder<T>, ConstraintError> {
+    fn start<T: DeserializeOwned>(
+        &self,
+        c: family::Composed,
+    ) -> Result<ChatDecoder<T>, ConstraintError> {
         let refuse = |message: String| ConstraintError::Unsupported {
             ty: std::any::type_name::<T>(),
             message,
@@ -506,46 +588,47 @@ impl Chat {
         }
         Ok(ChatDecoder {
             chat: self.clone(),
-            matcher,
+            decoder: Decoder::from_matcher(matcher),
             reader: c.reader,
-            _type: PhantomData,
         })
     }
 }
 
-/// Decodes one chat turn: mask, advance, [`finish`](Self::finish).
+/// Decodes one chat turn: mask, advance, [`finish`](Self::finish). A
+/// [`Decoder`] underneath masks and advances; the turn differs in how it
+/// ends (its end token may be the only way out) and what it reads back.
 pub struct ChatDecoder<T> {
     chat: Chat,
-    matcher: Matcher,
+    decoder: Decoder<T>,
     /// A family's reader (the fixed formats read with `split_turn`).
     reader: Option<Arc<family::Reader>>,
-    _type: PhantomData<fn() -> T>,
 }
 
 impl<T: DeserializeOwned> ChatDecoder<T> {
     /// At most `n` tokens for the whole turn, end token included; the turn
     /// is complete when they run out (a call is never cut off).
     pub fn with_budget(mut self, n: usize) -> Result<ChatDecoder<T>, ConstraintError> {
-        self.matcher = self.matcher.with_budget(n)?;
+        self.decoder = self.decoder.with_budget(n)?;
         Ok(self)
     }
 
-    /// Sets the logits of tokens not allowed next to negative infinity.
+    /// Sets the logits of tokens not allowed next to negative infinity
+    /// ([`Decoder::mask_logits`]).
     pub fn mask_logits(&self, logits: &mut [f32]) {
-        self.matcher.mask_logits(logits)
+        self.decoder.mask_logits(logits)
     }
 
     /// Appends `token` (refused, leaving the decoder unchanged, when the
-    /// mask forbids it).
+    /// mask forbids it: [`Decoder::advance`]).
     pub fn advance(&mut self, token: u32) -> Result<(), ConstraintError> {
-        Ok(self.matcher.advance(token)?)
+        self.decoder.advance(token)
     }
 
     /// Whether the turn is over: EOS was taken, or the turn is complete and
     /// nothing may follow (its end token was taken and the vocabulary has
     /// no other EOS). Computes a mask only in that last case.
     pub fn is_finished(&self) -> bool {
-        let m = &self.matcher;
+        let m = self.decoder.matcher();
         let vocab = m.bound().vocab();
         m.is_finished()
             || (vocab.eos_ids().is_empty()
@@ -555,7 +638,7 @@ impl<T: DeserializeOwned> ChatDecoder<T> {
 
     /// The matcher underneath (tokens, text, bitmasks, rollback).
     pub fn matcher(&self) -> &Matcher {
-        &self.matcher
+        self.decoder.matcher()
     }
 
     /// Runs `model` greedily to the end of the turn (at most `max_steps`
@@ -565,16 +648,14 @@ impl<T: DeserializeOwned> ChatDecoder<T> {
         model: &mut dyn LogitsSource,
         max_steps: usize,
     ) -> Result<ChatTurn<T>, ConstraintError> {
-        gcd_core::runtime::decode::greedy(&mut self.matcher, model, max_steps)?;
+        gcd_core::runtime::decode::greedy(self.decoder.matcher_mut(), model, max_steps)?;
         self.finish()
     }
 
     /// The reasoning, text and calls of the complete turn.
     pub fn finish(&self) -> Result<ChatTurn<T>, ConstraintError> {
-        if !self.matcher.is_finished() && !self.matcher.is_complete() {
-            return Err(ConstraintError::Incomplete(self.matcher.output().len()));
-        }
-        let text = self.matcher.text();
+        self.decoder.complete_output()?;
+        let text = self.decoder.matcher().text();
         let Some(reader) = &self.reader else {
             return split_turn(&self.chat, &text);
         };
@@ -606,25 +687,23 @@ fn split_turn<T: DeserializeOwned>(
         rest = rest.get(end + "</think>".len()..).unwrap_or("");
     }
     let mut free = String::new();
-    let (first, between, before_end) = match chat.format {
-        ChatFormat::Hermes => {
-            let at = rest.find("<tool_call>").unwrap_or(rest.len());
-            free = rest[..at].to_string();
-            rest = &rest[at..];
-            (
-                "<tool_call>\n",
-                "\n</tool_call>\n<tool_call>\n",
-                "\n</tool_call>",
-            )
-        }
-        ChatFormat::Llama31 => ("", ";", ""),
-        ChatFormat::Mistral => ("<TOOL_CALLS>[", ", ", "]"),
-        ChatFormat::Family(_) => ("", "", ""),
+    let m = Markers::of(chat.format).unwrap_or(&Markers::NONE);
+    if m.free_text {
+        let at = rest.find(m.open).unwrap_or(rest.len());
+        free = rest[..at].to_string();
+        rest = &rest[at..];
+    }
+    let between = [m.after_call, m.between, m.before_call].concat();
+    let before_end = [m.after_call, m.close].concat();
+    // The lead token as the vocabulary spells it: `<NAME>` or `[NAME]`.
+    let lead = m.lead_token.unwrap_or("");
+    let bracketed = match lead.strip_prefix('<').and_then(|l| l.strip_suffix('>')) {
+        Some(name) => format!("[{name}]"),
+        None => lead.to_string(),
     };
-    // Mistral's marker may be spelled `[TOOL_CALLS]` by the vocabulary.
-    rest = rest
-        .strip_prefix(first)
-        .or_else(|| rest.strip_prefix("[TOOL_CALLS]["))
+    rest = [lead, bracketed.as_str()]
+        .iter()
+        .find_map(|lead| rest.strip_prefix(&[lead, m.open, m.before_call].concat()))
         .unwrap_or(rest);
     let mut calls = Vec::new();
     loop {
@@ -635,12 +714,12 @@ fn split_turn<T: DeserializeOwned>(
             None => break,
         }
         rest = &rest[values.byte_offset()..];
-        match rest.strip_prefix(between) {
+        match rest.strip_prefix(between.as_str()) {
             Some(next) => rest = next,
             None => break,
         }
     }
-    debug_assert!(rest.starts_with(before_end), "{rest:?}");
+    debug_assert!(rest.starts_with(&before_end), "{rest:?}");
     Ok(ChatTurn {
         reasoning,
         text: free,

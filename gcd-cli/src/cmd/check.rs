@@ -1,11 +1,13 @@
 //! `gcd check`: whether a grammar or schema is LL(1), generalized or
-//! unusable, as text for people or one JSON object for tools.
+//! unusable, as text for people or one JSON object for tools; or, with
+//! `--print`, the grammar itself as gcd's Lark text.
 
 use gcd_schema::GrammarFormat;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use gcd_core::compiled::{CompiledGrammar, Lexing};
+use gcd_core::grammar::Grammar;
 
 use crate::args::{load_schema, GlobalArgs, Result};
 
@@ -23,6 +25,12 @@ pub struct Args {
     /// (exit 1 unless every file is a whole sentence).
     #[arg(long, num_args = 1.., value_name = "FILE")]
     accepts: Vec<PathBuf>,
+    /// Instead, print the grammar as loaded (before the LL(1) transforms)
+    /// in gcd's Lark subset: what a JSON Schema, a GBNF file or a `%json`
+    /// rule became. The text reads back as the same grammar (`--json`:
+    /// one object with it under `lark`).
+    #[arg(long, conflicts_with = "accepts")]
+    print: bool,
 }
 
 /// What `gcd check` found: printed as the text lines, or with `--json` as
@@ -81,7 +89,35 @@ pub fn run(args: Args, global: &GlobalArgs) -> Result<ExitCode> {
         let grammar = global.load_grammar(&args.grammar)?;
         return super::accepts::accepts(grammar, &args.accepts, global.json);
     }
+    if args.print {
+        let lark = source_grammar(&args.grammar, global)?.to_string();
+        if global.json {
+            let v = serde_json::json!({ "grammar": args.grammar, "lark": lark });
+            println!("{v:#}");
+        } else {
+            print!("{lark}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     Ok(check_report(&args.grammar, args.ll1, global)?.print(global.json))
+}
+
+/// The grammar `spec` names, as loaded: the built-in `json`, a JSON
+/// Schema's (default options, as `check` compiles it) or a grammar file's.
+fn source_grammar(spec: &str, global: &GlobalArgs) -> Result<Grammar> {
+    if spec == "json" {
+        return Ok(gcd_core::lark::builtin::json());
+    }
+    let text = std::fs::read_to_string(spec).map_err(|e| format!("{spec}: {e}"))?;
+    if spec.ends_with(".json") && global.format != Some(GrammarFormat::StructuralTag) {
+        let schema: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| format!("{spec}: not JSON: {e}"))?;
+        return gcd_schema::to_grammar(&schema, &gcd_schema::Options::default())
+            .map_err(|e| format!("{spec}: {e}"));
+    }
+    global
+        .read_grammar(spec, &text)
+        .map_err(|e| format!("{spec}:\n{e}"))
 }
 
 fn check_report(spec: &str, ll1_only: bool, global: &GlobalArgs) -> Result<CheckReport> {

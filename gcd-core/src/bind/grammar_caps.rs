@@ -27,7 +27,7 @@ impl BoundGrammar {
                 name(first)
             ));
         }
-        self.budget_available()?;
+        self.budget_available().map_err(|e| e.to_string())?;
         let mut caps = vec![INF; g.terminals.len()];
         for &(t, n) in &g.hints.lexeme_caps {
             let need = self.budget().lexeme_most(t.0);

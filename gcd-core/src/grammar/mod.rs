@@ -10,12 +10,16 @@
 mod builder;
 mod combination;
 mod hints;
-
+mod print;
+mod sugar;
 mod term_set;
 
 pub use builder::{Alternative, Expr, GrammarBuilder};
 pub use combination::{RegexCombination, UTF8_TEXT};
 pub use hints::{CapturePart, Hints, Temperature};
+#[cfg(test)]
+pub(crate) use print::tests as print_tests;
+pub use print::Printer;
 pub use term_set::TermSet;
 
 use std::fmt;

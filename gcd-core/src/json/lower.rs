@@ -1,11 +1,11 @@
 //! Shapes → grammar IR, through [`GrammarBuilder`] and [`Expr`]: the path
-//! that builds a shape's grammar, with no grammar text in between.
+//! that builds a shape's grammar, with no grammar text in between (people
+//! read it through the grammar's printer, [`crate::grammar::Printer`]).
 //!
-//! It writes the rules that [`to_lark`](super::to_lark) prints, with the
-//! same names and in the same order, so that the printed text stays a
-//! faithful picture of the grammar in use. An expression is kept as the
-//! list of items it would be in Lark text, because text spliced into a
-//! sequence flattens into it while a `( … )` group stays one item.
+//! An expression is kept as the list of items it would be in Lark text,
+//! because items spliced into a sequence flatten into it while a `( … )`
+//! group stays one item: so the rules come out as a person would write
+//! them, and print back that way.
 
 use std::collections::HashMap;
 

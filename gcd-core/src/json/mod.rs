@@ -7,21 +7,18 @@
 //! key is its own literal. Integers get exact digit-level regexes for their
 //! ranges, so a `u8` cannot be 300.
 //!
-//! Submodules: [`lower`](to_grammar) builds the grammar IR of a shape;
-//! [`to_lark`] prints the same grammar as Lark text, for people to read;
-//! [`number`] holds the number regexes both front ends share; [`Whitespace`]
-//! is the one whitespace policy both front ends take.
+//! Submodules: [`lower`](to_grammar) builds the grammar IR of a shape
+//! (shown as Lark text by the grammar's own printer,
+//! [`Printer`](crate::grammar::Printer)); [`number`] holds the number
+//! regexes both front ends share; [`Whitespace`] is the one whitespace
+//! policy both front ends take.
 
 use std::collections::HashMap;
 
-mod lark_text;
 mod lower;
 pub mod number;
 mod whitespace;
 
-#[doc(hidden)]
-pub use lark_text::lark_text_reads_back;
-pub use lark_text::to_lark;
 pub use lower::to_grammar;
 pub use whitespace::Whitespace;
 
