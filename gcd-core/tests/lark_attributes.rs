@@ -165,11 +165,7 @@ fn max_tokens_misuses_are_errors() {
             "max_tokens",
         ),
     ] {
-        let e = gcd_core::lark::parse_grammar(src).unwrap_err();
-        let d = &e.diagnostics()[0];
-        assert_eq!(d.kind, kind, "{src}: {e}");
-        assert!(d.message.contains(says), "{src}: {e}");
-        assert_eq!(d.span.map(|s| s.start.line), Some(2), "{src}: {e}");
+        common::assert_refused(src, kind, says, Some(2));
     }
     // A cap the vocabulary cannot keep is refused when binding: `abc`
     // takes three one-byte tokens.
@@ -348,11 +344,7 @@ fn captures_of_rules_trees_do_not_show_as_themselves_are_refused() {
             "given twice",
         ),
     ] {
-        let e = gcd_core::lark::parse_grammar(src).unwrap_err();
-        let d = &e.diagnostics()[0];
-        assert_eq!(d.kind, kind, "{src}: {e}");
-        assert!(d.message.contains(says), "{src}: {e}");
-        assert_eq!(d.span.map(|s| s.start.line), Some(2), "{src}: {e}");
+        common::assert_refused(src, kind, says, Some(2));
     }
 }
 
@@ -471,10 +463,6 @@ fn suffix_misuses_are_errors() {
             "cannot make lazy",
         ),
     ] {
-        let e = gcd_core::lark::parse_grammar(src).unwrap_err();
-        let d = &e.diagnostics()[0];
-        assert_eq!(d.kind, kind, "{src}: {e}");
-        assert!(d.message.contains(says), "{src}: {e}");
-        assert_eq!(d.span.map(|s| s.start.line), Some(2), "{src}: {e}");
+        common::assert_refused(src, kind, says, Some(2));
     }
 }

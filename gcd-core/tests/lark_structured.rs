@@ -257,10 +257,6 @@ fn rule_attributes_gcd_does_not_take_are_errors_naming_them() {
             "cannot make lazy",
         ),
     ] {
-        let e = gcd_core::lark::parse_grammar(src).unwrap_err();
-        let d = &e.diagnostics()[0];
-        assert_eq!(d.kind, kind, "{src}: {e}");
-        assert!(d.message.contains(says), "{src}: {e}");
-        assert_eq!(d.span.map(|s| s.start.line), Some(2), "{src}: {e}");
+        common::assert_refused(src, kind, says, Some(2));
     }
 }

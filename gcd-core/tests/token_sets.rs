@@ -131,11 +131,7 @@ fn refused_forms_are_errors_naming_them() {
             "cannot use token set <[4-5]>",
         ),
     ] {
-        let e = gcd_core::lark::parse_grammar(src).unwrap_err();
-        let d = &e.diagnostics()[0];
-        assert_eq!(d.kind, kind, "{src}: {e}");
-        assert!(d.message.contains(says), "{src}: {e}");
-        assert!(d.span.is_some(), "{src}: {e}");
+        common::assert_refused(src, kind, says, None);
     }
     // Binding: every id must be a special token of the vocabulary, and
     // each id named once.

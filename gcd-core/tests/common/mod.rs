@@ -8,6 +8,7 @@ pub mod gbnf;
 pub mod pair;
 pub mod walk;
 
+use gcd_core::error::DiagnosticKind;
 use gcd_core::grammar::{Expr, Grammar, GrammarBuilder, TerminalPattern};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -225,4 +226,15 @@ pub fn random_vocab(seed: u64, size: usize) -> Vec<Vec<u8>> {
         }
     }
     tokens
+}
+
+/// That the Lark source `src` is refused, its first diagnostic of `kind`
+/// saying `says`, at a span on `line` (any line for `None`).
+pub fn assert_refused(src: &str, kind: DiagnosticKind, says: &str, line: Option<u32>) {
+    let e = gcd_core::lark::parse_grammar(src).unwrap_err();
+    let d = &e.diagnostics()[0];
+    assert_eq!(d.kind, kind, "{src}: {e}");
+    assert!(d.message.contains(says), "{src}: {e}");
+    let at = d.span.map(|s| s.start.line);
+    assert!(at.is_some() && (line.is_none() || at == line), "{src}: {e}");
 }
