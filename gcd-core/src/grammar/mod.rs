@@ -9,13 +9,16 @@
 
 mod builder;
 mod combination;
+mod desugar;
+mod expr;
 mod hints;
 mod print;
 mod sugar;
 mod term_set;
 
-pub use builder::{Alternative, Expr, GrammarBuilder};
+pub use builder::GrammarBuilder;
 pub use combination::{RegexCombination, UTF8_TEXT};
+pub use expr::{Alternative, Expr};
 pub use hints::{CapturePart, Hints, Temperature};
 #[cfg(test)]
 pub(crate) use print::tests as print_tests;
