@@ -483,7 +483,10 @@ impl TerminalDfa {
     /// are kept.
     pub fn from_tables(trans: Vec<u32>, accepting: Vec<bool>) -> Result<TerminalDfa, DfaError> {
         let n = accepting.len();
-        if n == 0 || trans.len() != n * 256 || trans.iter().any(|&t| t != DEAD && t as usize >= n) {
+        // `DEAD + 1` wraps to 0, so one maximum (which vectorizes, where a
+        // short-circuiting search did not) finds a target past the states.
+        let highest = trans.iter().map(|t| t.wrapping_add(1)).max();
+        if n == 0 || trans.len() != n * 256 || highest.is_some_and(|m| m as usize > n) {
             return Err(DfaError::Invalid("inconsistent DFA table".into()));
         }
         if accepting[0] {
