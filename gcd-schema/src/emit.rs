@@ -11,7 +11,9 @@
 //! come after the declared ones, matched by a terminal that excludes every
 //! declared name. Arrays count positions up to `maxItems`/prefix length.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap;
 
 use gcd_core::grammar::{Expr, GrammarBuilder, TerminalPattern};
 use gcd_core::lexer::{DfaError, TerminalDfa};
@@ -56,10 +58,10 @@ pub struct Emitter<'c, 'a> {
     comma: Expr,
     colon: Expr,
     ws: Whitespace,
-    done: HashMap<Id, ()>,
-    shapes: HashMap<Node, Id>,
+    done: FxHashMap<Id, ()>,
+    shapes: FxHashMap<Node, Id>,
     queue: VecDeque<Id>,
-    key_terminals: HashMap<(String, i32), String>,
+    key_terminals: FxHashMap<(String, i32), String>,
     order: PropertyOrder,
 }
 
@@ -79,10 +81,10 @@ impl<'c, 'a> Emitter<'c, 'a> {
             comma: Expr::Pattern(ws.comma(), None),
             colon: Expr::Pattern(ws.colon(), None),
             ws,
-            done: HashMap::new(),
-            shapes: HashMap::new(),
+            done: FxHashMap::default(),
+            shapes: FxHashMap::default(),
             queue: VecDeque::new(),
-            key_terminals: HashMap::new(),
+            key_terminals: FxHashMap::default(),
             order,
         }
     }
@@ -536,7 +538,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
     /// shape's property count. Otherwise each shape is its own member set
     /// and the parser forks at the first key until the shapes part.
     fn object_union(&mut self, name: &str, objects: &[(ObjectShape, Vec<String>)]) -> Expr {
-        let mut owner: HashMap<&str, usize> = HashMap::new();
+        let mut owner: FxHashMap<&str, usize> = FxHashMap::default();
         let mut size = 0;
         let mut by_first_key = true;
         for (i, (o, _)) in objects.iter().enumerate() {

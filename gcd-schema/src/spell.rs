@@ -15,8 +15,8 @@
 //! far smaller automata, which is what binding to a large vocabulary pays
 //! for. Unconstrained strings always take every spelling.
 
+use rustc_hash::FxHashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::OnceLock;
 
@@ -159,7 +159,7 @@ pub fn quoted(s: &str, esc: Escapes) -> String {
 /// Memoized: the same few ranges recur in every class.
 fn hex_range_into(out: &mut String, lo: u32, hi: u32) {
     thread_local! {
-        static MEMO: RefCell<HashMap<(u32, u32), String>> = RefCell::default();
+        static MEMO: RefCell<FxHashMap<(u32, u32), String>> = RefCell::default();
     }
     out.push_str(r"\\u");
     MEMO.with_borrow_mut(|memo| {

@@ -3,7 +3,7 @@
 //! desugars `?`, `*`, `+` and groups into fresh right-recursive rules, so
 //! later stages only ever see plain productions.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::desugar::Desugar;
 use super::expr::{Alternative, Expr};
@@ -430,7 +430,7 @@ impl GrammarBuilder {
     pub fn build(&self) -> Result<Grammar, GrammarError> {
         let mut diags = Diagnostics(self.errors.clone());
         let mut terminals = self.terminals.clone();
-        let mut term_index: HashMap<String, TermId> = terminals
+        let mut term_index: FxHashMap<String, TermId> = terminals
             .iter()
             .enumerate()
             .map(|(i, t)| (t.name.clone(), TermId(i as u32)))
@@ -464,7 +464,7 @@ impl GrammarBuilder {
                 span: r.span,
             })
             .collect();
-        let nt_index: HashMap<String, NtId> = nonterminals
+        let nt_index: FxHashMap<String, NtId> = nonterminals
             .iter()
             .enumerate()
             .map(|(i, n)| (n.name.clone(), NtId(i as u32)))
@@ -519,9 +519,9 @@ impl GrammarBuilder {
             nonterminals: &mut nonterminals,
             productions: Vec::new(),
             diags: &mut diags,
-            memo: HashMap::new(),
-            undefined: HashMap::new(),
-            by_pattern: HashMap::new(),
+            memo: FxHashMap::default(),
+            undefined: FxHashMap::default(),
+            by_pattern: FxHashMap::default(),
             span: None,
         };
         for (i, t) in desugar.terminals.iter().enumerate().rev() {

@@ -1,7 +1,7 @@
 //! Desugaring [`Expr`]s into plain productions: `?`, `*`, `+` and groups
 //! become fresh right-recursive rules, shared when the same sugar recurs.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::expr::Expr;
 use super::{Nonterminal, NtId, Production, RuleKind, Symbol, TermId, Terminal, TerminalPattern};
@@ -40,20 +40,20 @@ fn non_empty_part(e: &Expr) -> (Expr, bool) {
 
 pub(super) struct Desugar<'a> {
     pub(super) terminals: &'a mut Vec<Terminal>,
-    pub(super) term_index: &'a mut HashMap<String, TermId>,
-    pub(super) nt_index: &'a HashMap<String, NtId>,
+    pub(super) term_index: &'a mut FxHashMap<String, TermId>,
+    pub(super) nt_index: &'a FxHashMap<String, NtId>,
     pub(super) nonterminals: &'a mut Vec<Nonterminal>,
     pub(super) productions: Vec<Production>,
     pub(super) diags: &'a mut Diagnostics,
     /// Identical sugar (`x*` used twice) shares one generated rule.
-    pub(super) memo: HashMap<Expr, NtId>,
+    pub(super) memo: FxHashMap<Expr, NtId>,
     /// Undefined names, with the index of the error reported at the first
     /// use: a later use is a note of it, not another error.
-    pub(super) undefined: HashMap<String, usize>,
+    pub(super) undefined: FxHashMap<String, usize>,
     /// The first terminal that is not ignored, by pattern: a literal used
     /// again is that terminal (a lookup, not a scan: grammars may have
     /// tens of thousands of literals).
-    pub(super) by_pattern: HashMap<TerminalPattern, TermId>,
+    pub(super) by_pattern: FxHashMap<TerminalPattern, TermId>,
     /// The alternative being desugared: generated rules point at it.
     pub(super) span: Option<Span>,
 }

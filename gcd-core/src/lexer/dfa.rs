@@ -4,7 +4,7 @@
 //! compute liveness exactly, cache DFAs per process, serialize them, and
 //! combine them into the contextual lexer.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use regex_automata::dfa::dense;
@@ -102,8 +102,8 @@ const DFA_VERSION: u32 = 1;
 /// that uses it is compiled, whatever came before.
 #[derive(Default)]
 struct DfaCache {
-    young: HashMap<String, Result<TerminalDfa, DfaError>>,
-    old: HashMap<String, Result<TerminalDfa, DfaError>>,
+    young: FxHashMap<String, Result<TerminalDfa, DfaError>>,
+    old: FxHashMap<String, Result<TerminalDfa, DfaError>>,
 }
 
 /// Entries per generation.
@@ -444,7 +444,7 @@ impl TerminalDfa {
     ) -> Result<TerminalDfa, DfaError> {
         let classes = super::ByteClasses::new(dfas);
         let start = vec![0u32; dfas.len()];
-        let mut index: HashMap<Vec<u32>, u32> = HashMap::from([(start.clone(), 0)]);
+        let mut index: FxHashMap<Vec<u32>, u32> = FxHashMap::from_iter([(start.clone(), 0)]);
         let mut states = vec![start];
         let (mut trans, mut accepting) = (Vec::new(), Vec::new());
         let mut by_class = vec![DEAD; classes.len()];
