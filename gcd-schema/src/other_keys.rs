@@ -237,7 +237,27 @@ pub fn other_keys_dfa(names: &[&str], esc: Escapes) -> Result<TerminalDfa, DfaEr
         accepting.push(acc);
         i += 1;
     }
-    TerminalDfa::from_tables(trans, accepting)
+    TerminalDfa::from_tables_with_classes(trans, accepting, classes(one, rest, &pos))
+}
+
+/// Bytes the table treats alike, known from how it is built: those alike
+/// in both shared DFAs (every other row copies or maps theirs), except the
+/// quote and the bytes that spell a name's characters, each its own.
+fn classes(one: &TerminalDfa, rest: &TerminalDfa, pos: &[Pos]) -> [u8; 256] {
+    let mut own = [false; 256];
+    own[b'"' as usize] = true;
+    for &(b, _) in pos.iter().flat_map(|p| &p.edges) {
+        own[b as usize] = true;
+    }
+    let (one, rest) = (one.byte_classes(), rest.byte_classes());
+    let mut number: rustc_hash::FxHashMap<(u8, u8, u16), u8> = Default::default();
+    let mut classes = [0u8; 256];
+    for b in 0..256 {
+        let alone = if own[b] { b as u16 + 1 } else { 0 };
+        let next = number.len() as u8;
+        classes[b] = *number.entry((one[b], rest[b], alone)).or_insert(next);
+    }
+    classes
 }
 
 /// The output states made so far, and those of the shared DFAs by state.

@@ -144,6 +144,17 @@ fn insert_cached(regex: &str, dfa: Result<TerminalDfa, DfaError>) {
     lock_cache().insert(regex, dfa);
 }
 
+/// Whether every row of `trans` sends the bytes of each class of
+/// `classes` to one state.
+fn treat_alike(trans: &[u32], classes: &[u8; 256]) -> bool {
+    let mut first = [None; 256];
+    for b in 0..256 {
+        first[classes[b] as usize].get_or_insert(b);
+    }
+    (trans.chunks_exact(256))
+        .all(|row| (0..256).all(|b| first[classes[b] as usize].is_some_and(|f| row[b] == row[f])))
+}
+
 /// Drops every transition out of an accepting state (and the states that
 /// no longer lead to a match).
 fn stop_at_first_match(trans: &mut [u32], accepting: &[bool]) {
@@ -483,10 +494,11 @@ impl TerminalDfa {
     /// are kept.
     pub fn from_tables(trans: Vec<u32>, accepting: Vec<bool>) -> Result<TerminalDfa, DfaError> {
         let n = accepting.len();
-        // `DEAD + 1` wraps to 0, so one maximum (which vectorizes, where a
-        // short-circuiting search did not) finds a target past the states.
-        let highest = trans.iter().map(|t| t.wrapping_add(1)).max();
-        if n == 0 || trans.len() != n * 256 || highest.is_some_and(|m| m as usize > n) {
+        // `DEAD + 1` wraps to 0, so one comparison finds a target past the
+        // states; folded without stopping early, the loop vectorizes.
+        let states = u32::try_from(n).unwrap_or(u32::MAX);
+        let bad = (trans.iter()).fold(false, |bad, &t| bad | (t.wrapping_add(1) > states));
+        if n == 0 || trans.len() != n * 256 || bad {
             return Err(DfaError::Invalid("inconsistent DFA table".into()));
         }
         if accepting[0] {
@@ -499,6 +511,29 @@ impl TerminalDfa {
             derived: Arc::default(),
             chain: None,
         })
+    }
+
+    /// [`from_tables`](Self::from_tables) for a table whose byte classes
+    /// the caller knows from how it built it: `classes` puts two bytes in
+    /// one class only if every row treats them alike (it may split more
+    /// than the table needs; nothing relies on the fewest). Reading them
+    /// off the table scans every row, which for a schema's table of other
+    /// keys cost as much as building it. Debug builds check them.
+    pub fn from_tables_with_classes(
+        trans: Vec<u32>,
+        accepting: Vec<bool>,
+        classes: [u8; 256],
+    ) -> Result<TerminalDfa, DfaError> {
+        debug_assert!(
+            treat_alike(&trans, &classes),
+            "bytes of a class differ in a row"
+        );
+        let mut dfa = Self::from_tables(trans, accepting)?;
+        dfa.derived = Arc::new(Derived {
+            classes: OnceLock::from(classes),
+            ..Derived::default()
+        });
+        Ok(dfa)
     }
 
     /// Puts a DFA built ahead of time (by `#[derive(Constrained)]`, from a
@@ -663,8 +698,10 @@ impl TerminalDfa {
     }
 
     /// Per byte, its class: bytes with the same class lead every state to
-    /// the same state (classes numbered by their first byte).
-    pub(crate) fn byte_classes(&self) -> &[u8; 256] {
+    /// the same state (classes numbered by their first byte; a table made
+    /// by [`from_tables_with_classes`](Self::from_tables_with_classes) has
+    /// the classes it was given).
+    pub fn byte_classes(&self) -> &[u8; 256] {
         (self.derived.classes).get_or_init(|| byte_classes(&self.trans))
     }
 
