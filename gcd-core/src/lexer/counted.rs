@@ -13,7 +13,7 @@
 use regex_syntax::hir::{Hir, HirKind};
 
 use super::determinize::{raw_table, DfaError};
-use super::table::live_states;
+use super::table::{byte_classes, live_states};
 use super::DEAD;
 
 /// Repetitions allowing fewer items than this are determinized as usual:
@@ -70,8 +70,10 @@ impl ChainLayout {
 }
 
 /// The table of `hir` if it has the shape above, else `None`; with its
-/// layout when the repetition has an upper bound.
-pub(super) fn table(hir: &Hir) -> Result<Option<(Table, Option<ChainLayout>)>, DfaError> {
+/// layout when the repetition has an upper bound, and its byte classes.
+pub(super) fn table(
+    hir: &Hir,
+) -> Result<Option<(Table, Option<ChainLayout>, [u8; 256])>, DfaError> {
     let Some(shape) = Shape::of(hir) else {
         return Ok(None);
     };
@@ -94,7 +96,27 @@ pub(super) fn table(hir: &Hir) -> Result<Option<(Table, Option<ChainLayout>)>, D
             post_len: shape.post.len() as u32,
         }
     });
-    Ok(chain(&shape, &item).map(|t| (t, layout)))
+    Ok(chain(&shape, &item).map(|t| (t, layout, chain_classes(&shape, &item))))
+}
+
+/// Bytes the chain treats alike, known from how it is built: those the
+/// item's table treats alike (every counted row is an item row renamed),
+/// but `pre`'s and `post`'s bytes each apart (their rows read one byte).
+/// Reading them off the chain scanned its thousands of rows.
+fn chain_classes(shape: &Shape, item: &Item) -> [u8; 256] {
+    let own = byte_classes(&item.trans);
+    let mut apart = [false; 256];
+    for &b in shape.pre.iter().chain(&shape.post) {
+        apart[b as usize] = true;
+    }
+    let mut number: rustc_hash::FxHashMap<(u8, u16), u8> = Default::default();
+    let mut classes = [0u8; 256];
+    for b in 0..256 {
+        let alone = if apart[b] { b as u16 + 1 } else { 0 };
+        let next = number.len() as u8;
+        classes[b] = *number.entry((own[b], alone)).or_insert(next);
+    }
+    classes
 }
 
 /// `pre item{min,max} post` with literal `pre` and `post`.
@@ -296,6 +318,22 @@ mod tests {
 
     const JSON_CHAR: &str = r#"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u(?:[0-9a-cA-CefEF][0-9a-fA-F]{3}|[dD][0-7][0-9a-fA-F]{2})|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})"#;
 
+    /// The classes a chain is built with put bytes together only where
+    /// every row treats them alike, `pre`'s and `post`'s bytes included
+    /// where the item's classes would hold them with others.
+    #[test]
+    fn chain_classes_treat_their_bytes_alike() {
+        for re in [
+            "x[a-z]{10,20};",
+            "ab(?:[0-9]|q){9,}c",
+            r#""[^"\\]{8,40}""#,
+            "m(?:[a-z]|-[a-z]){8,12};",
+        ] {
+            let ((trans, _), _, classes) = table(&hir(re)).expect("no error").expect("chained");
+            assert!(super::super::table::treat_alike(&trans, &classes), "{re}");
+        }
+    }
+
     #[test]
     fn chains_match_the_determinized_language() {
         let items = [
@@ -315,7 +353,7 @@ mod tests {
                     let re = format!("{pre}(?:{item}){bound}{post}");
                     let h = hir(&re);
                     let reference = raw_table(&h).expect("determinizes");
-                    match table(&h).expect("no error").map(|(t, _)| t) {
+                    match table(&h).expect("no error").map(|(t, _, _)| t) {
                         Some(chain) => {
                             chained += 1;
                             assert!(same_language(&chain, &reference), "{re}");
@@ -355,7 +393,7 @@ mod tests {
     #[test]
     fn a_long_json_string_is_chained() {
         let re = format!("\"{JSON_CHAR}{{0,1000}}\"");
-        let ((trans, accepting), _) = table(&hir(&re)).expect("no error").expect("chained");
+        let ((trans, accepting), _, _) = table(&hir(&re)).expect("no error").expect("chained");
         assert_eq!(trans.len(), accepting.len() * 256);
         assert!(same_language(
             &(trans, accepting),

@@ -12,7 +12,7 @@ use regex_syntax::hir::{Hir, HirKind};
 
 pub use super::determinize::DfaError;
 use super::determinize::{minimal_table, raw_table, MAX_PRODUCT_STATES};
-use super::table::{byte_classes, distances_by_class, live_states};
+use super::table::{byte_classes, distances_by_class, live_states, treat_alike};
 use super::{counted, lookaround, DEAD};
 use crate::codec;
 use crate::grammar::TerminalPattern;
@@ -142,17 +142,6 @@ fn lock_cache() -> std::sync::MutexGuard<'static, DfaCache> {
 
 fn insert_cached(regex: &str, dfa: Result<TerminalDfa, DfaError>) {
     lock_cache().insert(regex, dfa);
-}
-
-/// Whether every row of `trans` sends the bytes of each class of
-/// `classes` to one state.
-fn treat_alike(trans: &[u32], classes: &[u8; 256]) -> bool {
-    let mut first = [None; 256];
-    for b in 0..256 {
-        first[classes[b] as usize].get_or_insert(b);
-    }
-    (trans.chunks_exact(256))
-        .all(|row| (0..256).all(|b| first[classes[b] as usize].is_some_and(|f| row[b] == row[f])))
 }
 
 /// Drops every transition out of an accepting state (and the states that
@@ -615,6 +604,7 @@ impl TerminalDfa {
         }
         let mut looks_past_end = false;
         let mut layout = None;
+        let mut classes = OnceLock::new();
         let (trans, accepting) = match (&split, hir.kind()) {
             (Some(split), _) => {
                 let (trans, accepting, past_end) = lookaround::table(split)?;
@@ -622,8 +612,10 @@ impl TerminalDfa {
                 (trans, accepting)
             }
             (None, _) => match counted::table(&hir)? {
-                Some((chain, chain_layout)) => {
+                Some((chain, chain_layout, chain_classes)) => {
+                    debug_assert!(treat_alike(&chain.0, &chain_classes), "a chain's classes");
                     layout = chain_layout;
+                    classes = OnceLock::from(chain_classes);
                     chain
                 }
                 None if minimize => minimal_table(&super::factor::factor(&hir))?,
@@ -646,6 +638,7 @@ impl TerminalDfa {
             trans: trans.into(),
             accepting: accepting.into(),
             derived: Arc::new(Derived {
+                classes,
                 looks_past_end: OnceLock::from(looks_past_end),
                 ..Derived::default()
             }),

@@ -168,3 +168,14 @@ pub(super) fn byte_classes(trans: &[u32]) -> [u8; 256] {
     }
     class_of
 }
+
+/// Whether every row of `trans` sends the bytes of each class of
+/// `classes` to one state.
+pub(super) fn treat_alike(trans: &[u32], classes: &[u8; 256]) -> bool {
+    let mut first = [None; 256];
+    for b in 0..256 {
+        first[classes[b] as usize].get_or_insert(b);
+    }
+    (trans.chunks_exact(256))
+        .all(|row| (0..256).all(|b| first[classes[b] as usize].is_some_and(|f| row[b] == row[f])))
+}
