@@ -3,7 +3,7 @@
 
 use super::TerminalDfa;
 
-/// Bytes that every terminal DFA treats alike share a class; tables are
+/// Bytes in one class are treated alike by every terminal DFA; tables are
 /// indexed by class to stay small.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ByteClasses {
@@ -18,9 +18,11 @@ impl ByteClasses {
     /// Bytes whose columns agree in every table share a class; classes are
     /// numbered in order of their first byte, which represents them.
     ///
-    /// Two bytes agree in every table iff they share a class in each (each
-    /// table's own classes are worked out once per table and kept with
-    /// it). So a byte's classes, table by table, are hashed into one
+    /// Two bytes that share a class in each table agree in every table
+    /// (each table's own classes are worked out once per table and kept
+    /// with it; read off the table they are the fewest, given by its
+    /// builder they may split more, and so may these). So a byte's
+    /// classes, table by table, are hashed into one
     /// signature, and bytes are grouped by signature: a multiply per byte
     /// and table, where refining pair by pair hashed a pair each time (8%
     /// of a median schema's first mask). A grouping is then checked
