@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use gcd_core::lexer::{DfaError, TerminalDfa, DEAD};
+use gcd_core::lexer::{ByteClasses, DfaError, TerminalDfa, DEAD};
 
 use crate::options::Escapes;
 use crate::spell::{char_forms, class_forms, class_spelling, short_escape, Form, JSON_CHAR};
@@ -250,14 +250,8 @@ fn classes(one: &TerminalDfa, rest: &TerminalDfa, pos: &[Pos]) -> [u8; 256] {
         own[b as usize] = true;
     }
     let (one, rest) = (one.byte_classes(), rest.byte_classes());
-    let mut number: rustc_hash::FxHashMap<(u8, u8, u16), u8> = Default::default();
-    let mut classes = [0u8; 256];
-    for b in 0..256 {
-        let alone = if own[b] { b as u16 + 1 } else { 0 };
-        let next = number.len() as u8;
-        classes[b] = *number.entry((one[b], rest[b], alone)).or_insert(next);
-    }
-    classes
+    let alone = |b: u8| if own[b as usize] { u16::from(b) + 1 } else { 0 };
+    ByteClasses::numbered_by(|b| (one[b as usize], rest[b as usize], alone(b))).class_of
 }
 
 /// The output states made so far, and those of the shared DFAs by state.

@@ -35,26 +35,35 @@ impl ByteClasses {
                 *h = (*h ^ u64::from(c)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
             }
         }
-        let mut first: rustc_hash::FxHashMap<u64, u8> = Default::default();
-        let mut class_of = [0u8; 256];
-        let mut representatives = Vec::new();
-        for b in 0..=255u8 {
-            let next = first.len() as u8;
-            class_of[b as usize] = *first.entry(signature[b as usize]).or_insert_with(|| {
-                representatives.push(b);
-                next
-            });
-        }
+        let classes = Self::numbered_by(|b| signature[b as usize]);
+        let (class_of, representatives) = (classes.class_of, &classes.representatives);
         let agree = dfas.iter().all(|d| {
             let own = d.byte_classes();
             (0..256).all(|b| own[b] == own[representatives[class_of[b] as usize] as usize])
         });
         match agree {
-            true => ByteClasses {
-                class_of,
-                representatives,
-            },
+            true => classes,
             false => Self::by_refinement(dfas),
+        }
+    }
+
+    /// Bytes with equal keys share a class, numbered in order of their
+    /// first byte: what a table's builder that knows which bytes its rows
+    /// treat alike gives (see [`TerminalDfa::from_tables_with_classes`]).
+    pub fn numbered_by<K: std::hash::Hash + Eq>(mut key: impl FnMut(u8) -> K) -> ByteClasses {
+        let mut number: rustc_hash::FxHashMap<K, u8> = Default::default();
+        let mut class_of = [0u8; 256];
+        let mut representatives = Vec::new();
+        for b in 0..=255u8 {
+            let next = number.len() as u8;
+            class_of[b as usize] = *number.entry(key(b)).or_insert_with(|| {
+                representatives.push(b);
+                next
+            });
+        }
+        ByteClasses {
+            class_of,
+            representatives,
         }
     }
 

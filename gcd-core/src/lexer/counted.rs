@@ -109,14 +109,14 @@ fn chain_classes(shape: &Shape, item: &Item) -> [u8; 256] {
     for &b in shape.pre.iter().chain(&shape.post) {
         apart[b as usize] = true;
     }
-    let mut number: rustc_hash::FxHashMap<(u8, u16), u8> = Default::default();
-    let mut classes = [0u8; 256];
-    for b in 0..256 {
-        let alone = if apart[b] { b as u16 + 1 } else { 0 };
-        let next = number.len() as u8;
-        classes[b] = *number.entry((own[b], alone)).or_insert(next);
-    }
-    classes
+    let alone = |b: u8| {
+        if apart[b as usize] {
+            u16::from(b) + 1
+        } else {
+            0
+        }
+    };
+    super::ByteClasses::numbered_by(|b| (own[b as usize], alone(b))).class_of
 }
 
 /// `pre item{min,max} post` with literal `pre` and `post`.
