@@ -221,6 +221,14 @@ impl Item {
 /// The chain: `pre`'s bytes, then per count `k` a copy of the item's
 /// states, then `post`'s bytes. Without an upper bound the copy at count
 /// `min` loops into itself.
+///
+/// Every state of the chain is live (the item's are, and each count can
+/// go on to `post`), which [`build_with`](super::TerminalDfa) relies on.
+/// Rows are written once, in order: with `done` numbered right after the
+/// item's states, the copy at count `k` is the item's table shifted by
+/// `k`'s first state, and a completed item lands on the next count's
+/// start. A `maxLength` of 500 is ten thousand rows, so this loop is
+/// the chain's cost.
 fn chain(shape: &Shape, item: &Item) -> Option<Table> {
     let last = shape.max.unwrap_or(shape.min) as usize;
     // At a bound that stops counting only the boundary is reachable: no
@@ -235,40 +243,40 @@ fn chain(shape: &Shape, item: &Item) -> Option<Table> {
     if n > MAX_CHAIN_STATES {
         return None;
     }
-    let mut trans = vec![DEAD; n * 256];
-    let mut accepting = vec![false; n];
+    debug_assert_eq!(item.done as usize, item.states);
+    let mut trans: Vec<u32> = Vec::with_capacity(n * 256);
+    let dead_row = [DEAD; 256];
     for (i, &b) in shape.pre.iter().enumerate() {
+        trans.extend_from_slice(&dead_row);
         trans[i * 256 + b as usize] = (i + 1) as u32;
     }
     let at = |k: usize, s: usize| (body + k * item.states + s) as u32;
     for k in 0..=last {
-        // Where a completed item leads: one more, or (past a bound that
-        // stops counting) the same count again.
-        let next_k = match shape.max {
-            Some(_) if k == last => None,
-            None if k == last => Some(k),
-            _ => Some(k + 1),
-        };
-        if let Some(k2) = next_k {
-            for s in 0..item.states {
-                let row = at(k, s) as usize * 256;
-                for b in 0..256 {
-                    let t = item.trans[s * 256 + b];
-                    if t != DEAD {
-                        trans[row + b] = match t == item.done {
-                            true => at(k2, 0),
-                            false => at(k, t as usize),
-                        };
-                    }
-                }
+        let base = at(k, 0);
+        match shape.max {
+            // The bound: one boundary row, no item starts.
+            Some(_) if k == last => trans.extend_from_slice(&dead_row),
+            // Past an open bound a completed item starts the same count again.
+            None if k == last => trans.extend(item.trans.iter().map(|&t| match t {
+                DEAD => DEAD,
+                t if t == item.done => base,
+                t => t + base,
+            })),
+            _ => {
+                trans.extend((item.trans.iter()).map(|&t| if t == DEAD { DEAD } else { t + base }))
             }
         }
-        if k >= shape.min as usize {
-            let boundary = at(k, 0) as usize;
-            match shape.post.first() {
-                None => accepting[boundary] = true,
-                Some(&b) => trans[boundary * 256 + b as usize] = post_start as u32,
-            }
+    }
+    for _ in 0..shape.post.len() {
+        trans.extend_from_slice(&dead_row);
+    }
+    debug_assert_eq!(trans.len(), n * 256);
+    let mut accepting = vec![false; n];
+    for k in shape.min as usize..=last {
+        let boundary = at(k, 0) as usize;
+        match shape.post.first() {
+            None => accepting[boundary] = true,
+            Some(&b) => trans[boundary * 256 + b as usize] = post_start as u32,
         }
     }
     // After `j` bytes of `post`: state `post_start + j - 1`.

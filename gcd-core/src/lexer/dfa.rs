@@ -21,8 +21,10 @@ use crate::grammar::TerminalPattern;
 /// only states that can still reach a match are kept.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct TerminalDfa {
-    /// `state * 256 + byte` → next state or [`DEAD`].
-    pub trans: Arc<[u32]>,
+    /// `state * 256 + byte` → next state or [`DEAD`]. The vector it was
+    /// built in, shared: making an `Arc<[u32]>` of it copied every table,
+    /// 13 MB for a string of `maxLength` 500.
+    pub trans: Arc<Vec<u32>>,
     /// Whether the bytes read so far form a whole match.
     pub accepting: Arc<[bool]>,
     /// What every compile using this table derives from it alone, worked
@@ -248,7 +250,7 @@ fn literal_dfa(bytes: &[u8]) -> TerminalDfa {
     let n = bytes.len() as u32;
     let distances: Arc<[u32]> = (0..=n).map(|i| n - i).collect();
     TerminalDfa {
-        trans: trans.into(),
+        trans: Arc::new(trans),
         accepting: accepting.into(),
         derived: Arc::new(Derived {
             classes: OnceLock::from(classes),
@@ -328,7 +330,7 @@ fn alternation_dfa(words: &[Vec<u8>]) -> TerminalDfa {
         }
     }
     TerminalDfa {
-        trans: trans.into(),
+        trans: Arc::new(trans),
         accepting: accepting.into(),
         derived: Arc::new(Derived {
             looks_past_end: OnceLock::from(false),
@@ -495,7 +497,7 @@ impl TerminalDfa {
         }
         let (trans, accepting) = keep_live(trans, accepting)?;
         Ok(TerminalDfa {
-            trans: trans.into(),
+            trans: Arc::new(trans),
             accepting: accepting.into(),
             derived: Arc::default(),
             chain: None,
@@ -605,6 +607,8 @@ impl TerminalDfa {
         let mut looks_past_end = false;
         let mut layout = None;
         let mut classes = OnceLock::new();
+        // A chain's states are all live by construction (`counted`).
+        let mut all_live = false;
         let (trans, accepting) = match (&split, hir.kind()) {
             (Some(split), _) => {
                 let (trans, accepting, past_end) = lookaround::table(split)?;
@@ -616,6 +620,7 @@ impl TerminalDfa {
                     debug_assert!(treat_alike(&chain.0, &chain_classes), "a chain's classes");
                     layout = chain_layout;
                     classes = OnceLock::from(chain_classes);
+                    all_live = true;
                     chain
                 }
                 None if minimize => minimal_table(&super::factor::factor(&hir))?,
@@ -626,7 +631,15 @@ impl TerminalDfa {
             return Err(DfaError::MatchesEmpty);
         }
         let states = accepting.len();
-        let (mut trans, accepting) = keep_live(trans, accepting)?;
+        let (mut trans, accepting) = if all_live {
+            debug_assert!(
+                live_states(&trans, &accepting).iter().all(|&l| l),
+                "a chain's states are live"
+            );
+            (trans, accepting)
+        } else {
+            keep_live(trans, accepting)?
+        };
         let lazy = has_lazy_quantifier(&hir);
         if lazy {
             stop_at_first_match(&mut trans, &accepting);
@@ -635,7 +648,7 @@ impl TerminalDfa {
         // nothing renumbered or cut them.
         let chain = layout.filter(|_| accepting.len() == states && !lazy);
         Ok(TerminalDfa {
-            trans: trans.into(),
+            trans: Arc::new(trans),
             accepting: accepting.into(),
             derived: Arc::new(Derived {
                 classes,
