@@ -262,9 +262,11 @@ fn chain(shape: &Shape, item: &Item) -> Option<Table> {
                 t if t == item.done => base,
                 t => t + base,
             })),
-            _ => {
-                trans.extend((item.trans.iter()).map(|&t| if t == DEAD { DEAD } else { t + base }))
-            }
+            // `t + base`, `DEAD` kept: branch-free, so the copy vectorizes.
+            _ => trans.extend(
+                (item.trans.iter())
+                    .map(|&t| t.wrapping_add(base & u32::from(t != DEAD).wrapping_neg())),
+            ),
         }
     }
     for _ in 0..shape.post.len() {
