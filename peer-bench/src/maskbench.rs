@@ -43,6 +43,8 @@ struct Args {
     gcd: bool,
     llg: bool,
     examples: usize,
+    /// Print each file's time to first mask.
+    each: bool,
 }
 
 fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args> {
@@ -53,6 +55,7 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args> {
         gcd: true,
         llg: true,
         examples: 5,
+        each: false,
     };
     while let Some(flag) = it.next() {
         let mut val = || it.next().ok_or_else(|| anyhow!("{flag} needs a value"));
@@ -61,6 +64,7 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args> {
             "--data" => a.data = val()?.into(),
             "--stride" => a.stride = val()?.parse().context("--stride")?,
             "--examples" => a.examples = val()?.parse().context("--examples")?,
+            "--each" => a.each = true,
             "--only" => match val()?.as_str() {
                 "gcd" => a.llg = false,
                 "llg" | "llguidance" => a.gcd = false,
@@ -69,9 +73,10 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args> {
             "-h" | "--help" => {
                 println!(
                     "peer-bench maskbench [--tokenizer tokenizer.json] [--data MASKBENCH_DIR] [--stride N]\n\
-                     \x20                    [--only gcd|llg] [--examples K]\n\
+                     \x20                    [--only gcd|llg] [--examples K] [--each]\n\
                      Runs the MaskBench protocol on every N-th schema file with gcd and llguidance\n\
-                     side by side. --only runs one engine (its peak memory on its own)."
+                     side by side. --only runs one engine (its peak memory on its own). --each prints\n\
+                     each file's time to first mask for both engines (µs; - when refused)."
                 );
                 std::process::exit(0);
             }
@@ -264,6 +269,18 @@ pub fn run(args: impl Iterator<Item = String>) -> Result<ExitCode> {
                     }
                 }
             }
+        }
+
+        if args.each {
+            let of = |ok: bool, side: &Side| match ok {
+                true => format!("{:.0}", side.ttfm_us.last().copied().unwrap_or(0.0)),
+                false => "-".to_string(),
+            };
+            println!(
+                "TTFM {name} gcd {} llg {}",
+                of(gcd_bound.is_some(), &g),
+                of(llg_template.is_some(), &l)
+            );
         }
 
         // ---- replay ----------------------------------------------------------
