@@ -293,9 +293,14 @@ impl CompiledGrammar {
         }
         let (tight_pairs, tight_problems) =
             timed(Stage::Analysis, || tight::tight_pairs(&grammar, &sets));
+        // By name: a long string has a tight rule per chunk, thousands.
+        let kept: std::collections::HashSet<&str> = (grammar.nonterminals.iter())
+            .filter(|m| m.tight)
+            .map(|m| m.name.as_str())
+            .collect();
         let lost = (g.nonterminals.iter())
             .filter(|nt| nt.tight)
-            .filter(|nt| !(grammar.nonterminals.iter()).any(|m| m.tight && m.name == nt.name));
+            .filter(|nt| !kept.contains(nt.name.as_str()));
         let lost = lost.map(|nt| {
             Diagnostic::new(
                 DiagnosticKind::Unsupported,

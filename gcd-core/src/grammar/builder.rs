@@ -31,6 +31,10 @@ struct RuleDef {
 pub struct GrammarBuilder {
     terminals: Vec<Terminal>,
     rules: Vec<RuleDef>,
+    /// Rules and terminals by name: a schema's long strings add a rule per
+    /// chunk, thousands, and finding names by scanning was quadratic.
+    rule_at: FxHashMap<String, usize>,
+    terminal_at: FxHashMap<String, usize>,
     ignore: Vec<(String, Option<Span>)>,
     start: Option<String>,
     /// No fallback to the first rule: a grammar without a rule named
@@ -89,7 +93,7 @@ impl GrammarBuilder {
         priority: i32,
         span: Option<Span>,
     ) -> &mut Self {
-        if let Some(prev) = self.terminals.iter().find(|t| t.name == name) {
+        if let Some(prev) = self.terminal_at.get(name).map(|&i| &self.terminals[i]) {
             let d = Diagnostic::new(
                 DiagnosticKind::Duplicate,
                 span,
@@ -99,6 +103,8 @@ impl GrammarBuilder {
             self.errors.push(d);
             return self;
         }
+        self.terminal_at
+            .insert(name.to_string(), self.terminals.len());
         self.terminals.push(Terminal {
             name: name.to_string(),
             pattern,
@@ -139,7 +145,7 @@ impl GrammarBuilder {
         alternatives: Vec<Alternative>,
         span: Option<Span>,
     ) -> &mut Self {
-        if let Some(prev) = self.rules.iter().find(|r| r.name == name) {
+        if let Some(prev) = self.rule_at.get(name).map(|&i| &self.rules[i]) {
             let d = Diagnostic::new(
                 DiagnosticKind::Duplicate,
                 span,
@@ -149,6 +155,7 @@ impl GrammarBuilder {
             self.errors.push(d);
             return self;
         }
+        self.rule_at.insert(name.to_string(), self.rules.len());
         self.rules.push(RuleDef {
             name: name.to_string(),
             kind,
@@ -232,7 +239,7 @@ impl GrammarBuilder {
     /// Marks rule `name` (already added) as Lark's `!rule`: its parse-tree
     /// nodes keep every token. Has no effect on the language.
     pub fn keep_all_tokens(&mut self, name: &str) -> &mut Self {
-        if let Some(r) = self.rules.iter_mut().find(|r| r.name == name) {
+        if let Some(r) = self.rule_at.get(name).map(|&i| &mut self.rules[i]) {
             r.keep_all_tokens = true;
         }
         self
@@ -244,7 +251,7 @@ impl GrammarBuilder {
     /// empty string and may follow only a terminal (checked when the
     /// grammar compiles).
     pub fn tight(&mut self, name: &str) -> &mut Self {
-        if let Some(r) = self.rules.iter_mut().find(|r| r.name == name) {
+        if let Some(r) = self.rule_at.get(name).map(|&i| &mut self.rules[i]) {
             r.tight = true;
         }
         self
@@ -412,13 +419,13 @@ impl GrammarBuilder {
 
     /// Whether a rule called `name` was added.
     pub fn has_rule(&self, name: &str) -> bool {
-        self.rules.iter().any(|r| r.name == name)
+        self.rule_at.contains_key(name)
     }
 
     /// Whether a terminal called `name` was declared (anonymous terminals
     /// are only made by [`build`](Self::build)).
     pub fn has_terminal(&self, name: &str) -> bool {
-        self.terminals.iter().any(|t| t.name == name)
+        self.terminal_at.contains_key(name)
     }
 
     /// Resolves names, desugars EBNF into plain productions and returns the
