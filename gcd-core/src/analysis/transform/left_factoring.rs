@@ -62,10 +62,31 @@ impl<'g> Work<'g> {
         }
     }
 
+    /// Whether two alternatives of `a` start with the same symbol, which
+    /// factoring (and dropping a repeated alternative) needs: most rules
+    /// have none, and are then left without copying them.
+    fn shares_a_first_symbol(&self, a: NtId) -> bool {
+        let firsts = self.alts[a.index()].iter().filter_map(|x| x.rhs.first());
+        match self.alts[a.index()].len() {
+            0 | 1 => false,
+            2..=8 => {
+                let firsts: smallvec::SmallVec<[Symbol; 8]> = firsts.copied().collect();
+                (1..firsts.len()).any(|i| firsts[..i].contains(&firsts[i]))
+            }
+            _ => {
+                let mut seen = rustc_hash::FxHashSet::default();
+                !firsts.copied().all(|f| seen.insert(f))
+            }
+        }
+    }
+
     /// Factors every group of alternatives of `a` that start with the same
     /// symbol and conflict. Returns whether `a` changed and the new rules.
     fn factor_rule(&mut self, a: NtId, sets: &Sets, out: &mut Vec<Rewrite>) -> (bool, Vec<NtId>) {
         let known = sets.first.len();
+        if !self.shares_a_first_symbol(a) {
+            return (false, Vec::new());
+        }
         let alts = self.alts[a.index()].clone();
         if a.index() >= known
             || self.frozen(a)
@@ -305,22 +326,40 @@ impl<'g> Work<'g> {
     pub(super) fn left_factor(&mut self, out: &mut Vec<Rewrite>) {
         let mut tried: Vec<bool> = Vec::new();
         let mut sets = self.sets();
+        // The rules a pass examines: all of them at first and after an
+        // expansion; else those the last pass changed or made. Factoring
+        // keeps every other rule's alternatives and sets (see
+        // `extend_sets`), so examining it again would change nothing.
+        let mut todo: Option<Vec<NtId>> = None;
         for _ in 0..MAX_FACTOR_PASSES {
             let n = self.len();
             let mut changed = false;
             let mut made = Vec::new();
+            let mut touched = Vec::new();
             let live = self.live();
-            for a in (0..n).filter(|&a| live[a]) {
+            let rules: Vec<NtId> = match todo.take() {
+                Some(rules) => rules,
+                None => (0..n)
+                    .filter(|&a| live[a])
+                    .map(|a| NtId(a as u32))
+                    .collect(),
+            };
+            for a in rules {
                 if self.over_limits() {
                     return;
                 }
-                let a = NtId(a as u32);
                 let (c, new) = self.factor_rule(a, &sets, out);
                 changed |= c;
+                if c {
+                    touched.push(a);
+                }
+                touched.extend(new.iter().copied());
                 made.extend(new.into_iter().map(|t| (a, t)));
             }
             if changed {
                 self.extend_sets(&mut sets, &made);
+                touched.sort_unstable();
+                todo = Some(touched);
                 continue;
             }
             tried.resize(self.len(), false);
@@ -338,6 +377,7 @@ impl<'g> Work<'g> {
                 return;
             }
             sets = self.sets();
+            todo = None;
         }
     }
 }
