@@ -20,7 +20,7 @@ use gcd_core::lexer::{DfaError, TerminalDfa};
 
 use crate::compile::Compiler;
 use crate::error::SchemaError;
-use crate::node::{long_string, ArrayShape, Id, Node, ObjectShape, Property, Scalar};
+use crate::node::{ArrayShape, Id, Node, ObjectShape, Property, Scalar};
 use crate::options::{PropertyOrder, Whitespace};
 use crate::other_keys::other_keys_dfa;
 use crate::spell::{other_than, JSON_CHAR};
@@ -33,7 +33,7 @@ const MAX_UNION_MEMBERS: usize = 5000;
 /// terminal, flat however many values an `enum` lists); intersections and
 /// long strings stay apart.
 fn joined_alts(s: &Scalar) -> Vec<Vec<String>> {
-    let single = |a: &Vec<String>| a.len() == 1 && long_string(&a[0]).is_none();
+    let single = |a: &Vec<String>| a.len() == 1 && chunked_string(&a[0]).is_none();
     let singles: Vec<&str> = s
         .alts
         .iter()
@@ -51,6 +51,19 @@ fn joined_alts(s: &Scalar) -> Vec<Vec<String>> {
 
 /// Characters per lexeme of a long string (see `Emitter::long_string`).
 const CHUNK: u64 = 64;
+
+/// A string value with a length bound above this is emitted in chunks,
+/// though one DFA could hold up to [`LONG_STRING_ABOVE`](crate::node::LONG_STRING_ABOVE):
+/// a bound of 500 is a chain of 12,500 states, built (13 MB of table),
+/// lexed and proved before the first mask (7 ms), where the chunks' few
+/// terminals are the same in every schema and built once per process.
+const CHUNKED_ABOVE: u64 = 2 * CHUNK;
+
+/// The bounds of a string value that [`Emitter::long_string`] spells.
+fn chunked_string(regex: &str) -> Option<(u64, Option<u64>)> {
+    crate::node::string_bounds(regex)
+        .filter(|&(lo, hi)| lo > CHUNKED_ABOVE || hi.is_some_and(|h| h > CHUNKED_ABOVE))
+}
 
 pub struct Emitter<'c, 'a> {
     c: &'c mut Compiler<'a>,
@@ -167,7 +180,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
         for s in [&n.number, &n.string].into_iter().flatten() {
             for a in &joined_alts(s) {
                 if let [re] = &a[..] {
-                    if let Some((lo, hi)) = long_string(re) {
+                    if let Some((lo, hi)) = chunked_string(re) {
                         alts.push(self.long_string(lo, hi));
                         continue;
                     }

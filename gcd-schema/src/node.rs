@@ -31,6 +31,12 @@ pub fn string_of_length(lo: u64, hi: Option<u64>) -> String {
 /// [`LONG_STRING_ABOVE`]: too long to determinize, so the emitter spells
 /// it as a rule, and every other use refuses it rather than build its DFA.
 pub fn long_string(regex: &str) -> Option<(u64, Option<u64>)> {
+    string_bounds(regex)
+        .filter(|&(lo, hi)| lo > LONG_STRING_ABOVE || hi.is_some_and(|h| h > LONG_STRING_ABOVE))
+}
+
+/// The length bounds of any [`string_of_length`] regex.
+pub fn string_bounds(regex: &str) -> Option<(u64, Option<u64>)> {
     let counts = regex
         .strip_prefix('"')?
         .strip_prefix(JSON_CHAR)?
@@ -43,7 +49,7 @@ pub fn long_string(regex: &str) -> Option<(u64, Option<u64>)> {
     } else {
         Some(hi.parse().ok()?)
     };
-    (lo > LONG_STRING_ABOVE || hi.is_some_and(|h| h > LONG_STRING_ABOVE)).then_some((lo, hi))
+    Some((lo, hi))
 }
 
 /// A scalar type's allowed spellings, remembering when it is a finite set

@@ -69,6 +69,30 @@ fn long_strings_are_chunked_without_whitespace_inside() {
 }
 
 #[test]
+fn chunked_bounds_accept_exactly_their_lengths() {
+    // Bounds above 128 are chunked too (one DFA could hold them, but
+    // 12,500 states for 500 characters cost a first mask milliseconds):
+    // every length from 0 to past the bound, on both sides of each chunk
+    // edge, with a two-byte character to count characters, not bytes.
+    for (lo, hi) in [
+        (0, 129),
+        (0, 500),
+        (100, 200),
+        (128, 256),
+        (65, 130),
+        (300, 300),
+    ] {
+        let schema = json!({"type": "string", "minLength": lo, "maxLength": hi});
+        let a = common::Acceptor::new(compile(&schema, &Options::default()).unwrap());
+        for n in 0..=hi + 70 {
+            let c = if n % 3 == 0 { "é" } else { "a" };
+            let text = format!("\"{}\"", c.repeat(n));
+            assert_eq!(a.accepts(&text), (lo..=hi).contains(&n), "{lo}..={hi}: {n}");
+        }
+    }
+}
+
+#[test]
 fn unions_of_objects_in_any_order() {
     // Shapes that share keys or allow extra ones: each is a member set and
     // the parser forks between them until they part.
