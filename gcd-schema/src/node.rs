@@ -13,9 +13,11 @@ pub type Id = usize;
 /// Regex for every JSON number.
 pub const ANY_NUMBER: &str = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?";
 
-/// Length bounds above this are not unrolled into one terminal's DFA: such
-/// a string is emitted as a chain of fixed-size chunks (see
-/// [`long_string`]).
+/// Length bounds above this are not unrolled into one terminal's DFA
+/// anywhere: such a string is emitted as a chain of fixed-size chunks (see
+/// [`long_string`]), and uses that need its DFA (a pattern beside it,
+/// values checked against it) refuse it. A string value is chunked from a
+/// lower bound on (the emitter's `CHUNKED_ABOVE`).
 pub const LONG_STRING_ABOVE: u64 = 1000;
 
 /// The regex of JSON strings of `lo..=hi` characters (no upper bound for
