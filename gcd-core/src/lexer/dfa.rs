@@ -12,7 +12,9 @@ use regex_syntax::hir::{Hir, HirKind};
 
 pub use super::determinize::DfaError;
 use super::determinize::{minimal_table, raw_table, MAX_PRODUCT_STATES};
-use super::table::{byte_classes, distances_by_class, live_states, treat_alike};
+use super::table::{
+    byte_classes, distances_by_class, live_states, live_states_of_width, treat_alike,
+};
 use super::{counted, lookaround, DEAD};
 use crate::codec;
 use crate::grammar::TerminalPattern;
@@ -444,39 +446,102 @@ impl TerminalDfa {
         accept: impl Fn(&[u32]) -> bool,
         alive: impl Fn(&[u32]) -> bool,
     ) -> Result<TerminalDfa, DfaError> {
+        let k = dfas.len();
+        if k == 0 {
+            return Err(DfaError::Invalid("a product of no automata".into()));
+        }
         let classes = super::ByteClasses::new(dfas);
-        let start = vec![0u32; dfas.len()];
-        let mut index: FxHashMap<Vec<u32>, u32> = FxHashMap::from_iter([(start.clone(), 0)]);
-        let mut states = vec![start];
-        let (mut trans, mut accepting) = (Vec::new(), Vec::new());
+        // Tuples end to end; found again by their states packed in a `u64`
+        // for a pair (most intersections), else by the tuple itself.
+        let mut flat = vec![0u32; k];
+        let mut pairs: FxHashMap<u64, u32> = FxHashMap::from_iter([(0, 0)]);
+        let mut tuples: FxHashMap<Vec<u32>, u32> = FxHashMap::from_iter([(vec![0u32; k], 0)]);
+        let (mut rows, mut accepting) = (Vec::new(), Vec::new());
         let mut by_class = vec![DEAD; classes.len()];
-        let mut next = Vec::with_capacity(dfas.len());
+        let mut next = Vec::with_capacity(k);
         let mut i = 0;
-        while i < states.len() {
-            accepting.push(accept(&states[i]));
+        while i * k < flat.len() {
+            accepting.push(accept(&flat[i * k..(i + 1) * k]));
             for (c, &byte) in classes.representatives.iter().enumerate() {
                 next.clear();
-                next.extend(dfas.iter().zip(&states[i]).map(|(d, &q)| match q {
-                    DEAD => DEAD,
-                    q => d.next(q, byte),
-                }));
-                by_class[c] = if !alive(&next) {
-                    DEAD
-                } else if let Some(&id) = index.get(&next[..]) {
-                    id
-                } else if states.len() >= MAX_PRODUCT_STATES {
-                    return Err(DfaError::TooLarge(MAX_PRODUCT_STATES));
-                } else {
-                    let id = states.len() as u32;
-                    index.insert(next.clone(), id);
-                    states.push(next.clone());
-                    id
+                next.extend(
+                    dfas.iter()
+                        .zip(&flat[i * k..(i + 1) * k])
+                        .map(|(d, &q)| match q {
+                            DEAD => DEAD,
+                            q => d.next(q, byte),
+                        }),
+                );
+                if !alive(&next) {
+                    by_class[c] = DEAD;
+                    continue;
+                }
+                let fresh = (flat.len() / k) as u32;
+                let id = match k {
+                    2 => *pairs
+                        .entry(u64::from(next[0]) << 32 | u64::from(next[1]))
+                        .or_insert(fresh),
+                    _ => *tuples.entry(next.clone()).or_insert(fresh),
                 };
+                if id == fresh {
+                    if fresh as usize >= MAX_PRODUCT_STATES {
+                        return Err(DfaError::TooLarge(MAX_PRODUCT_STATES));
+                    }
+                    flat.extend_from_slice(&next);
+                }
+                by_class[c] = id;
             }
-            trans.extend(classes.class_of.iter().map(|&c| by_class[c as usize]));
+            rows.extend_from_slice(&by_class);
             i += 1;
         }
-        Self::from_tables(trans, accepting)
+        // Liveness and the byte classes are read off the rows of classes:
+        // spread over 256 bytes first, a product's table cost ten times as
+        // much to sweep, and its classes were read back off every row.
+        if accepting[0] {
+            return Err(DfaError::MatchesEmpty);
+        }
+        let nc = classes.len();
+        let live = live_states_of_width(&rows, nc, &accepting);
+        if !live[0] {
+            return Err(DfaError::NeverMatches);
+        }
+        let mut id = vec![DEAD; live.len()];
+        let mut kept = 0u32;
+        for (s, _) in live.iter().enumerate().filter(|(_, &l)| l) {
+            id[s] = kept;
+            kept += 1;
+        }
+        let mut trans = Vec::with_capacity(kept as usize * 256);
+        let mut row = [DEAD; 256];
+        for s in (0..live.len()).filter(|&s| live[s]) {
+            let targets = &rows[s * nc..(s + 1) * nc];
+            for (b, &c) in classes.class_of.iter().enumerate() {
+                let t = targets[c as usize];
+                row[b] = if t == DEAD { DEAD } else { id[t as usize] };
+            }
+            trans.extend_from_slice(&row);
+        }
+        let accepting: Vec<bool> = (accepting.iter().zip(&live))
+            .filter(|(_, &l)| l)
+            .map(|(&a, _)| a)
+            .collect();
+        debug_assert!(
+            treat_alike(&trans, &classes.class_of),
+            "a product's classes"
+        );
+        debug_assert!(
+            live_states(&trans, &accepting).iter().all(|&l| l),
+            "a product's states are live"
+        );
+        Ok(TerminalDfa {
+            trans: Arc::new(trans),
+            accepting: accepting.into(),
+            derived: Arc::new(Derived {
+                classes: OnceLock::from(classes.class_of),
+                ..Derived::default()
+            }),
+            chain: None,
+        })
     }
 
     /// A DFA from a table built by hand: `trans[state * 256 + byte]` is the

@@ -5,22 +5,17 @@
 
 use super::{DEAD, UNREACHABLE};
 
-/// Predecessors of every state of a byte-indexed table with `n` states, as
-/// one flat list: those of state `s` are `preds[start[s]..start[s + 1]]`,
-/// each listed once however many bytes lead to `s`.
-pub(super) fn predecessors(trans: &[u32], n: usize) -> (Vec<u32>, Vec<u32>) {
-    let every: Vec<u8> = (0..=255).collect();
-    predecessors_over(trans, n, &every)
-}
-
-/// [`predecessors`] reading only the columns of `bytes` (one byte per
-/// class is enough: a class's bytes lead every state to the same state).
-fn predecessors_over(trans: &[u32], n: usize, bytes: &[u8]) -> (Vec<u32>, Vec<u32>) {
+/// Predecessors of every state of a table with `n` states and rows of
+/// `width` entries, as one flat list: those of state `s` are
+/// `preds[start[s]..start[s + 1]]`, each listed once however many columns
+/// lead to `s`. Only the columns of `bytes` are read (one byte per class
+/// is enough: a class's bytes lead every state to the same state).
+fn predecessors_over(trans: &[u32], width: usize, n: usize, bytes: &[u8]) -> (Vec<u32>, Vec<u32>) {
     // Rows repeat targets (most bytes go to a few states): `stamp` keeps
     // each (row, target) pair once. Counting sort by target.
     let mut stamp = vec![u32::MAX; n];
     let mut start = vec![0u32; n + 1];
-    for (q, row) in trans.chunks_exact(256).enumerate() {
+    for (q, row) in trans.chunks_exact(width).enumerate() {
         for t in bytes.iter().map(|&b| row[b as usize]) {
             if t != DEAD && stamp[t as usize] != q as u32 {
                 stamp[t as usize] = q as u32;
@@ -34,7 +29,7 @@ fn predecessors_over(trans: &[u32], n: usize, bytes: &[u8]) -> (Vec<u32>, Vec<u3
     stamp.fill(u32::MAX);
     let mut fill = start.clone();
     let mut preds = vec![0u32; start[n] as usize];
-    for (q, row) in trans.chunks_exact(256).enumerate() {
+    for (q, row) in trans.chunks_exact(width).enumerate() {
         for t in bytes.iter().map(|&b| row[b as usize]) {
             if t != DEAD && stamp[t as usize] != q as u32 {
                 stamp[t as usize] = q as u32;
@@ -48,6 +43,12 @@ fn predecessors_over(trans: &[u32], n: usize, bytes: &[u8]) -> (Vec<u32>, Vec<u3
 
 /// States of a byte-indexed table that can reach an accepting state.
 pub(super) fn live_states(trans: &[u32], accepting: &[bool]) -> Vec<bool> {
+    live_states_of_width(trans, 256, accepting)
+}
+
+/// [`live_states`] of a table with rows of `width` entries (one per byte
+/// class: a product's rows before they are spread over the 256 bytes).
+pub(super) fn live_states_of_width(trans: &[u32], width: usize, accepting: &[bool]) -> Vec<bool> {
     let n = accepting.len();
     let mut live = accepting.to_vec();
     // Sweeps from the last state down: DFAs numbered breadth-first mostly
@@ -58,7 +59,7 @@ pub(super) fn live_states(trans: &[u32], accepting: &[bool]) -> Vec<bool> {
         let mut changed = false;
         for s in (0..n).rev() {
             if !live[s]
-                && trans[s * 256..(s + 1) * 256]
+                && trans[s * width..(s + 1) * width]
                     .iter()
                     .any(|&t| t != DEAD && live[t as usize])
             {
@@ -71,7 +72,8 @@ pub(super) fn live_states(trans: &[u32], accepting: &[bool]) -> Vec<bool> {
         }
     }
     // Long chains back to lower numbers: one backward search.
-    let (start, preds) = predecessors(trans, n);
+    let columns: Vec<u8> = (0..width).map(|c| c as u8).collect();
+    let (start, preds) = predecessors_over(trans, width, n, &columns);
     let mut stack: Vec<u32> = (0..n as u32).filter(|&s| live[s as usize]).collect();
     while let Some(s) = stack.pop() {
         for &p in &preds[start[s as usize] as usize..start[s as usize + 1] as usize] {
@@ -108,7 +110,7 @@ pub(super) fn distances_by_class(
 
 fn distances_over(trans: &[u32], accepting: &[bool], bytes: &[u8]) -> Vec<u32> {
     let n = accepting.len();
-    let (start, preds) = predecessors_over(trans, n, bytes);
+    let (start, preds) = predecessors_over(trans, 256, n, bytes);
     let mut dist = vec![UNREACHABLE; n];
     let mut queue = std::collections::VecDeque::new();
     for (q, d) in dist.iter_mut().enumerate() {

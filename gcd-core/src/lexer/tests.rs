@@ -182,6 +182,10 @@ fn intersection_matches_what_every_part_matches() {
     let reversed: Vec<String> = parts.iter().rev().cloned().collect();
     let both_reversed = TerminalDfa::intersection(&reversed).unwrap();
     let each: Vec<TerminalDfa> = parts.iter().map(|r| TerminalDfa::new(r).unwrap()).collect();
+    // Three parts: the product's tuples, not its pairs.
+    let three = [parts.clone(), vec![r"[^a]+".to_string()]].concat();
+    let all_three = TerminalDfa::intersection(&three).unwrap();
+    let not_a = TerminalDfa::new(r"[^a]+").unwrap();
     // Every string over a small alphabet up to length 5, against the parts;
     // the product steps by byte class, so the alphabet has bytes of classes
     // that only one part tells apart (`c`, `\n`, a non-ASCII lead byte).
@@ -206,6 +210,13 @@ fn intersection_matches_what_every_part_matches() {
         assert_eq!(
             both_reversed.matches(s),
             want,
+            "{:?}",
+            String::from_utf8_lossy(s)
+        );
+        let want_three = want && not_a.matches(s);
+        assert_eq!(
+            all_three.matches(s),
+            want_three,
             "{:?}",
             String::from_utf8_lossy(s)
         );
