@@ -17,7 +17,7 @@
 //! so [`sees_past_end`] tells the front end when a lookahead can reach past
 //! the end (it warns). Inside the lexeme the two agree.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use regex_syntax::hir::Hir;
 
@@ -257,7 +257,13 @@ struct Table {
 impl Table {
     fn of(regex: &str) -> Result<Table, DfaError> {
         let hir = parse(regex)?;
-        let (trans, accepting) = raw_table(&hir)?;
+        // A counted repetition (a key pattern `[a-z]{1,255}` beside the
+        // declared names) as a chain: determinized, it was most of such a
+        // schema's first mask.
+        let (trans, accepting) = match super::counted::table(&hir)? {
+            Some((chain, _, _)) => chain,
+            None => raw_table(&hir)?,
+        };
         Ok(Table { trans, accepting })
     }
 
@@ -414,7 +420,7 @@ pub(super) fn table(split: &Split) -> Result<(Vec<u32>, Vec<bool>, bool), DfaErr
     start.sort_unstable();
 
     type State = (Vec<u32>, Vec<Path>);
-    let mut index: HashMap<State, u32> = HashMap::new();
+    let mut index: FxHashMap<State, u32> = FxHashMap::default();
     let mut states: Vec<State> = vec![(behind0, start)];
     index.insert(states[0].clone(), 0);
     let (mut trans, mut accepting) = (Vec::new(), Vec::new());
