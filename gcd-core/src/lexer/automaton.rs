@@ -92,9 +92,9 @@ impl LexerAutomaton {
         let mut edges: Vec<(u8, u32)> = Vec::new();
         for d in dfas {
             row_of_dfa.push(row_start.len() - 1);
-            for q in 0..d.len() as u32 {
+            for row in d.trans.chunks_exact(256) {
                 for (c, &b) in classes.representatives.iter().enumerate() {
-                    let n = d.next(q, b);
+                    let n = row[b as usize];
                     if n != DEAD {
                         edges.push((c as u8, n));
                     }
