@@ -11,13 +11,10 @@ use regex_automata::dfa::dense;
 use regex_syntax::hir::{Hir, HirKind};
 
 pub use super::determinize::DfaError;
-use super::determinize::{minimal_table, raw_table, MAX_PRODUCT_STATES};
-use super::table::{
-    byte_classes, distances_by_class, live_states, live_states_of_width, treat_alike,
-};
+use super::determinize::{minimal_table, raw_table};
+use super::table::{byte_classes, distances_by_class, live_states, treat_alike};
 use super::{counted, lookaround, DEAD};
 use crate::codec;
-use crate::grammar::TerminalPattern;
 
 /// One terminal's DFA as a plain table over bytes. State 0 is the start;
 /// only states that can still reach a match are kept.
@@ -393,155 +390,31 @@ impl TerminalDfa {
         built
     }
 
-    /// The lexemes that every one of `regexes` matches: the product of
-    /// their automata, cached under a key that no regex spells. One of them
-    /// may match the empty string (a Lark terminal `/a*/` is used as its
-    /// non-empty part, `/a*/` and `/(?s:.)+/`); the product may not.
-    /// Refused past `MAX_PRODUCT_STATES`.
-    pub fn intersection(regexes: &[String]) -> Result<TerminalDfa, DfaError> {
-        let key = TerminalPattern::Intersection(regexes.to_vec()).to_regex();
-        Self::new_with(&key, || {
-            let dfas = regexes.iter().map(|r| Self::component(r));
-            let dfas = dfas.collect::<Result<Vec<_>, _>>()?;
-            Self::product(&dfas)
-        })
-    }
-
-    /// One operand of an intersection, from the process-wide cache: the
-    /// same string body with length bounds is intersected with pattern
-    /// after pattern, and building it again for each was most of their
-    /// cost. An operand that matches the empty string has a key of its own,
-    /// which no regex spells.
-    fn component(regex: &str) -> Result<TerminalDfa, DfaError> {
-        match Self::new(regex) {
-            Err(DfaError::MatchesEmpty) => {
-                let key = format!("(?allow-empty){regex}");
-                Self::new_with(&key, || Self::build(regex, true))
-            }
-            dfa => dfa,
-        }
-    }
-
-    /// The intersection's product: every operand alive, every one
-    /// accepting.
-    fn product(dfas: &[TerminalDfa]) -> Result<TerminalDfa, DfaError> {
-        Self::product_by(
-            dfas,
-            |states| dfas.iter().zip(states).all(|(d, &q)| d.is_accepting(q)),
-            |states| !states.contains(&DEAD),
-        )
-    }
-
-    /// The product of `dfas` read in lockstep: a state is the tuple of
-    /// their states ([`DEAD`] for one that has stopped), which accepts
-    /// where `accept` says so. A tuple that `alive` rejects can never
-    /// accept and is not kept (states `alive` keeps but that cannot reach
-    /// a match are dropped after). Intersections and boolean combinations
-    /// (`combination.rs`) are this one construction with other rules.
-    /// Stepped once per class of bytes that every operand treats alike (a
-    /// handful, where the 256 bytes each cost a lookup of the tuple).
-    /// Refused past `MAX_PRODUCT_STATES`.
-    pub(super) fn product_by(
-        dfas: &[TerminalDfa],
-        accept: impl Fn(&[u32]) -> bool,
-        alive: impl Fn(&[u32]) -> bool,
-    ) -> Result<TerminalDfa, DfaError> {
-        let k = dfas.len();
-        if k == 0 {
-            return Err(DfaError::Invalid("a product of no automata".into()));
-        }
-        let classes = super::ByteClasses::new(dfas);
-        // Tuples end to end; found again by their states packed in a `u64`
-        // for a pair (most intersections), else by the tuple itself.
-        let mut flat = vec![0u32; k];
-        let mut pairs: FxHashMap<u64, u32> = FxHashMap::from_iter([(0, 0)]);
-        let mut tuples: FxHashMap<Vec<u32>, u32> = FxHashMap::from_iter([(vec![0u32; k], 0)]);
-        let (mut rows, mut accepting) = (Vec::new(), Vec::new());
-        let mut by_class = vec![DEAD; classes.len()];
-        let mut next = Vec::with_capacity(k);
-        let mut i = 0;
-        while i * k < flat.len() {
-            accepting.push(accept(&flat[i * k..(i + 1) * k]));
-            for (c, &byte) in classes.representatives.iter().enumerate() {
-                next.clear();
-                next.extend(
-                    dfas.iter()
-                        .zip(&flat[i * k..(i + 1) * k])
-                        .map(|(d, &q)| match q {
-                            DEAD => DEAD,
-                            q => d.next(q, byte),
-                        }),
-                );
-                if !alive(&next) {
-                    by_class[c] = DEAD;
-                    continue;
-                }
-                let fresh = (flat.len() / k) as u32;
-                let id = match k {
-                    2 => *pairs
-                        .entry(u64::from(next[0]) << 32 | u64::from(next[1]))
-                        .or_insert(fresh),
-                    _ => *tuples.entry(next.clone()).or_insert(fresh),
-                };
-                if id == fresh {
-                    if fresh as usize >= MAX_PRODUCT_STATES {
-                        return Err(DfaError::TooLarge(MAX_PRODUCT_STATES));
-                    }
-                    flat.extend_from_slice(&next);
-                }
-                by_class[c] = id;
-            }
-            rows.extend_from_slice(&by_class);
-            i += 1;
-        }
-        // Liveness and the byte classes are read off the rows of classes:
-        // spread over 256 bytes first, a product's table cost ten times as
-        // much to sweep, and its classes were read back off every row.
-        if accepting[0] {
-            return Err(DfaError::MatchesEmpty);
-        }
-        let nc = classes.len();
-        let live = live_states_of_width(&rows, nc, &accepting);
-        if !live[0] {
-            return Err(DfaError::NeverMatches);
-        }
-        let mut id = vec![DEAD; live.len()];
-        let mut kept = 0u32;
-        for (s, _) in live.iter().enumerate().filter(|(_, &l)| l) {
-            id[s] = kept;
-            kept += 1;
-        }
-        let mut trans = Vec::with_capacity(kept as usize * 256);
-        let mut row = [DEAD; 256];
-        for s in (0..live.len()).filter(|&s| live[s]) {
-            let targets = &rows[s * nc..(s + 1) * nc];
-            for (b, &c) in classes.class_of.iter().enumerate() {
-                let t = targets[c as usize];
-                row[b] = if t == DEAD { DEAD } else { id[t as usize] };
-            }
-            trans.extend_from_slice(&row);
-        }
-        let accepting: Vec<bool> = (accepting.iter().zip(&live))
-            .filter(|(_, &l)| l)
-            .map(|(&a, _)| a)
-            .collect();
+    /// A table its builder knows to be live in every state, with byte
+    /// classes it knows every row to honour (a product's, see `product`).
+    /// Debug builds check both.
+    pub(super) fn from_live_table(
+        trans: Vec<u32>,
+        accepting: Vec<bool>,
+        classes: [u8; 256],
+    ) -> TerminalDfa {
         debug_assert!(
-            treat_alike(&trans, &classes.class_of),
-            "a product's classes"
+            treat_alike(&trans, &classes),
+            "bytes of a class differ in a row"
         );
         debug_assert!(
             live_states(&trans, &accepting).iter().all(|&l| l),
-            "a product's states are live"
+            "a dead state"
         );
-        Ok(TerminalDfa {
+        TerminalDfa {
             trans: Arc::new(trans),
             accepting: accepting.into(),
             derived: Arc::new(Derived {
-                classes: OnceLock::from(classes.class_of),
+                classes: OnceLock::from(classes),
                 ..Derived::default()
             }),
             chain: None,
-        })
+        }
     }
 
     /// A DFA from a table built by hand: `trans[state * 256 + byte]` is the

@@ -22,6 +22,7 @@ mod determinize;
 mod dfa;
 mod factor;
 pub mod lookaround;
+mod product;
 mod table;
 
 pub use automaton::{LexerAutomaton, NO_TERMINAL};
