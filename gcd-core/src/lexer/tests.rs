@@ -309,7 +309,19 @@ fn lookaround_matches_its_definition_on_random_regexes() {
     // A regex is `P0 L1 P1 L2 P2` (pieces and assertions); a string matches
     // iff some split of it matches the pieces with each assertion holding
     // at its cut, evaluated by regex-automata on the pieces alone.
-    const PIECES: [&str; 8] = ["a", "b", "a*", "b+", "(?:ab)*", "[ab]", "a|bb", "(?:)"];
+    // Counted pieces with a bound of 8 or more are built as chains.
+    const PIECES: [&str; 10] = [
+        "a",
+        "b",
+        "a*",
+        "b+",
+        "(?:ab)*",
+        "[ab]",
+        "a|bb",
+        "[ab]{0,9}",
+        "b{1,8}",
+        "(?:)",
+    ];
     const LOOKS: [Look; 4] = [
         Look::Ahead(false),
         Look::Ahead(true),
