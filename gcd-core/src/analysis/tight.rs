@@ -59,3 +59,26 @@ pub(crate) fn tight_pairs(g: &Grammar, sets: &Sets) -> (Vec<(usize, usize)>, Vec
     pairs.dedup();
     (pairs, diags)
 }
+
+/// Tight rules of `written` that the LL(1) transforms rewrote away in
+/// `transformed`, as errors: the chunks' shape is no longer there to
+/// check. Found by name, since a long string has a tight rule per chunk.
+pub(crate) fn rewritten_tight_rules(written: &Grammar, transformed: &Grammar) -> Vec<Diagnostic> {
+    let kept: std::collections::HashSet<&str> = (transformed.nonterminals.iter())
+        .filter(|m| m.tight)
+        .map(|m| m.name.as_str())
+        .collect();
+    (written.nonterminals.iter())
+        .filter(|nt| nt.tight && !kept.contains(nt.name.as_str()))
+        .map(|nt| {
+            Diagnostic::new(
+                DiagnosticKind::Unsupported,
+                nt.span,
+                format!(
+                    "tight rule `{}` was rewritten by the LL(1) transforms",
+                    nt.name
+                ),
+            )
+        })
+        .collect()
+}

@@ -293,24 +293,7 @@ impl CompiledGrammar {
         }
         let (tight_pairs, tight_problems) =
             timed(Stage::Analysis, || tight::tight_pairs(&grammar, &sets));
-        // By name: a long string has a tight rule per chunk, thousands.
-        let kept: std::collections::HashSet<&str> = (grammar.nonterminals.iter())
-            .filter(|m| m.tight)
-            .map(|m| m.name.as_str())
-            .collect();
-        let lost = (g.nonterminals.iter())
-            .filter(|nt| nt.tight)
-            .filter(|nt| !kept.contains(nt.name.as_str()));
-        let lost = lost.map(|nt| {
-            Diagnostic::new(
-                DiagnosticKind::Unsupported,
-                nt.span,
-                format!(
-                    "tight rule `{}` was rewritten by the LL(1) transforms",
-                    nt.name
-                ),
-            )
-        });
+        let lost = tight::rewritten_tight_rules(g, &grammar);
         let tight_problems: Vec<Diagnostic> = tight_problems.into_iter().chain(lost).collect();
         if !tight_problems.is_empty() {
             return Err(GrammarError::new(tight_problems));
