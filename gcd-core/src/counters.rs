@@ -57,6 +57,19 @@ pub fn state_tables_derived() -> usize {
     STATE_TABLES_DERIVED.load(Ordering::Relaxed)
 }
 
+static PLAIN_WALKS: AtomicUsize = AtomicUsize::new(0);
+
+/// How many walks of the trie took a string's plain tokens by group
+/// instead of node by node (see `bind/plain.rs`).
+pub fn plain_walks() -> usize {
+    PLAIN_WALKS.load(Ordering::Relaxed)
+}
+
+#[cfg(feature = "vocab")]
+pub(crate) fn count_plain_walk() {
+    PLAIN_WALKS.fetch_add(1, Ordering::Relaxed);
+}
+
 #[cfg(feature = "vocab")]
 pub(crate) fn count_derived_table() {
     STATE_TABLES_DERIVED.fetch_add(1, Ordering::Relaxed);

@@ -30,6 +30,7 @@ mod heads;
 mod lexeme_costs;
 mod literal_costs;
 mod pieces;
+mod plain;
 mod previous;
 mod shallow;
 mod tables;
@@ -57,6 +58,7 @@ use crate::vocab::{VocabError, Vocabulary};
 use cache::{lock_state_cache, Behaviour};
 use pieces::Collected;
 pub(crate) use pieces::PIECE_MIN_NODES;
+pub(crate) use plain::PlainTokens;
 pub(crate) use shallow::SHALLOW_DEPTH;
 
 /// Conflicting cells whose derivations leave fewer distinct leftovers fork
@@ -135,6 +137,9 @@ pub struct BoundGrammar {
     /// The lexer states of length-bounded strings' counts (see
     /// [`chains`]), found on first use.
     pub(crate) chains: OnceLock<chains::ChainStates>,
+    /// The trie's plain tokens (see [`plain`]), shared by every binding
+    /// to the trie.
+    pub(crate) plain: Arc<plain::PlainTokens>,
     /// Per reference count state, where its tokens leave the string.
     pub(crate) chain_exits: Mutex<FxHashMap<u32, Arc<chains::ChainExits>>>,
     /// Head masks, built on first use.
@@ -315,6 +320,7 @@ impl BoundGrammar {
             rooted_min_nodes: ROOTED_MIN_NODES,
             piece_min_nodes: PIECE_MIN_NODES,
             chains: OnceLock::new(),
+            plain: plain::PlainTokens::of(vocab.fingerprint(), &trie),
             chain_exits: Mutex::default(),
             heads: Mutex::default(),
             expansions: Mutex::default(),
@@ -781,7 +787,9 @@ impl BoundGrammar {
         let mut out = Collected::new(trie.vocab_len);
         let transparent = self.transparent[q as usize];
         if root == 0 && !transparent && piece_min != usize::MAX {
-            self.walk_by_pieces(q, &mut depth_state, &mut out);
+            if !self.walk_plain(q, &mut depth_state, &mut out) {
+                self.walk_by_pieces(q, &mut depth_state, &mut out);
+            }
             return out.finish(self, end_filter);
         }
         // The first byte of a token below `root`, and the depth its bytes

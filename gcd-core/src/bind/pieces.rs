@@ -143,7 +143,7 @@ impl Collected {
     /// leave the lexer in state `end`. Called once per token of a walk, so
     /// the memo misses are kept out of line and this inlines.
     #[inline(always)]
-    fn tokens(&mut self, toks: &[u32], first: u8, end: u32) {
+    pub(super) fn tokens(&mut self, toks: &[u32], first: u8, end: u32) {
         let slot = match self.recent_slot[end as usize % RECENT] {
             (e, slot) if e == end => slot as usize,
             _ => self.slot_of(end),
@@ -151,6 +151,21 @@ impl Collected {
         self.by_end[slot].1.add(toks, self.width);
         if self.last_first[slot] != u16::from(first) + 1 {
             self.note_first_end(slot, first, end);
+        }
+    }
+
+    /// `toks` stay within the lexeme and end in `end`; their first bytes
+    /// are the set bits of `firsts` (a 256-bit set).
+    pub(super) fn tokens_with_firsts(&mut self, toks: &[u32], firsts: &[u64; 4], end: u32) {
+        let slot = self.slot_of(end);
+        self.by_end[slot].1.add(toks, self.width);
+        for (w, &bits) in firsts.iter().enumerate() {
+            let mut bits = bits;
+            while bits != 0 {
+                let b = (w * 64) as u32 + bits.trailing_zeros();
+                self.first_ends.insert((b as u8, end));
+                bits &= bits - 1;
+            }
         }
     }
 
@@ -282,8 +297,36 @@ impl BoundGrammar {
         from: usize,
         to: usize,
         top: usize,
-        mut first: u8,
+        first: u8,
         restart: Option<u32>,
+        depth_state: &mut [u32],
+        out: &mut Collected,
+    ) {
+        let nodes = (from, to, top, first);
+        self.walk_loop::<false>(nodes, restart, (&[], 0), depth_state, out);
+    }
+
+    /// [`walk_nodes`](Self::walk_nodes) from the root, jumping over every
+    /// subtree whose `skip` entry is at most `limit` (see `plain.rs`: the
+    /// caller adds those tokens itself).
+    pub(super) fn walk_nodes_skipping(
+        &self,
+        skip: (&[u8], u8),
+        depth_state: &mut [u32],
+        out: &mut Collected,
+    ) {
+        let nodes = (1, self.trie.subtree_end[0] as usize, 1, 0);
+        self.walk_loop::<true>(nodes, None, skip, depth_state, out);
+    }
+
+    /// The walk itself; `SKIP` compiles the subtree test in or out, so
+    /// that walks without it pay nothing for it.
+    #[inline(always)]
+    fn walk_loop<const SKIP: bool>(
+        &self,
+        (from, to, top, mut first): (usize, usize, usize, u8),
+        restart: Option<u32>,
+        (skip, limit): (&[u8], u8),
         depth_state: &mut [u32],
         out: &mut Collected,
     ) {
@@ -297,6 +340,10 @@ impl BoundGrammar {
         let (trans, class_of, k) = (&lx.trans[..], &lx.classes.class_of, lx.classes.len());
         let mut i = from;
         while i < to {
+            if SKIP && skip[i] <= limit {
+                i = ends[i] as usize;
+                continue;
+            }
             let (d, byte) = (depths[i] as usize, bytes[i]);
             if d == 1 {
                 first = byte;

@@ -137,6 +137,7 @@ impl BoundGrammar {
             rooted_min_nodes: crate::bind::ROOTED_MIN_NODES,
             piece_min_nodes: crate::bind::PIECE_MIN_NODES,
             chains: OnceLock::new(),
+            plain: crate::bind::PlainTokens::of(vocab.fingerprint(), &t.trie),
             chain_exits: Default::default(),
             heads: std::sync::Mutex::default(),
             expansions: std::sync::Mutex::default(),
