@@ -52,5 +52,5 @@ fn plain_tokens_added_by_group_equal_a_full_walk() {
         compare_all_states(schema, &vocab, &trie);
     }
     let plain = gcd_core::counters::plain_walks();
-    assert!(plain >= 10, "only {plain} walks took plain tokens by group");
+    assert!(plain >= 5, "only {plain} walks took plain tokens by group");
 }
