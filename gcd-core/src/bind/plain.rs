@@ -25,8 +25,7 @@
 
 use std::sync::{Arc, Mutex, OnceLock};
 
-use rustc_hash::FxHashMap;
-
+use super::capped::Capped;
 use super::pieces::Collected;
 use super::BoundGrammar;
 use crate::lexer::{LexerAutomaton, DEAD};
@@ -35,6 +34,10 @@ use crate::vocab::trie::TokenTrie;
 /// `skip` value of a node whose subtree holds a token that is not plain
 /// (or one of more characters than are counted).
 const NOT_PLAIN: u8 = u8::MAX;
+
+/// Bytes of plain-token tables the process keeps (about 1 MB per
+/// vocabulary of 200,000 tokens; see `capped.rs`).
+const MAX_PLAIN_BYTES: usize = 16 << 20;
 
 /// Fewest steps a chain must take to be worth it: below, the subtrees it
 /// skips are few and small.
@@ -172,17 +175,30 @@ impl PlainTokens {
     /// The trie's plain tokens, computed once per process and trie (at
     /// binding, like the trie: a few milliseconds on o200k).
     pub(crate) fn of(fingerprint: u64, trie: &TokenTrie) -> Arc<PlainTokens> {
-        type Cache = Mutex<FxHashMap<(u64, usize), Arc<PlainTokens>>>;
-        static CACHE: OnceLock<Cache> = OnceLock::new();
-        let cache = CACHE.get_or_init(Cache::default);
+        static CACHE: OnceLock<Mutex<Capped<(u64, usize), PlainTokens>>> = OnceLock::new();
+        let lock = || {
+            (CACHE
+                .get_or_init(|| Mutex::new(Capped::new(MAX_PLAIN_BYTES)))
+                .lock())
+            .unwrap_or_else(|e| e.into_inner())
+        };
         let key = (fingerprint, trie.byte.len());
-        let lock = || cache.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(p) = lock().get(&key) {
-            return p.clone();
+            return p;
         }
         let p = Arc::new(PlainTokens::new(trie));
-        lock().insert(key, p.clone());
+        lock().insert(key, p.clone(), p.heap_bytes());
         p
+    }
+
+    /// Bytes held on the heap (about).
+    fn heap_bytes(&self) -> usize {
+        self.skip.len()
+            + self
+                .groups
+                .iter()
+                .map(|g| g.ids.len() * 4 + 48)
+                .sum::<usize>()
     }
 }
 
@@ -274,10 +290,6 @@ impl BoundGrammar {
     /// steps `q`'s lexer uniformly; `false` (nothing collected) if not.
     pub(super) fn walk_plain(&self, q: u32, depth_state: &mut [u32], out: &mut Collected) -> bool {
         let lx = &self.grammar.lexer;
-        // A cheap refusal first: most states end or die on some ASCII byte.
-        if plain_step(lx, q).is_none() {
-            return false;
-        }
         let plain = &self.plain;
         let most = plain.groups.last().map_or(0, |g| g.most) as usize;
         let Some((steps, limit)) = plain_steps(lx, q, most.min(NOT_PLAIN as usize - 1)) else {
