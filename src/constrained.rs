@@ -176,6 +176,9 @@ pub fn compiled<T: Constrained + 'static>(
 
 /// `T`'s grammar bound to `vocab`, built once per process (per type,
 /// whitespace policy and vocabulary) and shared by every decoder after.
+/// Binding starts a worker thread that builds all of its token and budget
+/// tables ([`BoundGrammar::build_all_on_worker`]); masks before it is done
+/// build what they need themselves.
 pub fn bound<T: Constrained + 'static>(
     ws: Whitespace,
     vocab: Arc<Vocabulary>,
@@ -184,7 +187,11 @@ pub fn bound<T: Constrained + 'static>(
     static CACHE: OnceLock<Mutex<HashMap<Key, Arc<BoundGrammar>>>> = OnceLock::new();
     let key = (TypeId::of::<T>(), ws, vocab.fingerprint());
     cached(&CACHE, key, || {
-        Ok(Arc::new(BoundGrammar::new(compiled::<T>(ws)?, vocab)))
+        let bound = Arc::new(BoundGrammar::new(compiled::<T>(ws)?, vocab));
+        // A type's grammar is known before its first request: its tables
+        // are built beside the caller, ready when the prompt has been read.
+        drop(bound.build_all_on_worker());
+        Ok(bound)
     })
 }
 

@@ -481,7 +481,9 @@ impl Chat {
     }
 
     /// The turn's grammar bound to `vocab`, built once per process (per
-    /// format, options, call type and vocabulary) and shared after.
+    /// format, options, call type and vocabulary) and shared after; its
+    /// tables are built on a worker thread from then on
+    /// ([`BoundGrammar::build_all_on_worker`]).
     pub fn bound<T: Constrained + 'static>(
         &self,
         vocab: Arc<Vocabulary>,
@@ -502,7 +504,19 @@ impl Chat {
             ..self.clone()
         };
         let key = (chat, TypeId::of::<T>(), vocab.fingerprint());
-        crate::constrained::cached(&CACHE, key, || match self.format {
+        crate::constrained::cached(&CACHE, key, || {
+            let composed = self.compose::<T>(vocab)?;
+            // As a derived type's: the turn is known before its request.
+            drop(composed.bound.build_all_on_worker());
+            Ok(composed)
+        })
+    }
+
+    fn compose<T: Constrained + 'static>(
+        &self,
+        vocab: Arc<Vocabulary>,
+    ) -> Result<family::Composed, ConstraintError> {
+        match self.format {
             ChatFormat::Family(f) => {
                 let ws = self.whitespace.unwrap_or(T::WHITESPACE);
                 let end = self.end();
@@ -516,7 +530,7 @@ impl Chat {
                     reader: None,
                 })
             }
-        })
+        }
     }
 
     /// A decoder of one turn over `vocab`, whose special tokens the format

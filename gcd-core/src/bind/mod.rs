@@ -67,6 +67,13 @@ pub(crate) use shallow::SHALLOW_DEPTH;
 /// 860 µs), in Java (30 to 74) it took a third off.
 const MIN_EXPANSION_LEFTOVERS: usize = 8;
 
+/// Lexer states up to which [`BoundGrammar::build_all_on_worker`] builds a
+/// grammar's tables ahead of its masks: a derived tool-call type has a few
+/// hundred (`ToolCall` in `examples/tool_call.rs`: 538, about 26 ms on
+/// o200k); past this the worker's minutes of CPU would compete with the
+/// model for tables most outputs never read.
+pub const MAX_WORKER_STATES: usize = 4096;
+
 /// Per (conflicting nonterminal, terminal), its expansion if it is kept.
 type Expansions = FxHashMap<(u32, u32), Option<Arc<Expansion>>>;
 
@@ -82,7 +89,9 @@ pub(crate) type LazyCostRows = Vec<OnceLock<Box<[(u32, u32)]>>>;
 /// it: a schema compiled per request has hundreds of lexer states, most of
 /// them never visited by one output, and walking the trie for all of them
 /// up front made binding cost 100× the first mask. [`build_all`](Self::build_all)
-/// builds everything now, for servers that prefer steady mask times.
+/// builds everything now, for servers that prefer steady mask times, and
+/// [`build_all_on_worker`](Self::build_all_on_worker) does it beside the
+/// caller (what a derived type's binding does).
 #[derive(Debug)]
 pub struct BoundGrammar {
     pub(crate) grammar: Arc<CompiledGrammar>,
@@ -379,8 +388,9 @@ impl BoundGrammar {
         e
     }
 
-    /// Builds every table not built yet (all lexer states, end filters and
-    /// the budget tables).
+    /// Builds every table not built yet: all lexer states, end filters,
+    /// the budget tables and every state's lexeme costs (exact and upper
+    /// bounds), so no later mask builds anything.
     pub fn build_all(&self) {
         self.states();
         for i in 0..self.end_filters.len() {
@@ -388,7 +398,30 @@ impl BoundGrammar {
         }
         if self.budget_available().is_ok() {
             self.budget();
+            for q in 0..self.states.len() as u32 {
+                self.lexeme_costs(q);
+                self.lexeme_upper_costs(q);
+            }
         }
+    }
+
+    /// Starts [`build_all`](Self::build_all) on a worker thread, for a
+    /// grammar known before its first request (a derived type): its tables
+    /// are then ready by the time a model's prompt is read, and the first
+    /// output's masks cost what later ones do. Masks meanwhile build what
+    /// they need as before (a state the worker is building is waited for,
+    /// not built twice), so the worker only ever saves time. `None` when a
+    /// grammar has more than [`MAX_WORKER_STATES`] lexer states (its tables
+    /// are left to the masks that need them, as a schema's are) or no
+    /// thread could be started. Join the handle to wait for the tables.
+    pub fn build_all_on_worker(self: &Arc<Self>) -> Option<std::thread::JoinHandle<()>> {
+        if self.states.len() > MAX_WORKER_STATES {
+            return None;
+        }
+        let bound = self.clone();
+        (std::thread::Builder::new().name("gcd-tables".into()))
+            .spawn(move || bound.build_all())
+            .ok()
     }
 
     /// Walks every subtree instead of using rooted tables when `false`:
